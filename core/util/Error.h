@@ -1,0 +1,27 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace pw::core {
+
+// Errors a user can cause (wrong path, unknown revision, broken config, missing
+// interpreter) are `Input`; a helper process that crashed or produced garbage is
+// `Harness`. The CLI maps them to exit codes 3 and 4 (SPEC §4.7).
+class Error : public std::runtime_error
+{
+public:
+    enum class Kind { Input, Harness };
+
+    Error(Kind kind, const std::string &message) : std::runtime_error(message), m_kind(kind) {}
+
+    Kind kind() const { return m_kind; }
+
+    static Error input(const std::string &message) { return Error(Kind::Input, message); }
+    static Error harness(const std::string &message) { return Error(Kind::Harness, message); }
+
+private:
+    Kind m_kind;
+};
+
+} // namespace pw::core
