@@ -23,7 +23,7 @@ struct AssertionFact
 struct ToleranceFact
 {
     int line = 0;
-    std::string kind; // "abs", "rel", "places" (already converted to 10^-P, kind "abs")
+    std::string kind;            // "abs", "rel", "places" (already converted to 10^-P, kind "abs")
     std::optional<double> value; // nullopt: computed (not a literal) → infinitely wide
     std::string text;
 };
@@ -31,8 +31,8 @@ struct ToleranceFact
 struct RaisesFact
 {
     int line = 0;
-    int rank = 0;                    // widest member for tuples
-    std::vector<std::string> names;  // exception class names as written ("KeyError", "exc.Foo")
+    int rank = 0;                   // widest member for tuples
+    std::vector<std::string> names; // exception class names as written ("KeyError", "exc.Foo")
     // For each name that is a builtin exception: its builtin MRO, most derived first
     // ("KeyError", "LookupError", "Exception", "BaseException"); empty for others.
     std::vector<std::vector<std::string>> mro;
@@ -52,12 +52,12 @@ struct TestFunctionFacts
     int comparisons = 0;
     std::vector<ToleranceFact> tolerances;
     std::vector<RaisesFact> raises;
-    std::vector<std::string> skip; // "pytest.mark.skip", "pytest.mark.xfail", "unittest.skip",
-                                   // "pytest.skip()", "pytest.xfail()" ... (decorators on the
-                                   // function or its class, then in-body calls)
-    std::vector<std::string> markers;        // every pytest.mark.X name (function + class)
-    std::optional<int> parametrizeCases;     // product of literal parametrize lists; nullopt unknown
-    std::vector<std::string> fixtures;       // argument names (self excluded)
+    std::vector<std::string> skip;    // "pytest.mark.skip", "pytest.mark.xfail", "unittest.skip",
+                                      // "pytest.skip()", "pytest.xfail()" ... (decorators on the
+                                      // function or its class, then in-body calls)
+    std::vector<std::string> markers; // every pytest.mark.X name (function + class)
+    std::optional<int> parametrizeCases; // product of literal parametrize lists; nullopt unknown
+    std::vector<std::string> fixtures;   // argument names (self excluded)
 
     // SPEC §3 "compare": per assertion its sorted ranks.
     std::vector<std::vector<int>> compare() const;
@@ -73,14 +73,14 @@ struct ParseError
 struct FileFacts
 {
     std::string path;
-    std::string blob;                 // blob id the facts were computed for
-    std::optional<ParseError> error;  // set: the file did not parse; tests are empty
+    std::string blob;                     // blob id the facts were computed for
+    std::optional<ParseError> error;      // set: the file did not parse; tests are empty
     std::vector<TestFunctionFacts> tests; // source order
-    std::vector<std::string> defs;    // sorted test names (TestFunctionFacts::name)
-    std::vector<std::string> markers; // sorted, unique: every pytest.mark.X in the file
-    std::vector<std::string> moduleSkip; // module-level `pytestmark` skip-family markers
-    std::vector<std::string> imports; // sorted, unique top-level module names imported
-    int asserts = 0;                  // sum over the file's test functions
+    std::vector<std::string> defs;        // sorted test names (TestFunctionFacts::name)
+    std::vector<std::string> markers;     // sorted, unique: every pytest.mark.X in the file
+    std::vector<std::string> moduleSkip;  // module-level `pytestmark` skip-family markers
+    std::vector<std::string> imports;     // sorted, unique top-level module names imported
+    int asserts = 0;                      // sum over the file's test functions
 
     const TestFunctionFacts *test(const std::string &name) const;
 };

@@ -10,17 +10,30 @@ namespace pw::core {
 // The patch diff as plain values (Qt Creator's FileData → ChunkData → RowData idea):
 // produced off the GUI thread, cheap to copy, no libgit2 handle inside.
 
-enum class ChangeStatus { Added, Deleted, Modified, Renamed, Copied, TypeChange };
+enum class ChangeStatus
+{
+    Added,
+    Deleted,
+    Modified,
+    Renamed,
+    Copied,
+    TypeChange
+};
 
 const char *changeStatusLetter(ChangeStatus status); // "A", "D", "M", "R", "C", "T"
 const char *changeStatusName(ChangeStatus status);   // "added", "deleted", ...
 
 struct DiffLine
 {
-    enum class Origin { Context, Added, Deleted };
+    enum class Origin
+    {
+        Context,
+        Added,
+        Deleted
+    };
     Origin origin = Origin::Context;
-    int oldLine = 0; // 1-based, 0 when the line has no old side
-    int newLine = 0; // 1-based, 0 when the line has no new side
+    int oldLine = 0;  // 1-based, 0 when the line has no old side
+    int newLine = 0;  // 1-based, 0 when the line has no new side
     std::string text; // without the trailing newline
     // Changed byte ranges within `text` (offset, length) against the paired line of the
     // other side; empty when the line has no partner or intraline was not asked for.

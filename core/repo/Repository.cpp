@@ -1,0 +1,394 @@
+#include "repo/Repository.h"
+
+#include "repo/GitError.h"
+#include "repo/RepositoryImpl.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+#include <tuple>
+
+namespace pw::core {
+
+using namespace repo_detail;
+
+namespace {
+
+const char kWorktree[] = "WORKTREE";
+
+std::string withoutTrailingSlash(const char *path)
+{
+    std::string s = path ? path : "";
+    while (s.size() > 1 && s.back() == '/')
+        s.pop_back();
+    return s;
+}
+
+std::string trimmed(const std::string &s)
+{
+    const auto begin = s.find_first_not_of(" \t\r\n");
+    if (begin == std::string::npos)
+        return {};
+    const auto end = s.find_last_not_of(" \t\r\n");
+    return s.substr(begin, end - begin + 1);
+}
+
+std::string shortId(const git_oid &id)
+{
+    return git::oidToHex(&id).substr(0, 12);
+}
+
+// The message of the libgit2 error that just happened, copied before the next call.
+std::string lastGitMessage()
+{
+    const git_error *last = git_error_last();
+    return last && last->message ? last->message : "";
+}
+
+bool readTrustFileMode(git_repository *repo)
+{
+    git_config *raw = nullptr;
+    if (git_repository_config_snapshot(&raw, repo) < 0)
+        return true;
+    git::ConfigPtr config(raw);
+    int value = 1;
+    if (git_config_get_bool(&value, config.get(), "core.filemode") < 0)
+        return true;
+    return value != 0;
+}
+
+// "merge-base(A,B)" with white space tolerated anywhere between the tokens.
+std::optional<std::pair<std::string, std::string>> parseMergeBase(const std::string &spec)
+{
+    const std::string s = trimmed(spec);
+    const std::string keyword = "merge-base";
+    if (s.compare(0, keyword.size(), keyword) != 0)
+        return std::nullopt;
+    const std::string rest = trimmed(s.substr(keyword.size()));
+    if (rest.empty() || rest.front() != '(')
+        return std::nullopt;
+    if (rest.back() != ')')
+        throw Error::input("malformed revision '" + spec + "': expected merge-base(A,B)");
+    const std::string inner = rest.substr(1, rest.size() - 2);
+    const auto comma = inner.find(',');
+    if (comma == std::string::npos)
+        throw Error::input("malformed revision '" + spec + "': expected merge-base(A,B)");
+    std::string a = trimmed(inner.substr(0, comma));
+    std::string b = trimmed(inner.substr(comma + 1));
+    if (a.empty() || b.empty())
+        throw Error::input("malformed revision '" + spec + "': expected merge-base(A,B)");
+    return std::make_pair(a, b);
+}
+
+bool hasAnyReference(git_repository *repo)
+{
+    git_reference_iterator *raw = nullptr;
+    if (git_reference_iterator_new(&raw, repo) < 0)
+        return true;
+    git::ReferenceIteratorPtr it(raw);
+    git_reference *ref = nullptr;
+    const bool any = git_reference_next(&ref, it.get()) == 0;
+    git_reference_free(ref);
+    return any;
+}
+
+git_oid revparseCommit(git_repository *repo, const std::string &spec)
+{
+    if (trimmed(spec).empty())
+        throw Error::input("empty revision");
+    git_object *raw = nullptr;
+    const int rc = git_revparse_single(&raw, repo, spec.c_str());
+    if (rc < 0) {
+        const std::string message = lastGitMessage();
+        if (git_repository_head_unborn(repo) == 1 && !hasAnyReference(repo))
+            throw Error::input("cannot resolve '" + spec + "': the repository has no commits yet");
+        if (rc == GIT_EAMBIGUOUS)
+            throw Error::input("ambiguous revision '" + spec + "'");
+        if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC)
+            throw Error::input("unknown revision '" + spec + "'");
+        throw GitError(rc, "resolving '" + spec + "'", message);
+    }
+    git::ObjectPtr object(raw);
+    git_object *peeled = nullptr;
+    if (git_object_peel(&peeled, object.get(), GIT_OBJECT_COMMIT) < 0)
+        throw Error::input("revision '" + spec + "' does not name a commit");
+    git::ObjectPtr commit(peeled);
+    return *git_object_id(commit.get());
+}
+
+git_oid headCommitId(git_repository *repo, const std::string &forSpec)
+{
+    if (git_repository_head_unborn(repo) == 1)
+        throw Error::input("cannot resolve '" + forSpec + "': the repository has no commits yet");
+    git_oid id;
+    gitCheck(git_reference_name_to_id(&id, repo, "HEAD"), "reading HEAD");
+    return id;
+}
+
+std::string firstLine(const char *message)
+{
+    const std::string text = message ? message : "";
+    return trimmed(text.substr(0, text.find('\n')));
+}
+
+Revision commitRevision(git_repository *repo, const std::string &spec, const git_oid &id)
+{
+    git::CommitPtr commit = lookupCommit(repo, id);
+    Revision rev;
+    rev.spec = spec;
+    rev.kind = Revision::Kind::Commit;
+    rev.commit = git::oidToHex(&id);
+    rev.tree = git::oidToHex(git_commit_tree_id(commit.get()));
+    rev.subject = firstLine(git_commit_message(commit.get()));
+    return rev;
+}
+
+std::optional<git_oid> mergeBaseOf(git_repository *repo, const git_oid &a, const git_oid &b)
+{
+    git_oid out;
+    const int rc = git_merge_base(&out, repo, &a, &b);
+    if (rc == GIT_ENOTFOUND)
+        return std::nullopt;
+    gitCheck(rc, "computing merge base");
+    return out;
+}
+
+struct BaseCandidate
+{
+    std::string name;    // as shown in the spec: "origin/main"
+    std::string refName; // "refs/remotes/origin/main"
+};
+
+std::optional<BaseCandidate> upstreamCandidate(git_repository *repo)
+{
+    git_reference *rawHead = nullptr;
+    if (git_repository_head(&rawHead, repo) < 0)
+        return std::nullopt;
+    git::ReferencePtr head(rawHead);
+    if (!git_reference_is_branch(head.get()))
+        return std::nullopt;
+    git_reference *rawUpstream = nullptr;
+    if (git_branch_upstream(&rawUpstream, head.get()) < 0)
+        return std::nullopt;
+    git::ReferencePtr upstream(rawUpstream);
+    return BaseCandidate{git_reference_shorthand(upstream.get()),
+                         git_reference_name(upstream.get())};
+}
+
+std::vector<BaseCandidate> baseCandidates(git_repository *repo)
+{
+    std::vector<BaseCandidate> candidates;
+    if (auto upstream = upstreamCandidate(repo))
+        candidates.push_back(*upstream);
+    candidates.push_back({"origin/main", "refs/remotes/origin/main"});
+    candidates.push_back({"main", "refs/heads/main"});
+    candidates.push_back({"master", "refs/heads/master"});
+    return candidates;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------
+// Opening
+
+Repository::Repository(std::unique_ptr<Impl> impl) : d(std::move(impl)) {}
+Repository::Repository(Repository &&) noexcept = default;
+Repository &Repository::operator=(Repository &&) noexcept = default;
+Repository::~Repository() = default;
+
+Repository Repository::open(const std::string &path)
+{
+    git::ensureInit();
+    std::error_code ec;
+    if (path.empty() || !std::filesystem::exists(path, ec))
+        throw Error::input(path + ": no such file or directory");
+    // A file inside the work tree names its directory's repository.
+    const std::filesystem::path start = std::filesystem::is_directory(path, ec)
+                                            ? std::filesystem::path(path)
+                                            : std::filesystem::path(path).parent_path();
+    git_repository *raw = nullptr;
+    const int rc = git_repository_open_ext(&raw, start.empty() ? "." : start.c_str(), 0, nullptr);
+    if (rc == GIT_ENOTFOUND)
+        throw Error::input(path + ": not a git repository (or any parent up to /)");
+    if (rc < 0) // unreadable, not owned by the user (safe.directory), corrupt: the user's to fix
+        throw Error::input(path + ": cannot open the repository: " + lastGitMessage());
+    auto impl = std::make_unique<Impl>();
+    impl->repo.reset(raw);
+    impl->trustFileMode = readTrustFileMode(raw);
+    return Repository(std::move(impl));
+}
+
+std::string Repository::workdir() const
+{
+    return withoutTrailingSlash(git_repository_workdir(d->get()));
+}
+
+std::string Repository::gitDir() const
+{
+    return withoutTrailingSlash(git_repository_path(d->get()));
+}
+
+bool Repository::isUnborn() const
+{
+    const int rc = git_repository_head_unborn(d->get());
+    gitCheck(rc, "reading HEAD");
+    return rc == 1;
+}
+
+bool Repository::isDirty() const
+{
+    if (git_repository_is_bare(d->get()))
+        return false;
+    git_status_options opts;
+    gitCheck(git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION), "status options");
+    opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+    opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+                 GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+    git_status_list *raw = nullptr;
+    gitCheck(git_status_list_new(&raw, d->get(), &opts), "reading status");
+    git::StatusListPtr status(raw);
+    return git_status_list_entrycount(status.get()) > 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Revisions
+
+Revision Repository::resolve(const std::string &spec) const
+{
+    git_repository *repo = d->get();
+    if (spec == kWorktree) {
+        if (git_repository_is_bare(repo))
+            throw Error::input("WORKTREE: " + gitDir() + " is a bare repository");
+        Revision rev;
+        rev.spec = spec;
+        rev.kind = Revision::Kind::Worktree;
+        if (!isUnborn()) {
+            const git_oid head = headCommitId(repo, spec);
+            rev.commit = git::oidToHex(&head);
+        }
+        return rev;
+    }
+    if (auto sides = parseMergeBase(spec)) {
+        auto sideCommit = [&](const std::string &side) {
+            return side == kWorktree ? headCommitId(repo, side) : revparseCommit(repo, side);
+        };
+        const git_oid a = sideCommit(sides->first);
+        const git_oid b = sideCommit(sides->second);
+        const auto base = mergeBaseOf(repo, a, b);
+        if (!base)
+            throw Error::input("no merge base between '" + sides->first + "' and '" +
+                               sides->second + "'");
+        return commitRevision(repo, spec, *base);
+    }
+    return commitRevision(repo, spec, revparseCommit(repo, spec));
+}
+
+Revision Repository::defaultHead() const
+{
+    if (isUnborn() || isDirty())
+        return resolve(kWorktree);
+    return resolve("HEAD");
+}
+
+Revision Repository::defaultBase(const Revision &head) const
+{
+    git_repository *repo = d->get();
+    if (head.commit.empty())
+        throw Error::input("no base revision: the repository has no commits yet; pass --base");
+    const git_oid headId = parseOid(head.commit, "commit");
+    const bool plainSpec = !head.isWorktree() && !parseMergeBase(head.spec);
+    const std::string headSpec = plainSpec ? head.spec : head.isWorktree() ? "HEAD" : head.commit;
+
+    for (const BaseCandidate &candidate : baseCandidates(repo)) {
+        git_oid candidateId;
+        if (git_reference_name_to_id(&candidateId, repo, candidate.refName.c_str()) < 0)
+            continue;
+        if (git_oid_equal(&candidateId, &headId))
+            continue;
+        const auto base = mergeBaseOf(repo, headId, candidateId);
+        // A head that is an ancestor of the candidate has nothing to show against it.
+        if (!base || (!head.isWorktree() && git_oid_equal(&*base, &headId)))
+            continue;
+        return commitRevision(repo, "merge-base(" + candidate.name + "," + headSpec + ")", *base);
+    }
+
+    // Nothing to compare against: the working tree sits on HEAD, a commit on its parent.
+    if (head.isWorktree())
+        return commitRevision(repo, "HEAD", headId);
+    git::CommitPtr commit = lookupCommit(repo, headId);
+    if (git_commit_parentcount(commit.get()) == 0)
+        throw Error::input("no base revision: '" + head.spec + "' (" + shortId(headId) +
+                           ") is a root commit and there is no upstream, origin/main, main or "
+                           "master branch to compare against; pass --base");
+    const std::string parentSpec = plainSpec ? head.spec + "~1" : shortId(headId) + "~1";
+    return commitRevision(repo, parentSpec, *git_commit_parent_id(commit.get(), 0));
+}
+
+// ---------------------------------------------------------------------------------------
+// Refs and history
+
+std::vector<RefInfo> Repository::refs() const
+{
+    git_reference_iterator *rawIt = nullptr;
+    gitCheck(git_reference_iterator_new(&rawIt, d->get()), "listing references");
+    git::ReferenceIteratorPtr it(rawIt);
+    std::vector<RefInfo> result;
+    git_reference *rawRef = nullptr;
+    int rc = 0;
+    while ((rc = git_reference_next(&rawRef, it.get())) == 0) {
+        git::ReferencePtr ref(rawRef);
+        RefInfo info;
+        if (git_reference_is_branch(ref.get()))
+            info.kind = RefInfo::Kind::Branch;
+        else if (git_reference_is_remote(ref.get()))
+            info.kind = RefInfo::Kind::RemoteBranch;
+        else if (git_reference_is_tag(ref.get()))
+            info.kind = RefInfo::Kind::Tag;
+        else
+            continue; // notes, stash, …
+        if (git_reference_type(ref.get()) == GIT_REFERENCE_SYMBOLIC)
+            continue; // origin/HEAD repeats another entry
+        git_object *rawPeeled = nullptr;
+        if (git_reference_peel(&rawPeeled, ref.get(), GIT_OBJECT_COMMIT) < 0)
+            continue; // a tag of a tree or blob is no revision to review
+        git::ObjectPtr peeled(rawPeeled);
+        info.name = git_reference_shorthand(ref.get());
+        info.commit = git::oidToHex(git_object_id(peeled.get()));
+        result.push_back(std::move(info));
+    }
+    if (rc != GIT_ITEROVER)
+        gitCheck(rc, "listing references");
+    std::sort(result.begin(), result.end(), [](const RefInfo &a, const RefInfo &b) {
+        return std::tie(a.kind, a.name) < std::tie(b.kind, b.name);
+    });
+    return result;
+}
+
+std::vector<CommitInfo> Repository::recentCommits(int max) const
+{
+    std::vector<CommitInfo> result;
+    if (max <= 0 || isUnborn())
+        return result;
+    git_revwalk *rawWalk = nullptr;
+    gitCheck(git_revwalk_new(&rawWalk, d->get()), "walking history");
+    git::RevwalkPtr walk(rawWalk);
+    gitCheck(git_revwalk_sorting(walk.get(), GIT_SORT_TIME), "walking history");
+    gitCheck(git_revwalk_push_head(walk.get()), "walking history from HEAD");
+    git_oid id;
+    int rc = 0;
+    while (static_cast<int>(result.size()) < max && (rc = git_revwalk_next(&id, walk.get())) == 0) {
+        git::CommitPtr commit = lookupCommit(d->get(), id);
+        const git_signature *author = git_commit_author(commit.get());
+        CommitInfo info;
+        info.commit = git::oidToHex(&id);
+        info.subject = firstLine(git_commit_message(commit.get()));
+        info.author = author && author->name ? author->name : "";
+        info.time = static_cast<int64_t>(git_commit_time(commit.get()));
+        result.push_back(std::move(info));
+    }
+    if (rc < 0 && rc != GIT_ITEROVER)
+        gitCheck(rc, "walking history");
+    return result;
+}
+
+} // namespace pw::core

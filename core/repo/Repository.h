@@ -14,11 +14,15 @@ namespace pw::core {
 // (the working directory with uncommitted and untracked files) and `merge-base(A,B)`.
 struct Revision
 {
-    enum class Kind { Commit, Worktree };
-    std::string spec;   // as given: "main", "HEAD~2", "WORKTREE", "merge-base(main,HEAD)"
+    enum class Kind
+    {
+        Commit,
+        Worktree
+    };
+    std::string spec; // as given: "main", "HEAD~2", "WORKTREE", "merge-base(main,HEAD)"
     Kind kind = Kind::Commit;
-    std::string commit; // 40-hex; for WORKTREE the HEAD commit it sits on (empty when unborn)
-    std::string tree;   // 40-hex tree id; empty for WORKTREE and unborn
+    std::string commit;  // 40-hex; for WORKTREE the HEAD commit it sits on (empty when unborn)
+    std::string tree;    // 40-hex tree id; empty for WORKTREE and unborn
     std::string subject; // first line of the commit message (empty for WORKTREE)
 
     bool isWorktree() const { return kind == Kind::Worktree; }
@@ -33,7 +37,12 @@ struct FileEntry
 
 struct RefInfo
 {
-    enum class Kind { Branch, RemoteBranch, Tag };
+    enum class Kind
+    {
+        Branch,
+        RemoteBranch,
+        Tag
+    };
     Kind kind = Kind::Branch;
     std::string name; // short name: "main", "origin/main", "v1.0"
     std::string commit;
@@ -62,8 +71,8 @@ public:
 
     std::string workdir() const; // absolute, without trailing '/'; empty for a bare repository
     std::string gitDir() const;
-    bool isUnborn() const;       // no commit yet
-    bool isDirty() const;        // uncommitted or untracked (not ignored) changes
+    bool isUnborn() const; // no commit yet
+    bool isDirty() const;  // uncommitted or untracked (not ignored) changes
 
     Revision resolve(const std::string &spec) const;
     // SPEC §2 defaults: head = WORKTREE when dirty else HEAD; base = merge-base of head and

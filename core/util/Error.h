@@ -11,7 +11,11 @@ namespace pw::core {
 class Error : public std::runtime_error
 {
 public:
-    enum class Kind { Input, Harness };
+    enum class Kind
+    {
+        Input,
+        Harness
+    };
 
     Error(Kind kind, const std::string &message) : std::runtime_error(message), m_kind(kind) {}
 

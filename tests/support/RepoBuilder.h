@@ -1,7 +1,6 @@
 #pragma once
 
 #include <QTemporaryDir>
-
 #include <string>
 
 namespace pw::test {
@@ -12,11 +11,11 @@ namespace pw::test {
 class RepoBuilder
 {
 public:
-    RepoBuilder();                       // `git init` with branch "main", user "Test <t@example.com>"
+    RepoBuilder(); // `git init` with branch "main", user "Test <t@example.com>"
     explicit RepoBuilder(const QString &dir); // init in an existing empty directory
     ~RepoBuilder();
 
-    std::string root() const;            // absolute path of the work tree, no trailing '/'
+    std::string root() const; // absolute path of the work tree, no trailing '/'
 
     void write(const std::string &path, const std::string &content); // creates directories
     void remove(const std::string &path);
@@ -30,8 +29,14 @@ public:
     void branch(const std::string &name, const std::string &commit = {});
     // Switches HEAD to an existing branch and force-checks-out its tree.
     void checkout(const std::string &branch);
-    void tag(const std::string &name, const std::string &commit = {});
-    std::string head() const;            // current HEAD commit id
+    // Points HEAD at a new, unborn branch (`git checkout --orphan`): the next commit is a
+    // root commit of an unrelated history; work tree and index are kept.
+    void orphan(const std::string &branch);
+    void tag(const std::string &name, const std::string &commit = {}); // lightweight
+    // An annotated tag object (`git tag -a name -m message`) at HEAD or `commit`.
+    void annotatedTag(const std::string &name, const std::string &message,
+                      const std::string &commit = {});
+    std::string head() const; // current HEAD commit id
 
 private:
     QTemporaryDir m_tmp;

@@ -1,0 +1,382 @@
+#include "audit/Audit.h"
+
+#include "audit/ConftestAlarm.h"
+#include "audit/LatitudeScorer.h"
+#include "audit/ManifestDiff.h"
+#include "audit/StrengthGate.h"
+#include "audit/TestPairing.h"
+#include "python/FactExtractor.h"
+#include "repo/Repository.h"
+#include "util/Error.h"
+#include "util/Files.h"
+#include "util/Glob.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <algorithm>
+#include <map>
+
+namespace pw::core {
+namespace {
+
+constexpr uint32_t kSymlinkMode = 0120000;
+
+struct Classifier
+{
+    GlobSet tests;
+    GlobSet fixtures;
+    std::string ledgerPrefix; // "<ledgerDir>/" when inside the repository, else empty
+
+    bool isTest(const std::string &path) const
+    {
+        return path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0 &&
+               tests.matches(path);
+    }
+    bool isFixture(const std::string &path) const { return fixtures.matches(path); }
+    bool isLedger(const std::string &path) const
+    {
+        return !ledgerPrefix.empty() && path.rfind(ledgerPrefix, 0) == 0;
+    }
+};
+
+// Relative ledger directory inside the repository, or empty when it lies outside.
+std::string ledgerPrefix(const std::string &ledgerDir, const std::string &workdir)
+{
+    QString dir = QDir::cleanPath(QString::fromStdString(ledgerDir));
+    if (QDir::isAbsolutePath(dir)) {
+        const QString root = QString::fromStdString(workdir);
+        if (root.isEmpty() || !dir.startsWith(root + QLatin1Char('/')))
+            return {};
+        dir = dir.mid(root.size() + 1);
+    }
+    if (dir.startsWith(QLatin1String("..")))
+        return {};
+    return dir.toStdString() + "/";
+}
+
+class Reader
+{
+public:
+    Reader(const Repository &repo, const Revision &rev) : m_repo(repo), m_rev(rev) {}
+
+    std::string read(const std::string &path, const std::string &blob) const
+    {
+        return m_rev.isWorktree() ? m_repo.readFile(m_rev, path) : m_repo.readBlob(blob);
+    }
+
+private:
+    const Repository &m_repo;
+    const Revision &m_rev;
+};
+
+void say(const AuditRequest &r, const std::string &line)
+{
+    if (r.progress)
+        r.progress(line);
+}
+
+Config configFor(const AuditRequest &request, const Repository &repo, const Revision &base)
+{
+    if (!request.configPath.empty()) {
+        if (!QFileInfo::exists(QString::fromStdString(request.configPath)))
+            throw Error::input(request.configPath + ": no such configuration file");
+        return Config::load(request.configPath);
+    }
+    const std::string prefix = ledgerPrefix(request.ledgerDir, repo.workdir());
+    if (prefix.empty()) // outside the repository: the reviewers' own copy
+        return Config::load(QDir(QString::fromStdString(request.ledgerDir))
+                                .filePath(QStringLiteral("config.toml"))
+                                .toStdString());
+    const std::string inRepo = prefix + "config.toml";
+    if (base.isWorktree() || base.commit.empty())
+        return Config::load(repo.workdir() + "/" + inRepo);
+    if (!repo.entry(base, inRepo))
+        return Config();
+    return Config::parse(repo.readFile(base, inRepo), base.spec + ":" + inRepo);
+}
+
+std::vector<TestFileChange> collectTestChanges(const PatchDiff &diff, const Classifier &cls,
+                                               const Repository &repo, const Revision &base,
+                                               const Revision &head, FactExtractor &extractor,
+                                               AuditStats &stats)
+{
+    std::vector<TestFileChange> changes;
+    std::vector<SourceRef> refs;
+    struct Slot
+    {
+        size_t change;
+        bool headSide;
+    };
+    std::vector<Slot> slots;
+    const Reader baseReader(repo, base);
+    const Reader headReader(repo, head);
+
+    for (const FileDiff &f : diff.files) {
+        const bool oldIsTest =
+            !f.oldPath.empty() && f.oldMode != kSymlinkMode && cls.isTest(f.oldPath);
+        const bool newIsTest =
+            !f.newPath.empty() && f.newMode != kSymlinkMode && cls.isTest(f.newPath);
+        if (!oldIsTest && !newIsTest)
+            continue;
+        TestFileChange c;
+        c.path = newIsTest ? f.newPath : f.oldPath;
+        c.basePath = oldIsTest ? f.oldPath : std::string();
+        c.status = f.status;
+        c.similarity = f.similarity;
+        const size_t index = changes.size();
+        changes.push_back(c);
+        if (oldIsTest) {
+            const std::string path = f.oldPath, blob = f.oldBlob;
+            refs.push_back(
+                {path, blob, [&baseReader, path, blob] { return baseReader.read(path, blob); }});
+            slots.push_back({index, false});
+        }
+        if (newIsTest) {
+            const std::string path = f.newPath, blob = f.newBlob;
+            refs.push_back(
+                {path, blob, [&headReader, path, blob] { return headReader.read(path, blob); }});
+            slots.push_back({index, true});
+        }
+    }
+    std::vector<FileFacts> facts = extractor.extract(refs);
+    for (size_t i = 0; i < facts.size(); ++i) {
+        TestFileChange &c = changes[slots[i].change];
+        (slots[i].headSide ? c.head : c.base) = std::move(facts[i]);
+    }
+    stats.testFilesParsed = int(refs.size());
+    return changes;
+}
+
+void scoreTests(const TestFileChange &c, GateReport &report)
+{
+    const FileFacts *base = c.base && !c.base->error ? &*c.base : nullptr;
+    const FileFacts *head = c.head && !c.head->error ? &*c.head : nullptr;
+    if ((c.base && !base) || (c.head && !head))
+        return; // a side that does not parse: PARSE_ERROR says it, nothing to compare
+    for (const TestPair &p : pairTests(base, head)) {
+        const std::string id = c.testId(p.head ? p.head->name : p.base->name);
+        if (p.base && p.head && p.base->bodyHash == p.head->bodyHash)
+            continue; // untouched test: nothing changed in its oracle
+        if (p.base && p.head) {
+            LatitudeScorer::Score s = LatitudeScorer::score(*p.base, *p.head);
+            report.latitude.tests.push_back({id, c.path, p.head->line, s.score, s.signals});
+            report.latitude.total += s.score;
+        }
+        StrengthRow row = StrengthGate::compare(id, c.path, p.base, p.head);
+        report.strength.tests.push_back(std::move(row));
+    }
+}
+
+void latitudeFindings(GateReport &report)
+{
+    LatitudeReport &lat = report.latitude;
+    lat.policy = LatitudeScorer::policy(lat.total, lat.threshold);
+    const Severity sev = LatitudeScorer::severity(lat.total, lat.threshold);
+    for (const LatitudeTestScore &t : lat.tests) {
+        if (t.score <= 0)
+            continue;
+        Finding f;
+        f.gate = "latitude";
+        f.code = "LATITUDE";
+        f.severity = sev;
+        f.path = t.path;
+        f.line = t.line;
+        f.test = t.test;
+        std::string signals;
+        for (const std::string &s : t.signals)
+            signals += (signals.empty() ? "" : "; ") + s;
+        f.message = "oracle latitude +" + std::to_string(t.score) + ": " + signals;
+        f.evidence = sev == Severity::Block ? "a replacement assertion"
+                                            : "reviewer acknowledgement of the widening";
+        report.findings.push_back(std::move(f));
+    }
+}
+
+void fixtureGate(const PatchDiff &diff, const Classifier &cls, const Repository &repo,
+                 const Revision &base, const Revision &head, GateReport &report)
+{
+    const Reader baseReader(repo, base);
+    const Reader headReader(repo, head);
+    for (const FileDiff &f : diff.files) {
+        const bool oldFixture = !f.oldPath.empty() && cls.isFixture(f.oldPath);
+        const bool newFixture = !f.newPath.empty() && cls.isFixture(f.newPath);
+        if (!oldFixture && !newFixture)
+            continue;
+        FixtureChange change;
+        change.path = f.path();
+        if (oldFixture)
+            change.base = sha256Hex(baseReader.read(f.oldPath, f.oldBlob));
+        if (newFixture)
+            change.head = sha256Hex(headReader.read(f.newPath, f.newBlob));
+        report.fixtures.push_back(change);
+        if (!change.base || change.base == change.head)
+            continue; // added fixture, or a mode-only change
+        Finding fd;
+        fd.gate = "fixture";
+        fd.code = "F-DRIFT";
+        fd.severity = Severity::Block;
+        fd.path = change.path;
+        fd.message = change.head ? "fixture changed: sha256 " + change.base->substr(0, 12) +
+                                       " -> " + change.head->substr(0, 12)
+                                 : "fixture removed (sha256 " + change.base->substr(0, 12) + ")";
+        fd.evidence = "fixture diff plus reason (human note)";
+        report.findings.push_back(std::move(fd));
+    }
+}
+
+bool isPluginModule(const FileDiff &f, const Config &config, const Repository &repo,
+                    const Revision &head)
+{
+    const std::string &path = f.newPath;
+    if (ConftestAlarm::isConftest(path))
+        return true;
+    if (path.size() < 3 || path.compare(path.size() - 3, 3, ".py") != 0)
+        return false;
+    for (std::string module : config.plugins) {
+        std::replace(module.begin(), module.end(), '.', '/');
+        if (path == module + ".py" || path == module + "/__init__.py" ||
+            (path.size() > module.size() + 4 &&
+             path.compare(path.size() - module.size() - 4, std::string::npos,
+                          "/" + module + ".py") == 0))
+            return true;
+    }
+    const std::string text = repo.readFile(head, path);
+    return text.find("def pytest_") != std::string::npos ||
+           text.find("pytest_plugins") != std::string::npos;
+}
+
+void conftestGate(const PatchDiff &diff, const Config &config, const Repository &repo,
+                  const Revision &head, GateReport &report)
+{
+    for (const FileDiff &f : diff.files) {
+        if (f.newPath.empty() || f.binary || !ConftestAlarm::touchesCollection(f))
+            continue;
+        if (!isPluginModule(f, config, repo, head))
+            continue;
+        for (Finding &finding : ConftestAlarm::scan(f))
+            report.findings.push_back(std::move(finding));
+    }
+}
+
+void ledgerEdits(const PatchDiff &diff, const Classifier &cls, GateReport &report)
+{
+    for (const FileDiff &f : diff.files) {
+        if (!cls.isLedger(f.oldPath) && !cls.isLedger(f.newPath))
+            continue;
+        Finding fd;
+        fd.gate = "ledger";
+        fd.code = "LEDGER-EDIT";
+        fd.severity = Severity::Review;
+        fd.path = f.path();
+        fd.message = std::string("the patch ") + changeStatusName(f.status) +
+                     " a ledger file: the gate used the base revision's ledgers and config";
+        fd.evidence = "reviewer confirms the ledger change was a human decision";
+        report.findings.push_back(std::move(fd));
+    }
+}
+
+Manifest buildManifest(const Repository &repo, const Revision &head, const Classifier &cls,
+                       FactExtractor &extractor)
+{
+    Manifest m;
+    const Reader reader(repo, head);
+    std::vector<SourceRef> refs;
+    for (const FileEntry &e : repo.listFiles(head)) {
+        if (e.mode != kSymlinkMode && cls.isTest(e.path)) {
+            const std::string path = e.path, blob = e.blob;
+            refs.push_back({path, blob, [&reader, path, blob] { return reader.read(path, blob); }});
+        }
+        if (cls.isFixture(e.path))
+            m.fixtures[e.path] = sha256Hex(reader.read(e.path, e.blob));
+    }
+    for (FileFacts &f : extractor.extract(refs)) {
+        ManifestFile mf;
+        mf.sha = f.blob;
+        mf.defs = f.defs;
+        mf.markers = f.markers;
+        mf.asserts = f.asserts;
+        m.tests[f.path] = std::move(mf);
+    }
+    return m;
+}
+
+} // namespace
+
+Config Audit::loadConfig(const AuditRequest &request)
+{
+    const Repository repo = Repository::open(request.repoPath);
+    const Revision head = request.head.empty() ? repo.defaultHead() : repo.resolve(request.head);
+    const Revision base =
+        request.base.empty() ? repo.defaultBase(head) : repo.resolve(request.base);
+    return configFor(request, repo, base);
+}
+
+GateReport Audit::run(const AuditRequest &request)
+{
+    const Repository repo = Repository::open(request.repoPath);
+    const Revision head = request.head.empty() ? repo.defaultHead() : repo.resolve(request.head);
+    const Revision base =
+        request.base.empty() ? repo.defaultBase(head) : repo.resolve(request.base);
+    if (base.isWorktree())
+        throw Error::input("WORKTREE can only be the head revision");
+    say(request, "base " + base.spec + " (" + base.commit.substr(0, 12) + "), head " + head.spec +
+                     (head.isWorktree() ? "" : " (" + head.commit.substr(0, 12) + ")"));
+
+    Config config = configFor(request, repo, base);
+    if (request.python)
+        config.python = *request.python;
+
+    GateReport report;
+    report.repo = repo.workdir();
+    report.base = {base.spec, base.commit};
+    report.head = {head.spec, head.isWorktree() ? std::nullopt : std::optional(head.commit)};
+    report.latitude.threshold = config.latitudeMax;
+    report.warnings = config.warnings;
+
+    Classifier cls{GlobSet(config.testGlobs), GlobSet(config.fixtureGlobs),
+                   ledgerPrefix(request.ledgerDir, repo.workdir())};
+
+    DiffOptions options;
+    options.contextLines = 0;
+    options.intraline = false;
+    const PatchDiff diff = repo.diff(base, head, options);
+    report.stats.filesChanged = int(diff.files.size());
+    for (const FileDiff &f : diff.files) {
+        report.changedFiles.push_back(
+            {f.path(), f.status == ChangeStatus::Renamed ? f.oldPath : std::string(),
+             changeStatusLetter(f.status), cls.isTest(f.path()), cls.isFixture(f.path()),
+             f.binary});
+    }
+    say(request, std::to_string(diff.files.size()) + " file(s) changed");
+
+    const std::string cacheDir = !request.useCache          ? std::string()
+                                 : request.cacheDir.empty() ? FactExtractor::defaultCacheDir()
+                                                            : request.cacheDir;
+    FactExtractor extractor(config.python, cacheDir);
+    const std::vector<TestFileChange> changes =
+        collectTestChanges(diff, cls, repo, base, head, extractor, report.stats);
+
+    for (const TestFileChange &c : changes) {
+        for (Finding &f : ManifestDiff::evaluate(c))
+            report.findings.push_back(std::move(f));
+        scoreTests(c, report);
+    }
+    latitudeFindings(report);
+    StrengthGate::finalize(report.strength);
+    for (Finding &f : StrengthGate::findings(report.strength))
+        report.findings.push_back(std::move(f));
+    conftestGate(diff, config, repo, head, report);
+    fixtureGate(diff, cls, repo, base, head, report);
+    ledgerEdits(diff, cls, report);
+
+    if (request.withManifest)
+        report.manifest = buildManifest(repo, head, cls, extractor);
+
+    report.stats.cacheHits = extractor.stats().cacheHits;
+    report.stats.interpreterRuns = extractor.stats().interpreterRuns;
+    report.computeVerdict();
+    say(request, std::string("verdict ") + verdictName(report.verdict));
+    return report;
+}
+
+} // namespace pw::core

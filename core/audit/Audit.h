@@ -1,0 +1,40 @@
+#pragma once
+
+#include "audit/GateReport.h"
+#include "ledger/Config.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace pw::core {
+
+struct AuditRequest
+{
+    std::string repoPath = ".";
+    std::string base; // empty: SPEC §2 default
+    std::string head; // empty: SPEC §2 default
+    // Empty: the base revision's `<ledgerDir>/config.toml` (the patch cannot loosen its own
+    // gate), or the file on disk when the ledger directory lies outside the repository.
+    std::string configPath;
+    std::string ledgerDir = ".patchwitness";
+    std::optional<std::string> python; // overrides config `python`
+    std::string cacheDir;              // empty: FactExtractor::defaultCacheDir()
+    bool useCache = true;
+    bool withManifest = false;
+    std::function<void(const std::string &)> progress; // one line per step, may be empty
+};
+
+// The static patch audit (SPEC §4): reads git objects (never a checkout, except for
+// WORKTREE), parses only test files whose blob ids differ, and runs the manifest,
+// latitude, strength, conftest and fixture gates. Throws pw::core::Error for input and
+// harness errors; everything else is a finding.
+class Audit
+{
+public:
+    static GateReport run(const AuditRequest &request);
+    // The configuration an audit of `request` would use (and where it came from).
+    static Config loadConfig(const AuditRequest &request);
+};
+
+} // namespace pw::core

@@ -1,0 +1,124 @@
+#pragma once
+
+#include "audit/Finding.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pw::core {
+
+struct RevisionRef
+{
+    std::string rev;                   // as the user named it
+    std::optional<std::string> commit; // null for WORKTREE
+};
+
+struct LatitudeTestScore
+{
+    std::string test; // test id at head
+    std::string path;
+    int line = 0;
+    int score = 0;
+    std::vector<std::string> signals;
+};
+
+struct LatitudeReport
+{
+    int total = 0;
+    int threshold = 4;
+    std::string policy;
+    std::vector<LatitudeTestScore> tests; // every test present at both revisions that changed
+};
+
+struct StrengthMetrics
+{
+    int assertions = 0;
+    int comparisons = 0;
+    int truthyOnly = 0;
+    std::optional<double> widestTolerance; // nullopt: none; infinity: computed
+    int broadRaises = 0;                   // raises of Exception / BaseException
+    int skipMarkers = 0;
+};
+
+struct StrengthRow
+{
+    std::string test;
+    std::string path;
+    int line = 0;
+    std::optional<StrengthMetrics> base; // nullopt: only at head
+    std::optional<StrengthMetrics> head; // nullopt: only at base
+    std::vector<std::string> flags;      // WEAKER:assertions, NEW:test, ...
+    Severity action = Severity::Info;
+};
+
+struct StrengthReport
+{
+    std::vector<StrengthRow> tests;
+    Severity action = Severity::Info; // block | review | info (= pass)
+};
+
+struct FixtureChange
+{
+    std::string path;
+    std::optional<std::string> base; // sha256, nullopt when absent
+    std::optional<std::string> head;
+};
+
+struct ManifestFile
+{
+    std::string sha; // blob id
+    std::vector<std::string> defs;
+    std::vector<std::string> markers;
+    int asserts = 0;
+};
+
+struct Manifest
+{
+    std::map<std::string, ManifestFile> tests;
+    std::map<std::string, std::string> fixtures; // path → sha256
+};
+
+struct ChangedFile
+{
+    std::string path;
+    std::string oldPath; // set for renames
+    std::string status;  // A, D, M, R, C, T
+    bool testFile = false;
+    bool fixtureFile = false;
+    bool binary = false;
+};
+
+struct AuditStats
+{
+    int filesChanged = 0;
+    int testFilesParsed = 0; // facts needed for this audit (base + head sides)
+    int cacheHits = 0;
+    int interpreterRuns = 0;
+};
+
+// One report per (repo, base, head, config): SPEC §4.7.
+struct GateReport
+{
+    static constexpr const char *kSchema = "patchwitness.report/1";
+
+    std::string repo;
+    RevisionRef base;
+    RevisionRef head;
+    Verdict verdict = Verdict::Pass;
+    std::vector<Finding> findings;
+    LatitudeReport latitude;
+    StrengthReport strength;
+    std::vector<FixtureChange> fixtures;
+    std::vector<ChangedFile> changedFiles;
+    std::optional<Manifest> manifest;
+    std::vector<std::string> warnings;
+    AuditStats stats;
+
+    // BLOCK if any unsatisfied block, REVIEW if any unsatisfied review, else PASS.
+    void computeVerdict();
+    int count(Severity s, bool unsatisfiedOnly = true) const;
+};
+
+} // namespace pw::core

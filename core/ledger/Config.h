@@ -1,0 +1,48 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pw::core {
+
+// config.toml in the ledger directory (SPEC §7). Every threshold of the gates lives here;
+// the defaults are SPEC's.
+struct Config
+{
+    std::string python = "python3";
+    std::vector<std::string> testGlobs = {"tests/**/*.py", "test/**/*.py", "**/test_*.py",
+                                          "**/*_test.py"};
+    // Always fixtures; `fixture_globs` adds to these.
+    std::vector<std::string> fixtureGlobs = {"tests/fixtures/**/*", "**/conftest.py"};
+    std::vector<std::string> plugins;
+    int latitudeMax = 4;
+    int seeds = 20;
+    int replays = 5;
+    int orderSeeds = 8;
+    int minTrials = 20;
+    int trialBudget = 2000;
+    int freezeMaxDays = 14;
+    int renewalRecencyDays = 14;
+    int shadowPct = 10;
+    int infraFailPct = 50;
+    double timeoutPerTest = 60.0; // seconds
+    double timeoutPerRun = 900.0;
+    int workers = 0; // 0: one per core
+    bool sandbox = true;
+    std::map<std::string, std::vector<std::string>> testMap; // source glob → test paths
+    long long diffMaxBytes = 2 * 1024 * 1024;                // per file, before "load anyway"
+
+    // Messages about keys that were ignored (unknown keys): "config.toml:3: ...".
+    std::vector<std::string> warnings;
+    // Where the values came from ("<defaults>", a path, or "<rev>:.patchwitness/config.toml").
+    std::string source = "<defaults>";
+
+    // Parses TOML text. `origin` names the file in messages. Throws Error::input with
+    // "origin:line:column: message" for a syntax error or a bad value (naming the key).
+    static Config parse(const std::string &text, const std::string &origin);
+    // Reads a file; a file that does not exist gives the defaults.
+    static Config load(const std::string &path);
+};
+
+} // namespace pw::core

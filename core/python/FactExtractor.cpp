@@ -1,0 +1,229 @@
+#include "python/FactExtractor.h"
+
+#include "python/FactsJson.h"
+#include "util/Error.h"
+#include "util/Files.h"
+
+#include <QByteArray>
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QThread>
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+static void initCoreResources()
+{
+    Q_INIT_RESOURCE(core);
+}
+
+namespace pw::core {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kBatchTimeoutMs = 180 * 1000;
+constexpr size_t kMinFilesPerWorker = 64;
+
+QByteArray sha256Hex(const QByteArray &data)
+{
+    return QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex();
+}
+
+std::string tail(const QByteArray &bytes, int max = 800)
+{
+    QByteArray t = bytes.size() > max ? bytes.right(max) : bytes;
+    return t.trimmed().toStdString();
+}
+
+} // namespace
+
+std::string FactExtractor::script()
+{
+    static const std::string text = [] {
+        initCoreResources();
+        QFile f(QStringLiteral(":/patchwitness/pw_facts.py"));
+        if (!f.open(QIODevice::ReadOnly))
+            return std::string();
+        return f.readAll().toStdString();
+    }();
+    return text;
+}
+
+std::string FactExtractor::defaultCacheDir()
+{
+    const QString base = QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation);
+    return QDir(base).filePath(QStringLiteral("patchwitness/facts")).toStdString();
+}
+
+FactExtractor::FactExtractor(std::string python, std::string cacheDir) : m_python(std::move(python))
+{
+    if (script().empty())
+        throw Error::harness("the bundled fact extractor is missing from this build");
+    if (!cacheDir.empty()) {
+        QByteArray key = QByteArray::fromStdString(script());
+        key += '\0';
+        key += QByteArray::fromStdString(m_python);
+        m_cacheDir = cacheDir + "/" + sha256Hex(key).left(16).toStdString();
+    }
+}
+
+std::string FactExtractor::cachePath(const std::string &blob) const
+{
+    return m_cacheDir + "/" + blob.substr(0, 2) + "/" + blob + ".json";
+}
+
+bool FactExtractor::loadCached(const std::string &blob, FileFacts *out) const
+{
+    if (m_cacheDir.empty() || blob.size() < 4)
+        return false;
+    QFile f(QString::fromStdString(cachePath(blob)));
+    if (!f.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray bytes = f.readAll();
+    json j = json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        return false; // a damaged cache entry is simply parsed again
+    try {
+        *out = fileFactsFromJson(j);
+    } catch (const json::exception &) {
+        return false;
+    }
+    return out->blob == blob;
+}
+
+void FactExtractor::storeCached(const FileFacts &facts) const
+{
+    if (m_cacheDir.empty() || facts.blob.size() < 4)
+        return;
+    const std::string text =
+        fileFactsToJson(facts).dump(-1, ' ', false, json::error_handler_t::replace);
+    // A cache that cannot be written only costs speed; the audit goes on.
+    writeFileAtomically(cachePath(facts.blob), text, /*createDirs=*/true);
+}
+
+std::vector<FileFacts> FactExtractor::extract(const std::vector<SourceRef> &refs)
+{
+    std::map<std::string, FileFacts> byBlob; // facts per blob id, path filled later
+    std::vector<const SourceRef *> misses;
+    std::map<std::string, bool> queued;
+    for (const SourceRef &ref : refs) {
+        if (byBlob.count(ref.blob) || queued.count(ref.blob))
+            continue;
+        FileFacts cached;
+        if (loadCached(ref.blob, &cached)) {
+            ++m_stats.cacheHits;
+            byBlob.emplace(ref.blob, std::move(cached));
+        } else {
+            queued[ref.blob] = true;
+            misses.push_back(&ref);
+        }
+    }
+
+    if (!misses.empty()) {
+        for (FileFacts &facts : runBatch(misses)) {
+            storeCached(facts);
+            std::string blob = facts.blob;
+            byBlob.emplace(std::move(blob), std::move(facts));
+        }
+    }
+
+    std::vector<FileFacts> out;
+    out.reserve(refs.size());
+    for (const SourceRef &ref : refs) {
+        FileFacts facts = byBlob.at(ref.blob);
+        facts.path = ref.path;
+        out.push_back(std::move(facts));
+    }
+    return out;
+}
+
+std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef *> &refs)
+{
+    // Split into one chunk per core when there is enough work to pay for the extra
+    // interpreter start-up.
+    const size_t cores = static_cast<size_t>(std::max(1, QThread::idealThreadCount()));
+    const size_t workers = std::clamp(refs.size() / kMinFilesPerWorker, size_t(1), cores);
+    const size_t chunk = (refs.size() + workers - 1) / workers;
+
+    struct Job
+    {
+        std::unique_ptr<QProcess> process;
+        std::vector<const SourceRef *> refs;
+    };
+    std::vector<Job> jobs;
+    const QStringList args = {QStringLiteral("-I"), QStringLiteral("-S"), QStringLiteral("-c"),
+                              QString::fromStdString(script())};
+
+    for (size_t start = 0; start < refs.size(); start += chunk) {
+        Job job;
+        job.refs.assign(refs.begin() + start, refs.begin() + std::min(refs.size(), start + chunk));
+        json files = json::array();
+        for (const SourceRef *ref : job.refs) {
+            const std::string bytes = ref->read();
+            const QByteArray b64 =
+                QByteArray::fromRawData(bytes.data(), int(bytes.size())).toBase64();
+            files.push_back({{"id", ref->blob}, {"path", ref->path}, {"b64", b64.toStdString()}});
+        }
+        const std::string input =
+            json{{"files", files}}.dump(-1, ' ', false, json::error_handler_t::replace);
+
+        job.process = std::make_unique<QProcess>();
+        job.process->setProgram(QString::fromStdString(m_python));
+        job.process->setArguments(args);
+        job.process->start();
+        if (!job.process->waitForStarted(30000)) {
+            throw Error::input("cannot run the Python interpreter '" + m_python +
+                               "': " + job.process->errorString().toStdString() +
+                               " (set `python` in config.toml or pass --python)");
+        }
+        job.process->write(input.data(), qint64(input.size()));
+        job.process->closeWriteChannel();
+        ++m_stats.interpreterRuns;
+        jobs.push_back(std::move(job));
+    }
+
+    std::vector<FileFacts> out;
+    out.reserve(refs.size());
+    for (Job &job : jobs) {
+        QProcess &p = *job.process;
+        if (!p.waitForFinished(kBatchTimeoutMs)) {
+            p.kill();
+            p.waitForFinished(5000);
+            throw Error::harness("the fact extractor ('" + m_python + "') did not finish within " +
+                                 std::to_string(kBatchTimeoutMs / 1000) + " s");
+        }
+        const QByteArray stdoutBytes = p.readAllStandardOutput();
+        const QByteArray stderrBytes = p.readAllStandardError();
+        if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+            throw Error::harness("the fact extractor ('" + m_python + "') failed with exit code " +
+                                 std::to_string(p.exitCode()) + ": " + tail(stderrBytes));
+        }
+        json answer = json::parse(stdoutBytes.constData(),
+                                  stdoutBytes.constData() + stdoutBytes.size(), nullptr, false);
+        if (answer.is_discarded() || !answer.is_object() || !answer.contains("files") ||
+            !answer["files"].is_array() || answer["files"].size() != job.refs.size()) {
+            throw Error::harness("the interpreter '" + m_python +
+                                 "' did not answer with extractor facts (is it Python 3.8+?): " +
+                                 tail(stderrBytes.isEmpty() ? stdoutBytes : stderrBytes));
+        }
+        try {
+            for (size_t i = 0; i < job.refs.size(); ++i) {
+                FileFacts facts = fileFactsFromJson(answer["files"][i]);
+                facts.blob = job.refs[i]->blob;
+                facts.path = job.refs[i]->path;
+                out.push_back(std::move(facts));
+            }
+        } catch (const json::exception &e) {
+            throw Error::harness(std::string("the fact extractor answered malformed facts: ") +
+                                 e.what());
+        }
+        m_stats.parsed += int(job.refs.size());
+    }
+    return out;
+}
+
+} // namespace pw::core

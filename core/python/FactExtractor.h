@@ -1,0 +1,60 @@
+#pragma once
+
+#include "python/TestFacts.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace pw::core {
+
+// A file to extract facts for: its path, its blob id (the cache key) and a way to read
+// its bytes, called only when the cache does not already hold the blob's facts.
+struct SourceRef
+{
+    std::string path;
+    std::string blob;
+    std::function<std::string()> read;
+};
+
+struct ExtractorStats
+{
+    int cacheHits = 0;
+    int parsed = 0;          // files handed to the interpreter
+    int interpreterRuns = 0; // processes started
+};
+
+// Runs the bundled extractor (resources/python/pw_facts.py, compiled in) with the
+// project's interpreter, files over stdin in batches, and caches the facts on disk by
+// blob id (SPEC §2, §3). A blob seen once is never parsed again by the same
+// interpreter and extractor version.
+class FactExtractor
+{
+public:
+    // `cacheDir` empty: no disk cache. `python` may be a name on PATH or a path.
+    FactExtractor(std::string python, std::string cacheDir);
+
+    // Facts for every ref, in order. The same blob id is parsed once per call.
+    // Throws Error::input when the interpreter cannot be started, Error::harness when it
+    // crashes, times out or answers with something that is not the protocol.
+    std::vector<FileFacts> extract(const std::vector<SourceRef> &refs);
+
+    const ExtractorStats &stats() const { return m_stats; }
+    const std::string &python() const { return m_python; }
+
+    // The bundled script and the cache namespace (sha256 of script + interpreter).
+    static std::string script();
+    static std::string defaultCacheDir(); // <user cache dir>/patchwitness/facts
+
+private:
+    std::vector<FileFacts> runBatch(const std::vector<const SourceRef *> &refs);
+    std::string cachePath(const std::string &blob) const;
+    bool loadCached(const std::string &blob, FileFacts *out) const;
+    void storeCached(const FileFacts &facts) const;
+
+    std::string m_python;
+    std::string m_cacheDir; // already namespaced by script + interpreter
+    ExtractorStats m_stats;
+};
+
+} // namespace pw::core

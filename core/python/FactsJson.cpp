@@ -1,0 +1,169 @@
+#include "python/FactsJson.h"
+
+namespace pw::core {
+namespace {
+
+using nlohmann::json;
+
+template <typename T> T valueOr(const json &j, const char *key, T fallback)
+{
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null())
+        return fallback;
+    return it->get<T>();
+}
+
+std::vector<std::string> strings(const json &j, const char *key)
+{
+    return valueOr<std::vector<std::string>>(j, key, {});
+}
+
+AssertionFact assertionFromJson(const json &j)
+{
+    AssertionFact a;
+    a.line = valueOr(j, "line", 0);
+    a.text = valueOr<std::string>(j, "text", {});
+    a.ranks = valueOr<std::vector<int>>(j, "ranks", {});
+    a.truthy = valueOr(j, "truthy", false);
+    a.comparison = valueOr(j, "comparison", false);
+    return a;
+}
+
+ToleranceFact toleranceFromJson(const json &j)
+{
+    ToleranceFact t;
+    t.line = valueOr(j, "line", 0);
+    t.kind = valueOr<std::string>(j, "kind", "abs");
+    auto it = j.find("value");
+    if (it != j.end() && it->is_number())
+        t.value = it->get<double>();
+    t.text = valueOr<std::string>(j, "text", {});
+    return t;
+}
+
+RaisesFact raisesFromJson(const json &j)
+{
+    RaisesFact r;
+    r.line = valueOr(j, "line", 0);
+    r.rank = valueOr(j, "rank", 1);
+    r.names = strings(j, "names");
+    r.mro = valueOr<std::vector<std::vector<std::string>>>(j, "mro", {});
+    r.text = valueOr<std::string>(j, "text", {});
+    return r;
+}
+
+TestFunctionFacts testFromJson(const json &j)
+{
+    TestFunctionFacts t;
+    t.name = j.at("name").get<std::string>();
+    t.line = valueOr(j, "line", 0);
+    t.endLine = valueOr(j, "end_line", t.line);
+    t.isAsync = valueOr(j, "async", false);
+    t.bodyHash = valueOr<std::string>(j, "body_hash", {});
+    t.asserts = valueOr(j, "asserts", 0);
+    for (const json &a : valueOr<json>(j, "assertions", json::array()))
+        t.assertions.push_back(assertionFromJson(a));
+    t.truthyOnly = valueOr(j, "truthy_only", 0);
+    t.comparisons = valueOr(j, "comparisons", 0);
+    for (const json &x : valueOr<json>(j, "tolerance", json::array()))
+        t.tolerances.push_back(toleranceFromJson(x));
+    for (const json &x : valueOr<json>(j, "raises", json::array()))
+        t.raises.push_back(raisesFromJson(x));
+    t.skip = strings(j, "skip");
+    t.markers = strings(j, "markers");
+    auto pc = j.find("parametrize_cases");
+    if (pc != j.end() && pc->is_number_integer())
+        t.parametrizeCases = pc->get<int>();
+    t.fixtures = strings(j, "fixtures");
+    return t;
+}
+
+json testToJson(const TestFunctionFacts &t)
+{
+    json assertions = json::array();
+    for (const AssertionFact &a : t.assertions) {
+        assertions.push_back({{"line", a.line},
+                              {"text", a.text},
+                              {"ranks", a.ranks},
+                              {"truthy", a.truthy},
+                              {"comparison", a.comparison}});
+    }
+    json tolerances = json::array();
+    for (const ToleranceFact &x : t.tolerances) {
+        tolerances.push_back({{"line", x.line},
+                              {"kind", x.kind},
+                              {"value", x.value ? json(*x.value) : json(nullptr)},
+                              {"text", x.text}});
+    }
+    json raises = json::array();
+    for (const RaisesFact &r : t.raises) {
+        raises.push_back({{"line", r.line},
+                          {"rank", r.rank},
+                          {"names", r.names},
+                          {"mro", r.mro},
+                          {"text", r.text}});
+    }
+    return {{"name", t.name},
+            {"line", t.line},
+            {"end_line", t.endLine},
+            {"async", t.isAsync},
+            {"body_hash", t.bodyHash},
+            {"asserts", t.asserts},
+            {"assertions", assertions},
+            {"compare", t.compare()},
+            {"truthy_only", t.truthyOnly},
+            {"comparisons", t.comparisons},
+            {"tolerance", tolerances},
+            {"raises", raises},
+            {"skip", t.skip},
+            {"markers", t.markers},
+            {"parametrize_cases", t.parametrizeCases ? json(*t.parametrizeCases) : json(nullptr)},
+            {"fixtures", t.fixtures}};
+}
+
+} // namespace
+
+FileFacts fileFactsFromJson(const json &j)
+{
+    FileFacts f;
+    f.path = valueOr<std::string>(j, "path", {});
+    f.blob = valueOr<std::string>(j, "blob", {});
+    auto err = j.find("error");
+    if (err != j.end() && err->is_object()) {
+        ParseError e;
+        e.line = valueOr(*err, "line", 0);
+        e.column = valueOr(*err, "column", 0);
+        e.message = valueOr<std::string>(*err, "message", "syntax error");
+        f.error = e;
+    }
+    for (const json &t : valueOr<json>(j, "tests", json::array()))
+        f.tests.push_back(testFromJson(t));
+    f.defs = strings(j, "defs");
+    f.markers = strings(j, "markers");
+    f.moduleSkip = strings(j, "module_skip");
+    f.imports = strings(j, "imports");
+    f.asserts = valueOr(j, "asserts", 0);
+    return f;
+}
+
+json fileFactsToJson(const FileFacts &f)
+{
+    json tests = json::array();
+    for (const TestFunctionFacts &t : f.tests)
+        tests.push_back(testToJson(t));
+    json error = nullptr;
+    if (f.error)
+        error = {
+            {"line", f.error->line}, {"column", f.error->column}, {"message", f.error->message}};
+    return {{"path", f.path},
+            {"blob", f.blob},
+            {"error", error},
+            {"tests", tests},
+            {"defs", f.defs},
+            {"markers", f.markers},
+            {"module_skip", f.moduleSkip},
+            {"imports", f.imports},
+            {"asserts", f.asserts}};
+}
+
+} // namespace pw::core

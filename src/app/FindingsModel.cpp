@@ -1,0 +1,81 @@
+#include "FindingsModel.h"
+
+#include <QBrush>
+#include <QColor>
+
+namespace pw::gui {
+
+void FindingsModel::setFindings(std::vector<core::Finding> findings)
+{
+    beginResetModel();
+    m_findings = std::move(findings);
+    endResetModel();
+}
+
+int FindingsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_findings.size());
+}
+
+int FindingsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant FindingsModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const core::Finding &f = m_findings[size_t(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+    case Qt::ToolTipRole:
+        switch (index.column()) {
+        case SeverityColumn:
+            return QString(QString::fromLatin1(core::severityName(f.severity)) +
+                           (f.satisfiedBy ? QStringLiteral(" ✓") : QString()));
+        case CodeColumn:
+            return QString::fromStdString(f.code);
+        case LocationColumn:
+            if (!f.test.empty())
+                return QString::fromStdString(f.test);
+            return f.line > 0
+                       ? QStringLiteral("%1:%2").arg(QString::fromStdString(f.path)).arg(f.line)
+                       : QString::fromStdString(f.path);
+        case MessageColumn:
+            return QString::fromStdString(f.message);
+        case EvidenceColumn:
+            return QString::fromStdString(f.evidence);
+        }
+        break;
+    case Qt::ForegroundRole:
+        if (index.column() == SeverityColumn) {
+            switch (f.severity) {
+            case core::Severity::Block:
+                return QBrush(QColor(0xc6, 0x28, 0x28));
+            case core::Severity::Review:
+                return QBrush(QColor(0xb2, 0x6a, 0x00));
+            case core::Severity::Info:
+                return {};
+            }
+        }
+        break;
+    case PathRole:
+        return QString::fromStdString(f.path);
+    case LineRole:
+        return f.line;
+    case SeverityRankRole:
+        return int(f.severity);
+    }
+    return {};
+}
+
+QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    static const char *names[] = {"Severity", "Code", "Location", "Finding", "Evidence needed"};
+    return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+} // namespace pw::gui

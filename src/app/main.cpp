@@ -1,0 +1,59 @@
+#include "MainWindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QScreen>
+#include <cstdio>
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("patchwitness"));
+    QApplication::setApplicationVersion(QStringLiteral(PATCHWITNESS_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Review workbench for agent-written patches."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption repo(QStringLiteral("repo"), QStringLiteral("Repository to open."),
+                                  QStringLiteral("path"));
+    const QCommandLineOption base(QStringLiteral("base"), QStringLiteral("Base revision."),
+                                  QStringLiteral("rev"));
+    const QCommandLineOption head(QStringLiteral("head"),
+                                  QStringLiteral("Head revision or WORKTREE."),
+                                  QStringLiteral("rev"));
+    const QCommandLineOption python(QStringLiteral("python"), QStringLiteral("Python interpreter."),
+                                    QStringLiteral("path"));
+    const QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Load, lay out at 1280x800, save the window as PNG and exit."),
+        QStringLiteral("file"));
+    parser.addOptions({repo, base, head, python, screenshot});
+    parser.addPositionalArgument(QStringLiteral("repository"),
+                                 QStringLiteral("Repository to open."));
+    parser.process(app);
+
+    pw::gui::MainWindow window;
+    if (parser.isSet(python))
+        window.setPython(parser.value(python));
+    QString path = parser.value(repo);
+    if (path.isEmpty() && !parser.positionalArguments().isEmpty())
+        path = parser.positionalArguments().constFirst();
+    window.resize(1280, 800);
+    if (!path.isEmpty())
+        window.openRepository(path, parser.value(base), parser.value(head));
+
+    if (parser.isSet(screenshot)) {
+        window.show();
+        window.runner().waitForFinished();
+        QApplication::processEvents();
+        const QString file = parser.value(screenshot);
+        if (!window.grab().save(file)) {
+            std::fprintf(stderr, "patchwitness: cannot write screenshot %s\n", qPrintable(file));
+            return 4;
+        }
+        return 0;
+    }
+    window.show();
+    return app.exec();
+}

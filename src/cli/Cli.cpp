@@ -1,0 +1,176 @@
+#include "Cli.h"
+
+#include "audit/Audit.h"
+#include "audit/ReportFormat.h"
+#include "util/Error.h"
+#include "util/Files.h"
+
+#include <QCommandLineParser>
+#include <exception>
+#include <string>
+
+namespace pw::cli {
+namespace {
+
+using pw::core::Error;
+
+const char *kUsage =
+    "usage: patchwitness-cli <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  audit     static patch audit: test-manifest diff, oracle latitude, oracle strength,\n"
+    "            collection-hook alarm, fixture digest (exit 0 PASS, 1 BLOCK, 2 REVIEW,\n"
+    "            3 usage or input error, 4 internal error)\n"
+    "\n"
+    "Run 'patchwitness-cli <command> --help' for the options of a command.\n";
+
+void print(FILE *f, const std::string &text)
+{
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fflush(f);
+}
+
+int usageError(FILE *err, const QString &message)
+{
+    print(err, "patchwitness-cli: " + message.toStdString() + "\n");
+    return ExitUsage;
+}
+
+int audit(const QStringList &arguments, FILE *out, FILE *err)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Static audit of a patch: compares the base and head revisions of a repository."));
+    p.addHelpOption();
+    const QCommandLineOption repo(QStringLiteral("repo"),
+                                  QStringLiteral("Repository (or a directory inside it)."),
+                                  QStringLiteral("path"), QStringLiteral("."));
+    const QCommandLineOption base(
+        QStringLiteral("base"),
+        QStringLiteral("Base revision (default: merge-base of head and the upstream/main branch)."),
+        QStringLiteral("rev"));
+    const QCommandLineOption head(
+        QStringLiteral("head"),
+        QStringLiteral("Head revision or WORKTREE (default: WORKTREE when dirty, else HEAD)."),
+        QStringLiteral("rev"));
+    const QCommandLineOption format(QStringLiteral("format"),
+                                    QStringLiteral("text, json, md, junit or html."),
+                                    QStringLiteral("format"), QStringLiteral("text"));
+    const QCommandLineOption output(QStringLiteral("output"),
+                                    QStringLiteral("Write the report to a file (atomically) "
+                                                   "instead of standard output."),
+                                    QStringLiteral("file"));
+    const QCommandLineOption withManifest(
+        QStringLiteral("with-manifest"),
+        QStringLiteral("Include the manifest of the whole head tree (reads every test file)."));
+    const QCommandLineOption reviewOk(QStringLiteral("review-ok"),
+                                      QStringLiteral("Exit 0 instead of 2 on REVIEW."));
+    const QCommandLineOption config(
+        QStringLiteral("config"),
+        QStringLiteral(
+            "config.toml to use (default: the base revision's <ledger-dir>/config.toml)."),
+        QStringLiteral("file"));
+    const QCommandLineOption ledgerDir(QStringLiteral("ledger-dir"),
+                                       QStringLiteral("Ledger directory (default .patchwitness)."),
+                                       QStringLiteral("dir"), QStringLiteral(".patchwitness"));
+    const QCommandLineOption python(
+        QStringLiteral("python"), QStringLiteral("Python interpreter (overrides config `python`)."),
+        QStringLiteral("path"));
+    const QCommandLineOption cacheDir(QStringLiteral("cache-dir"),
+                                      QStringLiteral("Fact cache directory."),
+                                      QStringLiteral("dir"));
+    const QCommandLineOption noCache(QStringLiteral("no-cache"),
+                                     QStringLiteral("Do not read or write the fact cache."));
+    const QCommandLineOption quiet(QStringLiteral("quiet"),
+                                   QStringLiteral("No progress on standard error."));
+    p.addOptions({repo, base, head, format, output, withManifest, reviewOk, config, ledgerDir,
+                  python, cacheDir, noCache, quiet});
+
+    QStringList args = arguments;
+    args.prepend(QStringLiteral("patchwitness-cli audit"));
+    if (!p.parse(args))
+        return usageError(err, p.errorText());
+    if (p.isSet(QStringLiteral("help"))) {
+        print(out, p.helpText().toStdString());
+        return ExitPass;
+    }
+    if (!p.positionalArguments().isEmpty())
+        return usageError(err, QStringLiteral("audit: unexpected argument '%1'")
+                                   .arg(p.positionalArguments().constFirst()));
+    const std::optional<core::ReportFormat> fmt =
+        core::reportFormatFromName(p.value(format).toStdString());
+    if (!fmt)
+        return usageError(err, QStringLiteral("audit: unknown --format '%1' (text, json, md, "
+                                              "junit, html)")
+                                   .arg(p.value(format)));
+
+    core::AuditRequest request;
+    request.repoPath = p.value(repo).toStdString();
+    request.base = p.value(base).toStdString();
+    request.head = p.value(head).toStdString();
+    request.configPath = p.value(config).toStdString();
+    request.ledgerDir = p.value(ledgerDir).toStdString();
+    if (p.isSet(python))
+        request.python = p.value(python).toStdString();
+    request.cacheDir = p.value(cacheDir).toStdString();
+    request.useCache = !p.isSet(noCache);
+    request.withManifest = p.isSet(withManifest);
+    if (!p.isSet(quiet))
+        request.progress = [err](const std::string &line) { print(err, "audit: " + line + "\n"); };
+
+    const core::GateReport report = core::Audit::run(request);
+    for (const std::string &w : report.warnings)
+        print(err, "warning: " + w + "\n");
+    const std::string text = core::formatReport(report, *fmt);
+    if (p.isSet(output)) {
+        std::string error;
+        if (!core::writeFileAtomically(p.value(output).toStdString(), text, false, &error))
+            throw Error::input("cannot write the report: " + error);
+    } else {
+        print(out, text);
+    }
+    switch (report.verdict) {
+    case core::Verdict::Pass:
+        return ExitPass;
+    case core::Verdict::Block:
+        return ExitBlock;
+    case core::Verdict::Review:
+        return p.isSet(reviewOk) ? ExitPass : ExitReview;
+    }
+    return ExitInternal;
+}
+
+} // namespace
+
+int run(const QStringList &arguments, FILE *out, FILE *err)
+{
+    if (arguments.isEmpty()) {
+        print(err, kUsage);
+        return ExitUsage;
+    }
+    const QString command = arguments.constFirst();
+    const QStringList rest = arguments.mid(1);
+    if (command == QLatin1String("--help") || command == QLatin1String("-h") ||
+        command == QLatin1String("help")) {
+        print(out, kUsage);
+        return ExitPass;
+    }
+    if (command == QLatin1String("--version")) {
+        print(out, std::string("patchwitness-cli ") + PATCHWITNESS_VERSION + "\n");
+        return ExitPass;
+    }
+    try {
+        if (command == QLatin1String("audit"))
+            return audit(rest, out, err);
+    } catch (const Error &e) {
+        print(err, std::string("patchwitness-cli: error: ") + e.what() + "\n");
+        return e.kind() == Error::Kind::Input ? ExitUsage : ExitInternal;
+    } catch (const std::exception &e) {
+        print(err, std::string("patchwitness-cli: internal error: ") + e.what() + "\n");
+        return ExitInternal;
+    }
+    return usageError(
+        err, QStringLiteral("unknown command '%1'\n%2").arg(command, QString::fromLatin1(kUsage)));
+}
+
+} // namespace pw::cli

@@ -1,0 +1,272 @@
+// patchwitness-cli as CI runs it: exit codes (SPEC §4.7), report formats on stdout,
+// progress and errors on stderr, clear messages for every input error.
+#include "RepoBuilder.h"
+#include "TestSupport.h"
+
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+using pw::test::RepoBuilder;
+
+namespace {
+
+struct Result
+{
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+const char *kTests = "import pytest\n\n\ndef test_a():\n    assert f() == 1\n\n\ndef test_b():\n   "
+                     " assert g() == 2\n";
+
+} // namespace
+
+class TstCli : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void exitCodes_data();
+    void exitCodes();
+    void jsonOnStdoutProgressOnStderr();
+    void jsonContractFields();
+    void otherFormats_data();
+    void otherFormats();
+    void outputFileIsWritten();
+    void inputErrors_data();
+    void inputErrors();
+
+private:
+    Result cli(const QStringList &args);
+    QTemporaryDir m_cache;
+    std::unique_ptr<RepoBuilder> m_repo;
+    std::string m_base, m_pass, m_block, m_review;
+};
+
+Result TstCli::cli(const QStringList &args)
+{
+    QProcess p;
+    p.start(QStringLiteral(PW_CLI_PATH), args);
+    if (!p.waitForFinished(120000))
+        p.kill();
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+void TstCli::initTestCase()
+{
+    m_repo = std::make_unique<RepoBuilder>();
+    m_repo->write("tests/test_a.py", kTests);
+    m_base = m_repo->commit("base");
+    m_repo->write("src/a.py", "x = 1\n");
+    m_pass = m_repo->commit("source only");
+    m_repo->write("tests/test_a.py", "import pytest\n\n\ndef test_a():\n    assert f() == 1\n");
+    m_block = m_repo->commit("drop test_b");
+    m_repo->write("tests/test_a.py",
+                  std::string(kTests) + "\n\ndef test_c():\n    assert h() == 3\n");
+    m_review = m_repo->commit("add test_c");
+}
+
+void TstCli::exitCodes_data()
+{
+    QTest::addColumn<QString>("head");
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<int>("exitCode");
+    QTest::newRow("PASS -> 0") << "pass" << QStringList() << 0;
+    QTest::newRow("BLOCK -> 1") << "block" << QStringList() << 1;
+    QTest::newRow("REVIEW -> 2") << "review" << QStringList() << 2;
+    QTest::newRow("REVIEW with --review-ok -> 0")
+        << "review" << QStringList{QStringLiteral("--review-ok")} << 0;
+}
+
+void TstCli::exitCodes()
+{
+    QFETCH(QString, head);
+    QFETCH(QStringList, extra);
+    QFETCH(int, exitCode);
+    const std::string &base = head == QLatin1String("review") ? m_block : m_base;
+    const std::string &rev = head == QLatin1String("pass")    ? m_pass
+                             : head == QLatin1String("block") ? m_block
+                                                              : m_review;
+    const Result r =
+        cli(QStringList{QStringLiteral("audit"), QStringLiteral("--repo"),
+                        QString::fromStdString(m_repo->root()), QStringLiteral("--base"),
+                        QString::fromStdString(base), QStringLiteral("--head"),
+                        QString::fromStdString(rev), QStringLiteral("--python"),
+                        QString::fromStdString(pw::test::testPython()),
+                        QStringLiteral("--cache-dir"), m_cache.path()} +
+            extra);
+    QVERIFY2(r.exitCode == exitCode, r.err.constData());
+}
+
+void TstCli::jsonOnStdoutProgressOnStderr()
+{
+    const Result r = cli(
+        {QStringLiteral("audit"), QStringLiteral("--repo"), QString::fromStdString(m_repo->root()),
+         QStringLiteral("--base"), QString::fromStdString(m_base), QStringLiteral("--head"),
+         QString::fromStdString(m_block), QStringLiteral("--format"), QStringLiteral("json"),
+         QStringLiteral("--python"), QString::fromStdString(pw::test::testPython()),
+         QStringLiteral("--cache-dir"), m_cache.path()});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY(r.err.contains("audit: "));
+    const auto j = nlohmann::json::parse(r.out.toStdString()); // stdout is only the report
+    QCOMPARE(j["verdict"].get<std::string>(), std::string("BLOCK"));
+    QCOMPARE(j["findings"][0]["code"].get<std::string>(), std::string("T-DEL"));
+    QCOMPARE(j["findings"][0]["test"].get<std::string>(), std::string("tests/test_a.py::test_b"));
+}
+
+void TstCli::jsonContractFields()
+{
+    const Result r = cli(
+        {QStringLiteral("audit"), QStringLiteral("--repo"), QString::fromStdString(m_repo->root()),
+         QStringLiteral("--base"), QString::fromStdString(m_base), QStringLiteral("--head"),
+         QString::fromStdString(m_block), QStringLiteral("--format"), QStringLiteral("json"),
+         QStringLiteral("--with-manifest"), QStringLiteral("--quiet"), QStringLiteral("--python"),
+         QString::fromStdString(pw::test::testPython()), QStringLiteral("--cache-dir"),
+         m_cache.path()});
+    QVERIFY(r.err.isEmpty());
+    const auto j = nlohmann::json::parse(r.out.toStdString());
+    // SPEC §4.7: these names are a contract.
+    QCOMPARE(j["schema"].get<std::string>(), std::string("patchwitness.report/1"));
+    QVERIFY(j["repo"].is_string());
+    QCOMPARE(j["base"]["rev"].get<std::string>(), m_base);
+    QCOMPARE(j["base"]["commit"].get<std::string>(), m_base);
+    QVERIFY(j["head"]["commit"].is_string());
+    for (const char *key : {"gate", "code", "severity", "path", "line", "test", "message",
+                            "evidence", "satisfied_by"})
+        QVERIFY2(j["findings"][0].contains(key), key);
+    QVERIFY(j["findings"][0]["satisfied_by"].is_null());
+    for (const char *key : {"total", "threshold", "policy", "tests"})
+        QVERIFY2(j["latitude"].contains(key), key);
+    const auto &manifest = j["manifest"]["tests"]["tests/test_a.py"];
+    for (const char *key : {"sha", "defs", "markers", "asserts"})
+        QVERIFY2(manifest.contains(key), key);
+    QCOMPARE(manifest["defs"].get<std::vector<std::string>>(), std::vector<std::string>{"test_a"});
+    QVERIFY(j["manifest"]["fixtures"].is_object());
+}
+
+void TstCli::otherFormats_data()
+{
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<QString>("needle");
+    QTest::newRow("text") << "text"
+                          << "patchwitness audit: BLOCK";
+    QTest::newRow("md") << "md"
+                        << "### patchwitness: **BLOCK**";
+    QTest::newRow("junit") << "junit"
+                           << "<testsuites";
+    QTest::newRow("html") << "html"
+                          << "<h2>patchwitness: BLOCK</h2>";
+}
+
+void TstCli::otherFormats()
+{
+    QFETCH(QString, format);
+    QFETCH(QString, needle);
+    const Result r = cli(
+        {QStringLiteral("audit"), QStringLiteral("--repo"), QString::fromStdString(m_repo->root()),
+         QStringLiteral("--base"), QString::fromStdString(m_base), QStringLiteral("--head"),
+         QString::fromStdString(m_block), QStringLiteral("--format"), format,
+         QStringLiteral("--python"), QString::fromStdString(pw::test::testPython()),
+         QStringLiteral("--cache-dir"), m_cache.path()});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.out.contains(needle.toUtf8()), r.out.constData());
+    if (format == QLatin1String("junit")) {
+        QXmlStreamReader xml(r.out);
+        int testcases = 0, failures = 0;
+        while (!xml.atEnd()) {
+            if (xml.readNext() == QXmlStreamReader::StartElement) {
+                testcases += xml.name() == QLatin1String("testcase");
+                failures += xml.name() == QLatin1String("failure");
+            }
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QVERIFY(testcases >= 2); // T-DEL and BLOCKER:deleted at least
+        QVERIFY(failures >= 2);
+    }
+}
+
+void TstCli::outputFileIsWritten()
+{
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("report.md"));
+    const Result r = cli(
+        {QStringLiteral("audit"), QStringLiteral("--repo"), QString::fromStdString(m_repo->root()),
+         QStringLiteral("--base"), QString::fromStdString(m_base), QStringLiteral("--head"),
+         QString::fromStdString(m_pass), QStringLiteral("--format"), QStringLiteral("md"),
+         QStringLiteral("--output"), file, QStringLiteral("--quiet"), QStringLiteral("--python"),
+         QString::fromStdString(pw::test::testPython())});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.isEmpty());
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.readAll().contains("**PASS**"));
+}
+
+void TstCli::inputErrors_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("no command") << QStringList() << 3 << "usage:";
+    QTest::newRow("unknown command")
+        << QStringList{QStringLiteral("frobnicate")} << 3 << "unknown command 'frobnicate'";
+    QTest::newRow("unknown option")
+        << QStringList{QStringLiteral("audit"), QStringLiteral("--bogus")} << 3 << "bogus";
+    QTest::newRow("unknown format")
+        << QStringList{QStringLiteral("audit"), QStringLiteral("--format"), QStringLiteral("pdf")}
+        << 3 << "unknown --format 'pdf'";
+    QTest::newRow("unknown revision")
+        << QStringList{QStringLiteral("audit"), QStringLiteral("--base"),
+                       QStringLiteral("nope-rev")}
+        << 3 << "unknown revision 'nope-rev'";
+    QTest::newRow("not a repository")
+        << QStringList{QStringLiteral("audit"), QStringLiteral("--repo"), QStringLiteral("/proc")}
+        << 3 << "not a git repository";
+    QTest::newRow("missing path") << QStringList{QStringLiteral("audit"), QStringLiteral("--repo"),
+                                                 QStringLiteral("/no/such/dir")}
+                                  << 3 << "/no/such/dir";
+    QTest::newRow("missing interpreter")
+        << QStringList{QStringLiteral("audit"), QStringLiteral("--python"),
+                       QStringLiteral("/no/python3")}
+        << 3 << "/no/python3";
+    QTest::newRow("broken interpreter")
+        << QStringList{QStringLiteral("audit"), QStringLiteral("--python"),
+                       QStringLiteral("/bin/false")}
+        << 4 << "/bin/false";
+    QTest::newRow("missing config")
+        << QStringList{QStringLiteral("audit"), QStringLiteral("--config"),
+                       QStringLiteral("/no/config.toml")}
+        << 3 << "/no/config.toml";
+}
+
+void TstCli::inputErrors()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QFETCH(QString, message);
+    // Defaults that make the rest of the command valid; the row's own options come last
+    // and win (QCommandLineParser keeps the last value).
+    QStringList full = args;
+    if (!args.isEmpty() && args.first() == QLatin1String("audit")) {
+        full = QStringList{QStringLiteral("audit"),
+                           QStringLiteral("--repo"),
+                           QString::fromStdString(m_repo->root()),
+                           QStringLiteral("--base"),
+                           QString::fromStdString(m_base),
+                           QStringLiteral("--head"),
+                           QString::fromStdString(m_review),
+                           QStringLiteral("--no-cache"),
+                           QStringLiteral("--python"),
+                           QString::fromStdString(pw::test::testPython())} +
+               args.mid(1);
+    }
+    const Result r = cli(full);
+    QVERIFY2(r.exitCode == exitCode, r.err.constData());
+    QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
+    QVERIFY(!r.err.contains("patchwitness-cli: internal error:") || exitCode == 4);
+}
+
+QTEST_GUILESS_MAIN(TstCli)
+#include "tst_cli.moc"

@@ -1,0 +1,959 @@
+// The repository layer (core/repo): opening, revisions and their defaults, the files of a
+// revision (git objects or the working tree) and the patch diff, on real repositories
+// built with libgit2 in temporary directories.
+
+#include "RepoBuilder.h"
+#include "repo/GitError.h"
+#include "repo/PatchDiff.h"
+#include "repo/Repository.h"
+#include "util/Error.h"
+
+#include <QCryptographicHash>
+#include <QTemporaryDir>
+#include <QTest>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+
+using pw::core::ChangeStatus;
+using pw::core::DiffLine;
+using pw::core::DiffOptions;
+using pw::core::Error;
+using pw::core::FileDiff;
+using pw::core::PatchDiff;
+using pw::core::RefInfo;
+using pw::core::Repository;
+using pw::core::Revision;
+using pw::test::RepoBuilder;
+
+namespace {
+
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+// The id git gives a blob with these bytes: sha1("blob <size>\0" + bytes), which is what
+// git_odb_hash / `git hash-object` compute.
+std::string blobId(const std::string &bytes)
+{
+    QCryptographicHash sha1(QCryptographicHash::Sha1);
+    const std::string header = "blob " + std::to_string(bytes.size());
+    sha1.addData(QByteArrayView(header.data(), qsizetype(header.size() + 1))); // with the NUL
+    sha1.addData(QByteArrayView(bytes.data(), qsizetype(bytes.size())));
+    return sha1.result().toHex().toStdString();
+}
+
+std::optional<Error> errorOf(const std::function<void()> &f)
+{
+    try {
+        f();
+    } catch (const Error &e) {
+        return e;
+    }
+    return std::nullopt;
+}
+
+void makeExecutable(const RepoBuilder &repo, const std::string &path)
+{
+    namespace fs = std::filesystem;
+    fs::permissions(fs::path(repo.root()) / path,
+                    fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                    fs::perm_options::add);
+}
+
+const FileDiff *findFile(const PatchDiff &diff, const std::string &path)
+{
+    for (const FileDiff &f : diff.files) {
+        if (f.path() == path)
+            return &f;
+    }
+    return nullptr;
+}
+
+QStringList fileSummary(const PatchDiff &diff)
+{
+    QStringList out;
+    for (const FileDiff &f : diff.files)
+        out << QLatin1String(pw::core::changeStatusLetter(f.status)) + QLatin1Char(' ') +
+                   qs(f.path());
+    return out;
+}
+
+// "<origin><old>,<new>:<text>" per line, "\" appended when the line has no newline.
+QString renderLines(const pw::core::DiffHunk &hunk)
+{
+    QStringList out;
+    for (const DiffLine &l : hunk.lines) {
+        const QChar origin = l.origin == DiffLine::Origin::Added     ? QLatin1Char('+')
+                             : l.origin == DiffLine::Origin::Deleted ? QLatin1Char('-')
+                                                                     : QLatin1Char(' ');
+        out << origin + QString::number(l.oldLine) + QLatin1Char(',') + QString::number(l.newLine) +
+                   QLatin1Char(':') + qs(l.text) +
+                   (l.noNewlineAtEnd ? QStringLiteral("\\") : QString());
+    }
+    return out.join(QLatin1Char('|'));
+}
+
+QString renderRanges(const std::vector<std::pair<int, int>> &ranges)
+{
+    QStringList out;
+    for (const auto &[offset, length] : ranges)
+        out << QString::number(offset) + QLatin1Char('+') + QString::number(length);
+    return out.join(QLatin1Char(','));
+}
+
+// main: c1 ─ c2 ─ c3 (HEAD);  feature: c2 ─ f1;  tags v1 (lightweight, c1), v2 (annotated, c2)
+struct History
+{
+    RepoBuilder repo;
+    std::map<std::string, std::string> ids;
+
+    History()
+    {
+        repo.write("README.md", "# demo\n");
+        ids["c1"] = repo.commit("first commit\n\nwith a body");
+        repo.write("src/a.py", "A = 1\n");
+        ids["c2"] = repo.commit("second commit");
+        repo.branch("feature");
+        repo.write("src/a.py", "A = 2\n");
+        ids["c3"] = repo.commit("third commit");
+        repo.checkout("feature");
+        repo.write("src/b.py", "B = 1\n");
+        ids["f1"] = repo.commit("feature commit");
+        repo.checkout("main");
+        repo.tag("v1", ids["c1"]);
+        repo.annotatedTag("v2", "release two", ids["c2"]);
+    }
+};
+
+const std::string kModBase = "def f():\n    a = 1\n    b = 2\n    return a + b\n";
+const std::string kModHead = "def f():\n    a = 1\n    b = 3\n    return a + b\n";
+const std::string kRenamedBase = "def one():\n    return 1\n\n\ndef two():\n    return 2\n\n\n"
+                                 "def three():\n    return 3\n\n\ndef four():\n    return 4\n";
+const std::string kRenamedHead = "def one():\n    return 1\n\n\ndef two():\n    return 2\n\n\n"
+                                 "def three():\n    return 3\n\n\ndef four():\n    return 44\n";
+const std::string kPngBase = std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10", 20);
+const std::string kPngHead = std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x20\x01\x02", 22);
+const std::string kScript = "#!/bin/sh\necho hi\n";
+
+// Base commit, then every kind of change as uncommitted work (the agent's usual output).
+// Returns the base commit.
+std::string buildPatchScenario(RepoBuilder &repo)
+{
+    repo.write("keep.py", "KEEP = True\n");
+    repo.write("mod.py", kModBase);
+    repo.write("del.py", "GONE = 1\n");
+    repo.write("old_name.py", kRenamedBase);
+    repo.write("logo.png", kPngBase);
+    repo.write("run.sh", kScript);
+    repo.write(".gitattributes", "*.dat binary\n");
+    repo.write("blob.dat", "text, but declared binary\n");
+    const std::string base = repo.commit("base");
+    repo.write("mod.py", kModHead);
+    repo.remove("del.py");
+    repo.write("add.py", "NEW = 1\n");
+    repo.rename("old_name.py", "pkg/new_name.py");
+    repo.write("pkg/new_name.py", kRenamedHead);
+    repo.write("logo.png", kPngHead);
+    makeExecutable(repo, "run.sh");
+    repo.write("blob.dat", "still text, still declared binary\n");
+    return base;
+}
+
+} // namespace
+
+class TestRepo : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void openFromSubdirectory();
+    void openRejectsPathsOutsideRepositories_data();
+    void openRejectsPathsOutsideRepositories();
+    void emptyRepository();
+    void resolve_data();
+    void resolve();
+    void resolveErrors_data();
+    void resolveErrors();
+    void defaultHeadIsWorktreeOnlyWhenDirty_data();
+    void defaultHeadIsWorktreeOnlyWhenDirty();
+    void defaultBase_data();
+    void defaultBase();
+    void defaultBaseOfRootCommitNeedsExplicitBase();
+    void refsAndRecentCommits();
+    void listFilesAtCommit();
+    void listFilesAtWorktree();
+    void readFileIsByteExact_data();
+    void readFileIsByteExact();
+    void readErrors();
+    void diffFileList_data();
+    void diffFileList();
+    void diffHunksAndIntraline();
+    void diffLineNumbersAndMissingNewline_data();
+    void diffLineNumbersAndMissingNewline();
+    void diffContextLines_data();
+    void diffContextLines();
+    void diffIgnoreWhitespace_data();
+    void diffIgnoreWhitespace();
+    void diffRejectsWorktreeBase();
+    void intralineRanges_data();
+    void intralineRanges();
+    void changeStatusNames();
+};
+
+// ---------------------------------------------------------------------------------------
+// Opening
+
+void TestRepo::openFromSubdirectory()
+{
+    RepoBuilder repo;
+    repo.write("pkg/sub/mod.py", "X = 1\n");
+    repo.commit("init");
+    const Repository r = Repository::open(repo.root() + "/pkg/sub");
+    QCOMPARE(qs(r.workdir()), qs(repo.root()));
+    QCOMPARE(qs(r.gitDir()), qs(repo.root() + "/.git"));
+    QVERIFY(!r.isUnborn());
+    QVERIFY(!r.isDirty());
+    // A file inside the work tree names the repository that contains it.
+    QCOMPARE(qs(Repository::open(repo.root() + "/pkg/sub/mod.py").workdir()), qs(repo.root()));
+}
+
+void TestRepo::openRejectsPathsOutsideRepositories_data()
+{
+    QTest::addColumn<QString>("suffix");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("plain directory") << QString() << QStringLiteral("not a git repository");
+    QTest::newRow("nonexistent path")
+        << QStringLiteral("/does/not/exist") << QStringLiteral("no such file or directory");
+}
+
+void TestRepo::openRejectsPathsOutsideRepositories()
+{
+    QFETCH(QString, suffix);
+    QFETCH(QString, message);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = QString(dir.path() + suffix).toStdString();
+    const auto error = errorOf([&] { Repository::open(path); });
+    QVERIFY(error);
+    QCOMPARE(error->kind(), Error::Kind::Input);
+    const QString what = QString::fromUtf8(error->what());
+    QVERIFY2(what.contains(qs(path)), qPrintable(what));
+    QVERIFY2(what.contains(message), qPrintable(what));
+}
+
+void TestRepo::emptyRepository()
+{
+    RepoBuilder repo;
+    const Repository r = Repository::open(repo.root());
+    QVERIFY(r.isUnborn());
+    QVERIFY(!r.isDirty());
+
+    for (const char *spec : {"HEAD", "main"}) {
+        const auto error = errorOf([&] { r.resolve(spec); });
+        QVERIFY(error);
+        QCOMPARE(error->kind(), Error::Kind::Input);
+        QVERIFY2(QString::fromUtf8(error->what()).contains(QLatin1String("no commits")),
+                 error->what());
+    }
+
+    const Revision worktree = r.resolve("WORKTREE");
+    QVERIFY(worktree.isWorktree());
+    QVERIFY(worktree.commit.empty());
+    QVERIFY(worktree.tree.empty());
+    QVERIFY(r.listFiles(worktree).empty());
+    QVERIFY(r.recentCommits(10).empty());
+
+    repo.write("new/untracked.py", "print('hi')\n");
+    QVERIFY(r.isDirty());
+    QVERIFY(r.defaultHead().isWorktree());
+    const auto files = r.listFiles(worktree);
+    QCOMPARE(files.size(), size_t(1));
+    QCOMPARE(qs(files[0].path), QStringLiteral("new/untracked.py"));
+    QCOMPARE(qs(files[0].blob), qs(blobId("print('hi')\n")));
+    QCOMPARE(files[0].mode, uint32_t(0100644));
+
+    const auto error = errorOf([&] { r.defaultBase(worktree); });
+    QVERIFY(error);
+    QCOMPARE(error->kind(), Error::Kind::Input);
+}
+
+// ---------------------------------------------------------------------------------------
+// Revisions
+
+void TestRepo::resolve_data()
+{
+    QTest::addColumn<QString>("spec"); // "<c1>" / "<c1:7>" stand for the full / short id
+    QTest::addColumn<QString>("expected");
+    QTest::addColumn<QString>("subject");
+    QTest::newRow("branch") << "main"
+                            << "c3"
+                            << "third commit";
+    QTest::newRow("other branch") << "feature"
+                                  << "f1"
+                                  << "feature commit";
+    QTest::newRow("lightweight tag") << "v1"
+                                     << "c1"
+                                     << "first commit";
+    QTest::newRow("annotated tag peels") << "v2"
+                                         << "c2"
+                                         << "second commit";
+    QTest::newRow("HEAD") << "HEAD"
+                          << "c3"
+                          << "third commit";
+    QTest::newRow("HEAD~1") << "HEAD~1"
+                            << "c2"
+                            << "second commit";
+    QTest::newRow("full sha") << "<c1>"
+                              << "c1"
+                              << "first commit";
+    QTest::newRow("short sha") << "<c1:7>"
+                               << "c1"
+                               << "first commit";
+    QTest::newRow("merge-base") << "merge-base(main,feature)"
+                                << "c2"
+                                << "second commit";
+    QTest::newRow("merge-base with spaces") << " merge-base( feature , main ) "
+                                            << "c2"
+                                            << "second commit";
+}
+
+void TestRepo::resolve()
+{
+    QFETCH(QString, spec);
+    QFETCH(QString, expected);
+    QFETCH(QString, subject);
+    History h;
+    for (const auto &[key, id] : h.ids) {
+        spec.replace(QStringLiteral("<%1>").arg(qs(key)), qs(id));
+        spec.replace(QStringLiteral("<%1:7>").arg(qs(key)), qs(id.substr(0, 7)));
+    }
+    const Repository r = Repository::open(h.repo.root());
+    const Revision rev = r.resolve(spec.toStdString());
+    QCOMPARE(qs(rev.spec), spec);
+    QCOMPARE(rev.kind, Revision::Kind::Commit);
+    QCOMPARE(qs(rev.commit), qs(h.ids.at(expected.toStdString())));
+    QCOMPARE(rev.tree.size(), size_t(40));
+    QCOMPARE(qs(rev.subject), subject);
+}
+
+void TestRepo::resolveErrors_data()
+{
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("unknown") << "no-such-branch"
+                             << "unknown revision 'no-such-branch'";
+    QTest::newRow("empty") << ""
+                           << "empty revision";
+    QTest::newRow("not a commit") << "HEAD:README.md"
+                                  << "does not name a commit";
+    QTest::newRow("malformed merge-base") << "merge-base(main)"
+                                          << "expected merge-base(A,B)";
+    QTest::newRow("merge-base of unknown") << "merge-base(main,nope)"
+                                           << "unknown revision 'nope'";
+    QTest::newRow("worktree is case-sensitive") << "worktree"
+                                                << "unknown revision 'worktree'";
+    QTest::newRow("no merge base") << "merge-base(main, island)"
+                                   << "no merge base between 'main' and 'island'";
+}
+
+void TestRepo::resolveErrors()
+{
+    QFETCH(QString, spec);
+    QFETCH(QString, message);
+    History h;
+    h.repo.orphan("island"); // an unrelated history: no merge base with main
+    h.repo.write("island.py", "I = 1\n");
+    h.repo.commit("island root");
+    h.repo.checkout("main");
+    const Repository r = Repository::open(h.repo.root());
+    const auto error = errorOf([&] { r.resolve(spec.toStdString()); });
+    QVERIFY(error);
+    QCOMPARE(error->kind(), Error::Kind::Input);
+    QVERIFY2(QString::fromUtf8(error->what()).contains(message), error->what());
+}
+
+void TestRepo::defaultHeadIsWorktreeOnlyWhenDirty_data()
+{
+    QTest::addColumn<QString>("change");
+    QTest::addColumn<bool>("dirty");
+    QTest::newRow("clean") << "" << false;
+    QTest::newRow("modified file") << "modify" << true;
+    QTest::newRow("untracked file") << "untracked" << true;
+    QTest::newRow("ignored file only") << "ignored" << false;
+}
+
+void TestRepo::defaultHeadIsWorktreeOnlyWhenDirty()
+{
+    QFETCH(QString, change);
+    QFETCH(bool, dirty);
+    RepoBuilder repo;
+    repo.write(".gitignore", "build/\n");
+    repo.write("a.py", "A = 1\n");
+    const std::string c1 = repo.commit("init");
+    if (change == QLatin1String("modify"))
+        repo.write("a.py", "A = 2\n");
+    else if (change == QLatin1String("untracked"))
+        repo.write("pkg/new.py", "N = 1\n");
+    else if (change == QLatin1String("ignored"))
+        repo.write("build/out.txt", "artefact\n");
+
+    const Repository r = Repository::open(repo.root());
+    QCOMPARE(r.isDirty(), dirty);
+    const Revision head = r.defaultHead();
+    QCOMPARE(head.isWorktree(), dirty);
+    QCOMPARE(qs(head.spec), dirty ? QStringLiteral("WORKTREE") : QStringLiteral("HEAD"));
+    QCOMPARE(qs(head.commit), qs(c1)); // WORKTREE sits on HEAD's commit
+    QCOMPARE(head.tree.empty(), dirty);
+}
+
+void TestRepo::defaultBase_data()
+{
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<bool>("dirty");
+    QTest::addColumn<QString>("expected"); // key of the expected base commit
+    QTest::addColumn<QString>("specPrefix");
+    QTest::newRow("feature branch: fork point with main") << "feature" << false << "fork"
+                                                          << "merge-base(main,";
+    QTest::newRow("feature branch, dirty") << "feature" << true << "fork"
+                                           << "merge-base(main,";
+    QTest::newRow("linear main: first parent") << "linear" << false << "parent"
+                                               << "HEAD~1";
+    QTest::newRow("linear main, dirty: HEAD itself") << "linear" << true << "tip"
+                                                     << "HEAD";
+    QTest::newRow("single commit, dirty: HEAD itself") << "single" << true << "tip"
+                                                       << "HEAD";
+}
+
+void TestRepo::defaultBase()
+{
+    QFETCH(QString, scenario);
+    QFETCH(bool, dirty);
+    QFETCH(QString, expected);
+    QFETCH(QString, specPrefix);
+
+    RepoBuilder repo;
+    std::map<QString, std::string> ids;
+    repo.write("a.py", "A = 1\n");
+    ids[QStringLiteral("root")] = repo.commit("root");
+    if (scenario == QLatin1String("feature")) {
+        repo.write("a.py", "A = 2\n");
+        ids[QStringLiteral("fork")] = repo.commit("fork point");
+        repo.branch("feature");
+        repo.write("a.py", "A = 3\n");
+        repo.commit("main moves on");
+        repo.checkout("feature");
+        repo.write("b.py", "B = 1\n");
+        ids[QStringLiteral("tip")] = repo.commit("feature work");
+    } else if (scenario == QLatin1String("linear")) {
+        repo.write("a.py", "A = 2\n");
+        ids[QStringLiteral("tip")] = repo.commit("second");
+        ids[QStringLiteral("parent")] = ids[QStringLiteral("root")];
+    } else {
+        ids[QStringLiteral("tip")] = ids[QStringLiteral("root")];
+    }
+    if (dirty)
+        repo.write("scratch.py", "S = 1\n");
+
+    const Repository r = Repository::open(repo.root());
+    const Revision head = r.defaultHead();
+    QCOMPARE(head.isWorktree(), dirty);
+    const Revision base = r.defaultBase(head);
+    QCOMPARE(base.kind, Revision::Kind::Commit);
+    QCOMPARE(qs(base.commit), qs(ids.at(expected)));
+    QVERIFY2(qs(base.spec).startsWith(specPrefix), base.spec.c_str());
+    // The spec it reports resolves to the same commit again.
+    QCOMPARE(qs(r.resolve(base.spec).commit), qs(base.commit));
+}
+
+void TestRepo::defaultBaseOfRootCommitNeedsExplicitBase()
+{
+    RepoBuilder repo;
+    repo.write("a.py", "A = 1\n");
+    repo.commit("only commit");
+    const Repository r = Repository::open(repo.root());
+    const Revision head = r.defaultHead();
+    QVERIFY(!head.isWorktree());
+    const auto error = errorOf([&] { r.defaultBase(head); });
+    QVERIFY(error);
+    QCOMPARE(error->kind(), Error::Kind::Input);
+    QVERIFY2(QString::fromUtf8(error->what()).contains(QLatin1String("--base")), error->what());
+}
+
+void TestRepo::refsAndRecentCommits()
+{
+    History h;
+    const Repository r = Repository::open(h.repo.root());
+    QStringList refs;
+    for (const RefInfo &ref : r.refs()) {
+        const char *kind = ref.kind == RefInfo::Kind::Branch         ? "branch"
+                           : ref.kind == RefInfo::Kind::RemoteBranch ? "remote"
+                                                                     : "tag";
+        refs << QLatin1String(kind) + QLatin1Char(' ') + qs(ref.name) + QLatin1Char(' ') +
+                    qs(ref.commit.substr(0, 7));
+    }
+    auto s = [&](const char *key) { return qs(h.ids.at(key).substr(0, 7)); };
+    QCOMPARE(refs, QStringList({QStringLiteral("branch feature ") + s("f1"),
+                                QStringLiteral("branch main ") + s("c3"),
+                                QStringLiteral("tag v1 ") + s("c1"),
+                                QStringLiteral("tag v2 ") + s("c2")}));
+
+    const auto commits = r.recentCommits(2);
+    QCOMPARE(commits.size(), size_t(2));
+    QCOMPARE(qs(commits[0].commit), qs(h.ids.at("c3")));
+    QCOMPARE(qs(commits[0].subject), QStringLiteral("third commit"));
+    QCOMPARE(qs(commits[0].author), QStringLiteral("Test"));
+    QCOMPARE(qs(commits[1].commit), qs(h.ids.at("c2")));
+    QVERIFY(commits[0].time > commits[1].time);
+    QCOMPARE(r.recentCommits(100).size(), size_t(3)); // HEAD's history only
+    QCOMPARE(qs(r.resolve("HEAD~2").subject), QStringLiteral("first commit"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Files
+
+void TestRepo::listFilesAtCommit()
+{
+    RepoBuilder repo;
+    repo.write("src/pkg/mod.py", "M = 1\n");
+    repo.write("a.py", "A = 1\n");
+    repo.write("tools/run.sh", kScript);
+    makeExecutable(repo, "tools/run.sh");
+    std::filesystem::create_symlink("a.py", repo.root() + "/link.py");
+    repo.commit("init");
+    repo.write("a.py", "A = 2\n"); // the working tree does not leak into a commit listing
+
+    const Repository r = Repository::open(repo.root());
+    const auto files = r.listFiles(r.resolve("HEAD"));
+    QStringList rows;
+    for (const auto &f : files)
+        rows << qs(f.path) + QLatin1Char(' ') + QString::number(f.mode, 8) + QLatin1Char(' ') +
+                    qs(f.blob);
+    QCOMPARE(rows, QStringList({
+                       QStringLiteral("a.py 100644 ") + qs(blobId("A = 1\n")),
+                       QStringLiteral("link.py 120000 ") + qs(blobId("a.py")),
+                       QStringLiteral("src/pkg/mod.py 100644 ") + qs(blobId("M = 1\n")),
+                       QStringLiteral("tools/run.sh 100755 ") + qs(blobId(kScript)),
+                   }));
+
+    const Revision head = r.resolve("HEAD");
+    const auto entry = r.entry(head, "src/pkg/mod.py");
+    QVERIFY(entry);
+    QCOMPARE(qs(entry->blob), qs(blobId("M = 1\n")));
+    QVERIFY(!r.entry(head, "src/pkg")); // a directory is not a file
+    QVERIFY(!r.entry(head, "missing.py"));
+}
+
+void TestRepo::listFilesAtWorktree()
+{
+    RepoBuilder repo;
+    repo.write(".gitignore", "build/\n*.pyc\n");
+    repo.write("keep.py", "KEEP = 1\n");
+    repo.write("mod.py", "MOD = 1\n");
+    repo.write("del.py", "DEL = 1\n");
+    repo.commit("init");
+    repo.write("mod.py", "MOD = 2\n");
+    repo.remove("del.py");
+    repo.write("new/deep/untracked.py", "U = 1\n");
+    repo.write("build/out.txt", "ignored\n");
+    repo.write("cache.pyc", "ignored\n");
+    std::filesystem::create_symlink("keep.py", repo.root() + "/new/link.py");
+    makeExecutable(repo, "keep.py");
+
+    const Repository r = Repository::open(repo.root());
+    const Revision worktree = r.resolve("WORKTREE");
+    QStringList rows;
+    for (const auto &f : r.listFiles(worktree))
+        rows << qs(f.path) + QLatin1Char(' ') + QString::number(f.mode, 8) + QLatin1Char(' ') +
+                    qs(f.blob);
+    QCOMPARE(rows, QStringList({
+                       QStringLiteral(".gitignore 100644 ") + qs(blobId("build/\n*.pyc\n")),
+                       QStringLiteral("keep.py 100755 ") + qs(blobId("KEEP = 1\n")),
+                       QStringLiteral("mod.py 100644 ") + qs(blobId("MOD = 2\n")),
+                       QStringLiteral("new/deep/untracked.py 100644 ") + qs(blobId("U = 1\n")),
+                       QStringLiteral("new/link.py 120000 ") + qs(blobId("keep.py")),
+                   }));
+
+    QCOMPARE(qs(r.entry(worktree, "mod.py")->blob), qs(blobId("MOD = 2\n")));
+    QCOMPARE(qs(r.entry(worktree, "keep.py")->blob), qs(blobId("KEEP = 1\n")));
+    QCOMPARE(qs(r.entry(worktree, "new/deep/untracked.py")->blob), qs(blobId("U = 1\n")));
+    QVERIFY(!r.entry(worktree, "del.py"));
+    QVERIFY(!r.entry(worktree, "build/out.txt"));
+    QVERIFY(r.entry(r.resolve("HEAD"), "del.py"));
+}
+
+void TestRepo::readFileIsByteExact_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::newRow("latin-1") << QByteArray("caf\xe9 = '\xff\xfe'\n");
+    QTest::newRow("NUL and invalid UTF-8") << QByteArray("\x00\x80\xc3\x28\n\r\n", 6);
+    QTest::newRow("no final newline") << QByteArray("x = 1");
+    QTest::newRow("empty") << QByteArray();
+}
+
+void TestRepo::readFileIsByteExact()
+{
+    QFETCH(QByteArray, bytes);
+    const std::string content = bytes.toStdString();
+    RepoBuilder repo;
+    repo.write("data.txt", content);
+    repo.commit("init");
+    repo.write("wt.txt", content);
+
+    const Repository r = Repository::open(repo.root());
+    const Revision head = r.resolve("HEAD");
+    const Revision worktree = r.resolve("WORKTREE");
+    QCOMPARE(r.readFile(head, "data.txt"), content);
+    QCOMPARE(r.readFile(worktree, "data.txt"), content);
+    QCOMPARE(r.readFile(worktree, "wt.txt"), content);
+    const auto entry = r.entry(head, "data.txt");
+    QVERIFY(entry);
+    QCOMPARE(qs(entry->blob), qs(blobId(content)));
+    QCOMPARE(r.readBlob(entry->blob), content);
+    QCOMPARE(qs(r.entry(worktree, "wt.txt")->blob), qs(blobId(content)));
+}
+
+void TestRepo::readErrors()
+{
+    History h;
+    const Repository r = Repository::open(h.repo.root());
+    const Revision head = r.resolve("HEAD");
+    const struct
+    {
+        std::function<void()> call;
+        const char *message;
+    } cases[] = {
+        {[&] { r.readFile(head, "missing.py"); }, "'missing.py' does not exist at 'HEAD'"},
+        {[&] { r.readFile(r.resolve("WORKTREE"), "missing.py"); }, "missing.py"},
+        {[&] { r.readFile(head, "../outside"); }, "leaves the repository"},
+        {[&] { r.readFile(head, "/etc/passwd"); }, "relative to the repository root"},
+        {[&] { r.readBlob("not-hex"); }, "invalid blob id"},
+        {[&] { r.readBlob(std::string(40, 'a')); }, "reading blob aaaa"},
+    };
+    for (const auto &c : cases) {
+        const auto error = errorOf(c.call);
+        QVERIFY2(error, c.message);
+        QCOMPARE(error->kind(), Error::Kind::Input);
+        QVERIFY2(QString::fromUtf8(error->what()).contains(QLatin1String(c.message)),
+                 error->what());
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Diff
+
+void TestRepo::diffFileList_data()
+{
+    QTest::addColumn<bool>("committed");
+    QTest::addColumn<bool>("withHunks");
+    QTest::newRow("commit to commit, hunks") << true << true;
+    QTest::newRow("commit to commit, file list only") << true << false;
+    QTest::newRow("commit to WORKTREE, hunks") << false << true;
+    QTest::newRow("commit to WORKTREE, file list only") << false << false;
+}
+
+void TestRepo::diffFileList()
+{
+    QFETCH(bool, committed);
+    QFETCH(bool, withHunks);
+    RepoBuilder repo;
+    const std::string baseId = buildPatchScenario(repo);
+    if (committed)
+        repo.commit("agent patch");
+
+    const Repository r = Repository::open(repo.root());
+    const Revision base = r.resolve(baseId);
+    const Revision head = r.resolve(committed ? "HEAD" : "WORKTREE");
+    DiffOptions options;
+    options.withHunks = withHunks;
+    const PatchDiff diff = r.diff(base, head, options);
+
+    QCOMPARE(fileSummary(diff), QStringList({"A add.py", "M blob.dat", "D del.py", "M logo.png",
+                                             "M mod.py", "R pkg/new_name.py", "M run.sh"}));
+    QVERIFY(findFile(diff, "blob.dat")->binary); // by .gitattributes, not by content
+
+    const FileDiff *added = findFile(diff, "add.py");
+    QVERIFY(added->oldPath.empty() && added->oldBlob.empty() && added->oldMode == 0);
+    QCOMPARE(qs(added->newBlob), qs(blobId("NEW = 1\n"))); // the real id, even untracked
+    QCOMPARE(added->newMode, uint32_t(0100644));
+
+    const FileDiff *deleted = findFile(diff, "del.py");
+    QVERIFY(deleted->newPath.empty() && deleted->newBlob.empty() && deleted->newMode == 0);
+    QCOMPARE(qs(deleted->oldBlob), qs(blobId("GONE = 1\n")));
+
+    const FileDiff *renamed = findFile(diff, "pkg/new_name.py");
+    QCOMPARE(qs(renamed->oldPath), QStringLiteral("old_name.py"));
+    QVERIFY2(renamed->similarity > 50, qPrintable(QString::number(renamed->similarity)));
+    QVERIFY(renamed->similarity < 100);
+    QCOMPARE(qs(renamed->oldBlob), qs(blobId(kRenamedBase)));
+    QCOMPARE(qs(renamed->newBlob), qs(blobId(kRenamedHead)));
+
+    const FileDiff *png = findFile(diff, "logo.png");
+    QVERIFY(png->binary);
+    QVERIFY(png->hunks.empty());
+    QCOMPARE(qs(png->newBlob), qs(blobId(kPngHead)));
+
+    const FileDiff *script = findFile(diff, "run.sh");
+    QVERIFY(script->modeChanged());
+    QCOMPARE(script->oldMode, uint32_t(0100644));
+    QCOMPARE(script->newMode, uint32_t(0100755));
+    QVERIFY(script->hunks.empty()); // only the mode changed
+    QCOMPARE(qs(script->newBlob), qs(blobId(kScript)));
+
+    const FileDiff *mod = findFile(diff, "mod.py");
+    QVERIFY(!mod->binary);
+    QCOMPARE(qs(mod->oldBlob), qs(blobId(kModBase)));
+    QCOMPARE(qs(mod->newBlob), qs(blobId(kModHead)));
+    if (withHunks) {
+        QCOMPARE(mod->additions, 1);
+        QCOMPARE(mod->deletions, 1);
+        QCOMPARE(mod->hunks.size(), size_t(1));
+        QCOMPARE(added->additions, 1);
+        QCOMPARE(deleted->deletions, 1);
+        QCOMPARE(renamed->additions, 1);
+    } else {
+        for (const FileDiff &f : diff.files) {
+            QVERIFY2(f.hunks.empty(), f.path().c_str());
+            QCOMPARE(f.additions, 0);
+            QCOMPARE(f.deletions, 0);
+        }
+    }
+
+    options.detectRenames = false;
+    QCOMPARE(fileSummary(r.diff(base, head, options)),
+             QStringList({"A add.py", "M blob.dat", "D del.py", "M logo.png", "M mod.py",
+                          "D old_name.py", "A pkg/new_name.py", "M run.sh"}));
+}
+
+void TestRepo::diffHunksAndIntraline()
+{
+    RepoBuilder repo;
+    const std::string baseId = buildPatchScenario(repo);
+    const Repository r = Repository::open(repo.root());
+    const PatchDiff diff = r.diff(r.resolve(baseId), r.resolve("WORKTREE"), DiffOptions{});
+    const FileDiff *mod = findFile(diff, "mod.py");
+    QVERIFY(mod);
+    QCOMPARE(mod->hunks.size(), size_t(1));
+    const auto &hunk = mod->hunks.front();
+    QCOMPARE(hunk.oldStart, 1);
+    QCOMPARE(hunk.oldLines, 4);
+    QCOMPARE(hunk.newStart, 1);
+    QCOMPARE(hunk.newLines, 4);
+    QCOMPARE(qs(hunk.header), QStringLiteral("@@ -1,4 +1,4 @@")); // nothing above line 1
+    QCOMPARE(renderLines(hunk), QStringLiteral(" 1,1:def f():| 2,2:    a = 1|-3,0:    b = 2|"
+                                               "+0,3:    b = 3| 4,4:    return a + b"));
+    QCOMPARE(renderRanges(hunk.lines[2].intraline), QStringLiteral("8+1"));
+    QCOMPARE(renderRanges(hunk.lines[3].intraline), QStringLiteral("8+1"));
+    QVERIFY(hunk.lines[0].intraline.empty());
+
+    DiffOptions noIntraline;
+    noIntraline.intraline = false;
+    const PatchDiff plain = r.diff(r.resolve(baseId), r.resolve("WORKTREE"), noIntraline);
+    QVERIFY(findFile(plain, "mod.py")->hunks.front().lines[2].intraline.empty());
+}
+
+void TestRepo::diffLineNumbersAndMissingNewline_data()
+{
+    QTest::addColumn<QByteArray>("before");
+    QTest::addColumn<QByteArray>("after");
+    QTest::addColumn<QString>("lines");
+    QTest::newRow("old side lacks the newline")
+        << QByteArray("x\ny") << QByteArray("x\nz\n") << " 1,1:x|-2,0:y\\|+0,2:z";
+    QTest::newRow("new side lacks the newline")
+        << QByteArray("x\ny\n") << QByteArray("x\nz") << " 1,1:x|-2,0:y|+0,2:z\\";
+    QTest::newRow("newline added at end")
+        << QByteArray("x\ny") << QByteArray("x\ny\n") << " 1,1:x|-2,0:y\\|+0,2:y";
+    QTest::newRow("both lack it: context line")
+        << QByteArray("a\nb\nc") << QByteArray("A\nb\nc") << "-1,0:a|+0,1:A| 2,2:b| 3,3:c\\";
+    QTest::newRow("pairs in a replaced block")
+        << QByteArray("k\np1\np2\nk2\n") << QByteArray("k\nq1\nq2\nq3\nk2\n")
+        << " 1,1:k|-2,0:p1|-3,0:p2|+0,2:q1|+0,3:q2|+0,4:q3| 4,5:k2";
+}
+
+void TestRepo::diffLineNumbersAndMissingNewline()
+{
+    QFETCH(QByteArray, before);
+    QFETCH(QByteArray, after);
+    QFETCH(QString, lines);
+    RepoBuilder repo;
+    repo.write("f.txt", before.toStdString());
+    const std::string baseId = repo.commit("base");
+    repo.write("f.txt", after.toStdString());
+    const std::string headId = repo.commit("head");
+
+    const Repository r = Repository::open(repo.root());
+    const PatchDiff diff = r.diff(r.resolve(baseId), r.resolve(headId), DiffOptions{});
+    QCOMPARE(diff.files.size(), size_t(1));
+    QCOMPARE(diff.files[0].hunks.size(), size_t(1));
+    QCOMPARE(renderLines(diff.files[0].hunks[0]), lines);
+    // Every deleted line paired with an added one carries intraline ranges.
+    const auto &hunkLines = diff.files[0].hunks[0].lines;
+    for (size_t i = 0; i + 1 < hunkLines.size(); ++i) {
+        if (hunkLines[i].origin == DiffLine::Origin::Deleted &&
+            hunkLines[i + 1].origin == DiffLine::Origin::Added &&
+            hunkLines[i].text != hunkLines[i + 1].text)
+            QVERIFY(!hunkLines[i].intraline.empty());
+    }
+}
+
+void TestRepo::diffContextLines_data()
+{
+    QTest::addColumn<int>("context");
+    QTest::addColumn<int>("oldStart");
+    QTest::addColumn<int>("lineCount");
+    QTest::addColumn<QString>("header"); // with the nearest line above as function context
+    QTest::newRow("0") << 0 << 10 << 2 << "@@ -10 +10 @@ line 9";
+    QTest::newRow("1") << 1 << 9 << 4 << "@@ -9,3 +9,3 @@ line 8";
+    QTest::newRow("3 (default)") << 3 << 7 << 8 << "@@ -7,7 +7,7 @@ line 6";
+    QTest::newRow("more than the file") << 50 << 1 << 21 << "@@ -1,20 +1,20 @@";
+}
+
+void TestRepo::diffContextLines()
+{
+    QFETCH(int, context);
+    QFETCH(int, oldStart);
+    QFETCH(int, lineCount);
+    QFETCH(QString, header);
+    std::string before, after;
+    for (int i = 1; i <= 20; ++i) {
+        before += "line " + std::to_string(i) + "\n";
+        after += (i == 10 ? std::string("changed") : "line " + std::to_string(i)) + "\n";
+    }
+    RepoBuilder repo;
+    repo.write("f.txt", before);
+    const std::string baseId = repo.commit("base");
+    repo.write("f.txt", after);
+
+    const Repository r = Repository::open(repo.root());
+    DiffOptions options;
+    options.contextLines = context;
+    const PatchDiff diff = r.diff(r.resolve(baseId), r.resolve("WORKTREE"), options);
+    QCOMPARE(diff.files.size(), size_t(1));
+    QCOMPARE(diff.files[0].hunks.size(), size_t(1));
+    const auto &hunk = diff.files[0].hunks[0];
+    QCOMPARE(hunk.oldStart, oldStart);
+    QCOMPARE(int(hunk.lines.size()), lineCount);
+    QCOMPARE(qs(hunk.header), header);
+}
+
+void TestRepo::diffIgnoreWhitespace_data()
+{
+    QTest::addColumn<bool>("ignoreWhitespace");
+    QTest::addColumn<bool>("withHunks");
+    QTest::addColumn<QStringList>("files");
+    const QStringList both = {"M mixed.py", "M ws.py"};
+    const QStringList real = {"M mixed.py"};
+    QTest::newRow("shown") << false << true << both;
+    QTest::newRow("shown, file list") << false << false << both;
+    QTest::newRow("ignored") << true << true << real;
+    QTest::newRow("ignored, file list") << true << false << real;
+}
+
+void TestRepo::diffIgnoreWhitespace()
+{
+    QFETCH(bool, ignoreWhitespace);
+    QFETCH(bool, withHunks);
+    QFETCH(QStringList, files);
+    RepoBuilder repo;
+    repo.write("ws.py", "def f():\n    return 1\n");
+    repo.write("mixed.py", "a = 1\nb = 2\n");
+    const std::string baseId = repo.commit("base");
+    repo.write("ws.py", "def f():\n        return  1\n");
+    repo.write("mixed.py", "a  =  1\nb = 3\n");
+
+    const Repository r = Repository::open(repo.root());
+    DiffOptions options;
+    options.ignoreWhitespace = ignoreWhitespace;
+    options.withHunks = withHunks;
+    const PatchDiff diff = r.diff(r.resolve(baseId), r.resolve("WORKTREE"), options);
+    QCOMPARE(fileSummary(diff), files);
+    if (withHunks) {
+        const FileDiff *mixed = findFile(diff, "mixed.py");
+        QCOMPARE(mixed->additions, ignoreWhitespace ? 1 : 2);
+        QCOMPARE(mixed->deletions, ignoreWhitespace ? 1 : 2);
+    }
+}
+
+void TestRepo::diffRejectsWorktreeBase()
+{
+    History h;
+    const Repository r = Repository::open(h.repo.root());
+    const auto error =
+        errorOf([&] { r.diff(r.resolve("WORKTREE"), r.resolve("HEAD"), DiffOptions{}); });
+    QVERIFY(error);
+    QCOMPARE(error->kind(), Error::Kind::Input);
+    QVERIFY2(QString::fromUtf8(error->what()).contains(QLatin1String("WORKTREE can only be")),
+             error->what());
+}
+
+// ---------------------------------------------------------------------------------------
+// Value helpers
+
+void TestRepo::intralineRanges_data()
+{
+    QTest::addColumn<QByteArray>("before");
+    QTest::addColumn<QByteArray>("after");
+    QTest::addColumn<QString>("oldRanges");
+    QTest::addColumn<QString>("newRanges");
+    QTest::newRow("single word") << QByteArray("x = foo(1)") << QByteArray("x = bar(1)") << "4+3"
+                                 << "4+3";
+    QTest::newRow("insertion") << QByteArray("assert a == b") << QByteArray("assert a is not b")
+                               << "9+2"
+                               << "9+6";
+    QTest::newRow("pure insertion") << QByteArray("f(a, b)") << QByteArray("f(a, c, b)") << ""
+                                    << "5+3";
+    QTest::newRow("no change") << QByteArray("same line") << QByteArray("same line") << ""
+                               << "";
+    QTest::newRow("completely different") << QByteArray("abc") << QByteArray("xyz") << "0+3"
+                                          << "0+3";
+    QTest::newRow("utf-8 stays whole")
+        << QByteArray("na\xc3\xafve x") << QByteArray("na\xc3\xafve y") << "7+1"
+        << "7+1";
+    QTest::newRow("empty side") << QByteArray() << QByteArray("new") << ""
+                                << "0+3";
+
+    // 300 words per side: beyond the LCS budget, only the common prefix and suffix are
+    // trimmed and the rest is one range.
+    QByteArray before = "p ";
+    QByteArray after = "p ";
+    for (int i = 0; i < 300; ++i) {
+        before += (i ? " w" : "w") + QByteArray::number(i);
+        after += (i ? " w" : "w") + QByteArray::number(299 - i);
+    }
+    before += " s";
+    after += " s";
+    const QString middle =
+        QStringLiteral("2+") + QString::number(before.size() - 4); // both sides equally long
+    QTest::newRow("long line falls back to prefix/suffix") << before << after << middle << middle;
+}
+
+void TestRepo::intralineRanges()
+{
+    QFETCH(QByteArray, before);
+    QFETCH(QByteArray, after);
+    QFETCH(QString, oldRanges);
+    QFETCH(QString, newRanges);
+    const auto [oldSide, newSide] =
+        pw::core::intralineRanges(before.toStdString(), after.toStdString());
+    QCOMPARE(renderRanges(oldSide), oldRanges);
+    QCOMPARE(renderRanges(newSide), newRanges);
+}
+
+void TestRepo::changeStatusNames()
+{
+    const std::pair<ChangeStatus, const char *> all[] = {
+        {ChangeStatus::Added, "A added"},       {ChangeStatus::Deleted, "D deleted"},
+        {ChangeStatus::Modified, "M modified"}, {ChangeStatus::Renamed, "R renamed"},
+        {ChangeStatus::Copied, "C copied"},     {ChangeStatus::TypeChange, "T type changed"},
+    };
+    for (const auto &[status, expected] : all) {
+        const std::string actual = std::string(pw::core::changeStatusLetter(status)) + ' ' +
+                                   pw::core::changeStatusName(status);
+        QCOMPARE(qs(actual), QLatin1String(expected));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestRepo)
+#include "tst_repo.moc"
