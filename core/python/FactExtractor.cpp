@@ -7,7 +7,9 @@
 #include <QByteArray>
 #include <QCryptographicHash>
 #include <QDir>
+#include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QThread>
@@ -64,9 +66,19 @@ FactExtractor::FactExtractor(std::string python, std::string cacheDir) : m_pytho
     if (script().empty())
         throw Error::harness("the bundled fact extractor is missing from this build");
     if (!cacheDir.empty()) {
+        // Facts depend on the extractor and on the interpreter's ast (its version): key
+        // the cache by the script, the interpreter's resolved file, its size and mtime,
+        // so an upgraded Python never reads another version's facts.
         QByteArray key = QByteArray::fromStdString(script());
         key += '\0';
         key += QByteArray::fromStdString(m_python);
+        const QString program = QStandardPaths::findExecutable(QString::fromStdString(m_python));
+        const QFileInfo info(program.isEmpty() ? QString::fromStdString(m_python) : program);
+        if (info.exists()) {
+            key += '\0' + info.canonicalFilePath().toUtf8() + '\0' +
+                   QByteArray::number(info.size()) + '\0' +
+                   QByteArray::number(info.lastModified().toMSecsSinceEpoch());
+        }
         m_cacheDir = cacheDir + "/" + sha256Hex(key).left(16).toStdString();
     }
 }

@@ -40,8 +40,8 @@ std::string blobId(const std::string &bytes)
 {
     QCryptographicHash sha1(QCryptographicHash::Sha1);
     const std::string header = "blob " + std::to_string(bytes.size());
-    sha1.addData(QByteArrayView(header.data(), qsizetype(header.size() + 1))); // with the NUL
-    sha1.addData(QByteArrayView(bytes.data(), qsizetype(bytes.size())));
+    sha1.addData(QByteArray(header.data(), int(header.size() + 1))); // with the NUL
+    sha1.addData(QByteArray::fromStdString(bytes));
     return sha1.result().toHex().toStdString();
 }
 

@@ -1,0 +1,1040 @@
+#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+"""patchwitness fact extractor for Python test files (SPEC section 3).
+
+Protocol
+--------
+stdin : {"files": [{"id": str, "path": str, "b64": str}, ...]}
+stdout: {"extractor": 1, "python": "3.11.2", "files": [<file facts>, ...]}
+        (one object per input file, in input order)
+
+Exit status: 0 whenever the input was readable (a file that does not parse is
+reported in its own "error" field and never breaks the batch); 2 when stdin is
+not JSON of the shape above (message on stderr).  Nothing but the one JSON
+document is ever written to stdout.
+
+The script uses only the standard library and runs on Python 3.8 and later
+(no 3.9+ syntax; ast.unparse is used when available, an ast.dump-based text
+otherwise).  It is bundled into the patchwitness binaries (core.qrc) and run
+with the project's own interpreter, so the grammar always matches the project.
+"""
+
+import ast
+import base64
+import binascii
+import builtins
+import gc
+import hashlib
+import io
+import json
+import math
+import platform
+import sys
+import tokenize
+import warnings
+
+EXTRACTOR_VERSION = 1
+
+# ---------------------------------------------------------------------------
+# Tables (SPEC section 3)
+# ---------------------------------------------------------------------------
+
+# assert <Compare>: one rank per operator.
+COMPARE_OP_RANK = {
+    ast.Eq: 0, ast.NotEq: 0, ast.Is: 0, ast.IsNot: 0,
+    ast.Lt: 1, ast.LtE: 1, ast.Gt: 1, ast.GtE: 1,
+    ast.In: 2, ast.NotIn: 2,
+}
+
+# assert <expr> where expr is one of these: a bare truthiness check, rank 3.
+TRUTHY_TYPES = (ast.Name, ast.Attribute, ast.UnaryOp, ast.Call, ast.Subscript,
+                ast.Constant)
+
+# unittest matcher methods (any receiver: self.assertX, cls.assertX, tc.assertX).
+# Deprecated aliases map to the rank of the method they alias.
+MATCHER_RANK = {
+    # rank 0: identity / equality
+    "assertEqual": 0, "assertEquals": 0, "failUnlessEqual": 0,
+    "assertNotEqual": 0, "assertNotEquals": 0, "failIfEqual": 0,
+    "assertIs": 0, "assertIsNot": 0,
+    "assertIsNone": 0,
+    "assertIsInstance": 0, "assertNotIsInstance": 0,
+    "assertListEqual": 0, "assertDictEqual": 0, "assertTupleEqual": 0,
+    "assertSetEqual": 0, "assertSequenceEqual": 0, "assertMultiLineEqual": 0,
+    "assertCountEqual": 0, "assertItemsEqual": 0,
+    # rank 1: ordering
+    "assertGreater": 1, "assertGreaterEqual": 1, "assertLess": 1, "assertLessEqual": 1,
+    # rank 2: membership / approximate / pattern
+    "assertIn": 2, "assertNotIn": 2,
+    "assertAlmostEqual": 2, "assertAlmostEquals": 2, "failUnlessAlmostEqual": 2,
+    "assertNotAlmostEqual": 2, "assertNotAlmostEquals": 2, "failIfAlmostEqual": 2,
+    "assertRegex": 2, "assertNotRegex": 2,
+    "assertRegexpMatches": 2, "assertNotRegexpMatches": 2,
+    "assertDictContainsSubset": 2,
+    # rank 3: bare truthiness
+    "assertTrue": 3, "assertFalse": 3, "assertIsNotNone": 3,
+    "assert_": 3, "failUnless": 3, "failIf": 3,
+}
+
+# assertAlmostEqual spellings that carry a tolerance (places / delta).
+ALMOST_EQUAL_METHODS = frozenset(["assertAlmostEqual", "assertAlmostEquals",
+                                  "failUnlessAlmostEqual"])
+
+# unittest methods that are "raises" facts, not assertions.
+RAISES_METHODS = frozenset(["assertRaises", "assertRaisesRegex", "assertRaisesRegexp",
+                            "failUnlessRaises"])
+
+# Canonical (import-resolved) callables.  The bare spellings are accepted when the
+# name is not bound by an import (e.g. `from pytest import *`).
+RAISES_FUNCS = frozenset(["pytest.raises", "raises"])
+APPROX_FUNCS = frozenset(["pytest.approx", "approx"])
+ISCLOSE_FUNCS = frozenset(["math.isclose", "cmath.isclose", "isclose"])
+ABS_FUNCS = frozenset(["abs", "builtins.abs", "math.fabs"])
+
+# Last dotted component of every callable analyze_region looks at.
+CALL_NAMES_OF_INTEREST = frozenset(["raises", "approx", "isclose", "skip", "xfail",
+                                    "importorskip"])
+
+BODY_SKIP_CALLS = {
+    "pytest.skip": "pytest.skip()",
+    "pytest.xfail": "pytest.xfail()",
+    "pytest.importorskip": "pytest.importorskip()",
+}
+
+SKIP_MARKS = frozenset([
+    "pytest.mark.skip", "pytest.mark.skipif", "pytest.mark.xfail",
+    "unittest.skip", "unittest.skipIf", "unittest.skipUnless",
+    "unittest.expectedFailure",
+])
+
+EXC_RANK0 = frozenset(["ValueError", "KeyError", "TypeError"])
+EXC_RANK3 = frozenset(["Exception", "BaseException"])
+
+APPROX_DEFAULT_REL = 1e-6
+ISCLOSE_DEFAULT_REL = 1e-9
+ALMOST_EQUAL_DEFAULT_PLACES = 7
+
+_MISSING = object()
+
+# parametrize_cases is read into a C++ int: an absurd product is clamped.
+PARAMETRIZE_CASES_MAX = 2 ** 31 - 1
+
+
+# ---------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------
+
+if hasattr(ast, "unparse"):
+    def unparse(node):
+        return ast.unparse(node)
+else:  # Python 3.8: no ast.unparse; a position-free dump is still a stable text
+    def unparse(node):
+        return ast.dump(node)
+
+
+def sort_key(node):
+    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+
+
+def dotted_parts(node):
+    """['a', 'b', 'c'] for the expression a.b.c, None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        parts.reverse()
+        return parts
+    return None
+
+
+def dotted_text(node):
+    parts = dotted_parts(node)
+    return ".".join(parts) if parts is not None else None
+
+
+def fold_number(node, depth=0):
+    """Constant-fold a numeric literal expression (unary +/-, + - * / ** of
+    numeric literals).  Returns a finite float, or None when the expression is
+    not a literal ("computed")."""
+    try:
+        value = _fold(node, depth)
+    except (ValueError, TypeError, OverflowError, ZeroDivisionError, RecursionError):
+        return None
+    if value is None or isinstance(value, complex):
+        return None
+    try:
+        value = float(value)
+    except (OverflowError, ValueError, TypeError):
+        return None
+    if not math.isfinite(value):
+        return None
+    return value
+
+
+def _fold(node, depth):
+    if depth > 50:
+        raise ValueError("too deep")
+    if isinstance(node, ast.Constant):
+        v = node.value
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError("not a number")
+        return float(v)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = _fold(node.operand, depth + 1)
+        return -v if isinstance(node.op, ast.USub) else v
+    if isinstance(node, ast.BinOp):
+        left = _fold(node.left, depth + 1)
+        right = _fold(node.right, depth + 1)
+        op = node.op
+        if isinstance(op, ast.Add):
+            return left + right
+        if isinstance(op, ast.Sub):
+            return left - right
+        if isinstance(op, ast.Mult):
+            return left * right
+        if isinstance(op, ast.Div):
+            return left / right
+        if isinstance(op, ast.Pow):
+            result = left ** right  # floats: overflow raises, never a huge int
+            if isinstance(result, complex):
+                raise ValueError("complex")
+            return result
+    raise ValueError("not a literal")
+
+
+_MRO_CACHE = {}
+
+
+def builtin_mro(name):
+    """Builtin MRO (most derived first, object excluded) of a builtin exception
+    class named `name` (optionally spelled builtins.X); [] for anything else."""
+    if name in _MRO_CACHE:
+        return _MRO_CACHE[name]
+    short = name[len("builtins."):] if name.startswith("builtins.") else name
+    result = []
+    if short and "." not in short:
+        cls = getattr(builtins, short, None)
+        if isinstance(cls, type) and issubclass(cls, BaseException):
+            result = [c.__name__ for c in cls.__mro__ if c is not object]
+    _MRO_CACHE[name] = result
+    return result
+
+
+def exception_rank(name):
+    short = name[len("builtins."):] if name.startswith("builtins.") else name
+    if short in EXC_RANK0:
+        return 0
+    if short in EXC_RANK3:
+        return 3
+    return 1
+
+
+# ---------------------------------------------------------------------------
+# Per-file analysis
+# ---------------------------------------------------------------------------
+
+# Fields the walk neither follows nor serialises: expression contexts (implied
+# by the position in the tree), type comments (only with type_comments=True) and
+# the u"" prefix of string constants (no meaning in Python 3).
+_UNHASHED_FIELDS = frozenset(["ctx", "type_comment", "kind"])
+_FIELDS = {}  # AST class -> its _fields minus _UNHASHED_FIELDS
+
+
+class Region(object):
+    """Nodes of interest collected by one walk."""
+    __slots__ = ("calls", "compares", "asserts", "attrs")
+
+    def __init__(self):
+        self.calls = []
+        self.compares = []
+        self.asserts = []
+        self.attrs = []  # Attribute nodes that may be <pytest>.mark.<name>
+
+
+class FileAnalyzer(object):
+    def __init__(self, tree):
+        self.tree = tree
+        self.import_alias = {}   # local name -> dotted module/object path
+        self.imports = set()     # top-level module names
+        self.mark_alias = {}     # module-level NAME = <pytest mark / unittest skip expr>
+        self.class_cache = {}
+        self.import_nodes = []   # Import / ImportFrom anywhere in the file
+        self.regions = []        # every Region walked (their attrs: file markers)
+        self.texts = {}          # id(node) -> unparse text
+
+    # -- name resolution -----------------------------------------------------
+
+    def canonical(self, node):
+        """Import-resolved dotted name of a Name/Attribute chain, else None."""
+        parts = dotted_parts(node)
+        if parts is None:
+            return None
+        head = parts[0]
+        if head in self.mark_alias:
+            base = self.mark_alias[head][0]
+        else:
+            base = self.import_alias.get(head, head)
+        if len(parts) == 1:
+            name = base
+        else:
+            name = base + "." + ".".join(parts[1:])
+        if name.startswith("unittest.case."):
+            name = "unittest." + name[len("unittest.case."):]
+        return name
+
+    def text(self, node):
+        """Normalised source text of a node (cached: a tolerance often is the
+        very expression an assertion tests)."""
+        key = id(node)
+        text = self.texts.get(key)
+        if text is None:
+            text = self.texts[key] = unparse(node)
+        return text
+
+    def subst(self, expr):
+        """Replace a module-level mark alias (requires_db = pytest.mark.skipif(...))
+        by its defining expression."""
+        if isinstance(expr, ast.Name) and expr.id in self.mark_alias:
+            return self.mark_alias[expr.id][1]
+        return expr
+
+    def mark_target(self, expr):
+        """Canonical name of a decorator / mark expression, call stripped."""
+        expr = self.subst(expr)
+        target = expr.func if isinstance(expr, ast.Call) else expr
+        return self.canonical(target)
+
+    # -- the one walk ------------------------------------------------------------
+
+    def walk(self, roots, stop, tokens, region):
+        """Iterative pre-order walk over `roots` (each node visited once).
+
+        Collects, for the whole file, import statements and candidate
+        `<x>.mark.<name>` attributes; collects Call / Compare / Assert nodes into
+        `region`; appends to `tokens` a position-free structural serialisation of
+        the subtrees (node type, non-node field values, list lengths: the same
+        information as ast.dump without attributes).  Nodes whose id is in `stop`
+        are skipped with their subtree (the test functions, walked separately)."""
+        AST = ast.AST
+        Call, Compare, Assert = ast.Call, ast.Compare, ast.Assert
+        Attribute, Name = ast.Attribute, ast.Name
+        Import, ImportFrom = ast.Import, ast.ImportFrom
+        fields_cache = _FIELDS
+        imports = self.import_nodes
+        calls, compares, asserts = region.calls, region.compares, region.asserts
+        candidates = region.attrs
+        emit = tokens.append
+        stack = list(reversed(roots))
+        pop, extend = stack.pop, stack.extend
+        while stack:
+            node = pop()
+            if stop and id(node) in stop:
+                continue
+            cls = node.__class__
+            if cls is Call:
+                calls.append(node)
+            elif cls is Attribute:
+                value = node.value
+                if value.__class__ is Name or (value.__class__ is Attribute
+                                               and value.attr == "mark"):
+                    candidates.append(node)
+            elif cls is Compare:
+                compares.append(node)
+            elif cls is Assert:
+                asserts.append(node)
+            elif cls is Import or cls is ImportFrom:
+                imports.append(node)
+            fields = fields_cache.get(cls)
+            if fields is None:
+                fields = tuple(f for f in cls._fields if f not in _UNHASHED_FIELDS)
+                fields_cache[cls] = fields
+            emit(cls.__name__)
+            children = []
+            for field in fields:
+                value = getattr(node, field, None)
+                if isinstance(value, list):
+                    emit("[%d" % len(value))
+                    for item in value:
+                        if isinstance(item, AST):
+                            if item._fields:
+                                emit("^")
+                                children.append(item)
+                            else:  # operators (Compare.ops)
+                                emit(item.__class__.__name__)
+                        else:
+                            emit(repr(item))
+                elif isinstance(value, AST):
+                    if value._fields:
+                        emit("^")
+                        children.append(value)
+                    else:  # operators (BinOp.op, ...)
+                        emit(value.__class__.__name__)
+                else:
+                    emit(repr(value))
+            if children:
+                children.reverse()
+                extend(children)
+
+    def resolve_names(self):
+        """Import aliases, module-level mark aliases, file-level mark names."""
+        for node in self.import_nodes:
+            if node.__class__ is ast.Import:
+                for alias in node.names:
+                    top = alias.name.split(".")[0]
+                    self.imports.add(top)
+                    if alias.asname:
+                        self.import_alias[alias.asname] = alias.name
+                    else:
+                        self.import_alias[top] = top
+            else:
+                if node.level or not node.module:
+                    continue  # relative import: not a top-level module name
+                self.imports.add(node.module.split(".")[0])
+                for alias in node.names:
+                    if alias.name == "*":
+                        continue
+                    self.import_alias[alias.asname or alias.name] = \
+                        node.module + "." + alias.name
+        # module-level mark aliases: slow = pytest.mark.slow,
+        # requires_db = pytest.mark.skipif(...), skip_ci = unittest.skipIf(...)
+        for stmt in self.module_level_statements(self.tree.body):
+            if isinstance(stmt, ast.Assign):
+                targets, value = stmt.targets, stmt.value
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                targets, value = [stmt.target], stmt.value
+            else:
+                continue
+            fn = value.func if isinstance(value, ast.Call) else value
+            name = self.canonical(fn)
+            if name is None or not (name.startswith("pytest.mark.") or name in SKIP_MARKS):
+                continue
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id != "pytestmark":
+                    self.mark_alias[target.id] = (name, value)
+        markers = set()
+        for region in self.regions:
+            for node in region.attrs:
+                if self.canonical(node.value) == "pytest.mark":
+                    markers.add(node.attr)
+        return markers
+
+    @staticmethod
+    def module_level_statements(body):
+        """Statements of a module/class body, descending into if/try/with/for
+        blocks but never into function or class definitions."""
+        stack = list(reversed(body))
+        while stack:
+            stmt = stack.pop()
+            yield stmt
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            nested = []
+            for field in ("body", "orelse", "finalbody"):
+                nested.extend(getattr(stmt, field, None) or [])
+            for handler in getattr(stmt, "handlers", None) or []:
+                nested.extend(handler.body)
+            stack.extend(reversed(nested))
+
+    # -- marks -------------------------------------------------------------------
+
+    def pytestmark_exprs(self, body):
+        """Mark expressions assigned to `pytestmark` in a module/class body."""
+        exprs = []
+        for stmt in self.module_level_statements(body):
+            if isinstance(stmt, ast.Assign):
+                if not any(isinstance(t, ast.Name) and t.id == "pytestmark"
+                           for t in stmt.targets):
+                    continue
+                value = stmt.value
+            elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+                if not (isinstance(stmt.target, ast.Name) and stmt.target.id == "pytestmark"):
+                    continue
+                value = stmt.value
+                if value is None:
+                    continue
+            else:
+                continue
+            self._flatten_marks(value, exprs)
+        return exprs
+
+    def _flatten_marks(self, value, out):
+        if isinstance(value, (ast.List, ast.Tuple)):
+            for elt in value.elts:
+                self._flatten_marks(elt, out)
+        elif isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+            self._flatten_marks(value.left, out)
+            self._flatten_marks(value.right, out)
+        else:
+            out.append(value)
+
+    def mark_skip(self, expr):
+        """Skip-family string of one decorator / mark expression, or None."""
+        name = self.mark_target(expr)
+        if name in SKIP_MARKS:
+            return name
+        return None
+
+    def skips_of_marks(self, exprs):
+        """Skip strings from decorators / pytestmark elements, in order, including
+        skip-family marks of pytest.param(..., marks=...) inside parametrize."""
+        out = []
+        for expr in exprs:
+            s = self.mark_skip(expr)
+            if s is not None:
+                out.append(s)
+                continue
+            expr = self.subst(expr)
+            if isinstance(expr, ast.Call) and \
+                    self.canonical(expr.func) == "pytest.mark.parametrize":
+                params = []
+                for arg in list(expr.args) + [k.value for k in expr.keywords]:
+                    for node in ast.walk(arg):
+                        if isinstance(node, ast.Call) and \
+                                self.canonical(node.func) == "pytest.param":
+                            params.append(node)
+                params.sort(key=sort_key)
+                for param in params:
+                    for kw in param.keywords:
+                        if kw.arg != "marks":
+                            continue
+                        marks = []
+                        self._flatten_marks(kw.value, marks)
+                        for mark in marks:
+                            s = self.mark_skip(mark)
+                            if s is not None:
+                                out.append(s)
+        return out
+
+    def mark_names(self, exprs, attrs=None):
+        """pytest.mark.X names (X) referenced anywhere in the expressions.
+        `attrs`: the candidate Attribute nodes the walk already collected for
+        exactly these expressions (saves walking them again)."""
+        names = set()
+        if attrs is not None:
+            for node in attrs:
+                if self.canonical(node.value) == "pytest.mark":
+                    names.add(node.attr)
+            if not self.mark_alias:
+                return names
+        for expr in exprs:
+            for node in ast.walk(expr):
+                if attrs is None and isinstance(node, ast.Attribute):
+                    if self.canonical(node.value) == "pytest.mark":
+                        names.add(node.attr)
+                elif isinstance(node, ast.Name) and node.id in self.mark_alias:
+                    name = self.mark_alias[node.id][0]
+                    if name.startswith("pytest.mark."):
+                        names.add(name.split(".")[2])
+                        names.update(self.mark_names([self.mark_alias[node.id][1]]))
+        return names
+
+    def parametrize_factor(self, exprs):
+        """(has_parametrize, cases or None) over decorators / pytestmark elements."""
+        has = False
+        cases = 1
+        for expr in exprs:
+            expr = self.subst(expr)
+            target = expr.func if isinstance(expr, ast.Call) else expr
+            if self.canonical(target) != "pytest.mark.parametrize":
+                continue
+            has = True
+            argvalues = _MISSING
+            if isinstance(expr, ast.Call):
+                if len(expr.args) >= 2 and not any(isinstance(a, ast.Starred)
+                                                   for a in expr.args[:2]):
+                    argvalues = expr.args[1]
+                for kw in expr.keywords:
+                    if kw.arg == "argvalues":
+                        argvalues = kw.value
+            if cases is not None and isinstance(argvalues, (ast.List, ast.Tuple)) and \
+                    not any(isinstance(e, ast.Starred) for e in argvalues.elts):
+                cases *= len(argvalues.elts)
+            else:
+                cases = None
+        return has, (cases if has else None)
+
+    def class_info(self, cls):
+        info = self.class_cache.get(id(cls))
+        if info is None:
+            exprs = list(cls.decorator_list) + self.pytestmark_exprs(cls.body)
+            info = {
+                "skip": self.skips_of_marks(exprs),
+                "markers": self.mark_names(exprs),
+                "param": self.parametrize_factor(exprs),
+            }
+            self.class_cache[id(cls)] = info
+        return info
+
+    # -- test discovery -----------------------------------------------------------
+
+    def iter_tests(self):
+        """(qualified name, def node, enclosing classes outermost first), in
+        source order.  A later definition of the same name in the same scope
+        shadows the earlier one (as at runtime), so only the last is kept."""
+        out = []
+        self._collect(self.tree.body, [], out)
+        return out
+
+    def _collect(self, body, chain, out):
+        last = {}
+        for index, stmt in enumerate(body):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                last[stmt.name] = index
+        for index, stmt in enumerate(body):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if stmt.name.startswith("test") and last[stmt.name] == index:
+                    qual = "::".join([c.name for c in chain] + [stmt.name])
+                    out.append((qual, stmt, chain))
+            elif isinstance(stmt, ast.ClassDef) and last[stmt.name] == index:
+                self._collect(stmt.body, chain + [stmt], out)
+
+    # -- per-test facts -------------------------------------------------------------
+
+    def assertion_from_assert(self, node):
+        test = node.test
+        while isinstance(test, (ast.Await, ast.NamedExpr)):
+            test = test.value
+        if isinstance(test, ast.Compare):
+            ranks = [COMPARE_OP_RANK.get(type(op), 2) for op in test.ops]
+            truthy, comparison = False, True
+        elif isinstance(test, ast.BoolOp):
+            ranks = []
+            comparison = self._boolop_ranks(test, ranks)
+            truthy = not comparison
+        elif isinstance(test, TRUTHY_TYPES):
+            ranks, truthy, comparison = [3], True, False
+        else:
+            ranks, truthy, comparison = [2], False, True
+        return {"line": node.lineno, "text": self.text(node.test), "ranks": sorted(ranks),
+                "truthy": truthy, "comparison": comparison}
+
+    def _boolop_ranks(self, boolop, ranks):
+        found = False
+        for value in boolop.values:
+            while isinstance(value, (ast.Await, ast.NamedExpr)):
+                value = value.value
+            if isinstance(value, ast.Compare):
+                ranks.extend(COMPARE_OP_RANK.get(type(op), 2) for op in value.ops)
+                found = True
+            elif isinstance(value, ast.BoolOp):
+                found = self._boolop_ranks(value, ranks) or found
+            else:
+                ranks.append(3)
+        return found
+
+    def tolerance(self, node, kind, value_node, default=None):
+        if value_node is None:
+            value = default
+        elif value_node is _MISSING:
+            value = None  # **kwargs / *args: unknown → computed
+        else:
+            value = fold_number(value_node)
+        return {"line": node.lineno, "kind": kind, "value": value, "text": self.text(node)}
+
+    def tolerance_from_call(self, call, name, method):
+        """Tolerance facts of one call, [] when it carries none."""
+        out = []
+        star = any(isinstance(a, ast.Starred) for a in call.args) or \
+            any(k.arg is None for k in call.keywords)
+        if method in ALMOST_EQUAL_METHODS:
+            places = delta = None
+            if len(call.args) >= 3 and not isinstance(call.args[2], ast.Starred):
+                places = call.args[2]
+            for kw in call.keywords:
+                if kw.arg == "places":
+                    places = kw.value
+                elif kw.arg == "delta":
+                    delta = kw.value
+            if _is_none(delta):
+                delta = None
+            if _is_none(places):
+                places = None
+            if delta is not None:
+                out.append(self.tolerance(call, "abs", delta))
+            elif places is not None:
+                p = fold_number(places)
+                value = None
+                if p is not None:
+                    try:
+                        value = 10.0 ** -p
+                    except OverflowError:
+                        value = None
+                    if value is not None and not math.isfinite(value):
+                        value = None
+                out.append({"line": call.lineno, "kind": "abs", "value": value,
+                            "text": self.text(call)})
+            elif star:
+                out.append(self.tolerance(call, "abs", _MISSING))
+            else:
+                out.append(self.tolerance(call, "abs", None,
+                                          10.0 ** -ALMOST_EQUAL_DEFAULT_PLACES))
+            return out
+        if name in APPROX_FUNCS:
+            given = []  # (position, kind, node)
+            positional = [a for a in call.args[1:3]]
+            for kind, arg in zip(("rel", "abs"), positional):
+                if not isinstance(arg, ast.Starred) and not _is_none(arg):
+                    given.append((sort_key(arg), kind, arg))
+            for kw in call.keywords:
+                if kw.arg in ("rel", "abs") and not _is_none(kw.value):
+                    given = [g for g in given if g[1] != kw.arg]
+                    given.append((sort_key(kw.value), kw.arg, kw.value))
+            given.sort(key=lambda g: g[0])
+            for _, kind, arg in given:
+                out.append(self.tolerance(call, kind, arg))
+            if not given:
+                if star:
+                    out.append(self.tolerance(call, "rel", _MISSING))
+                else:
+                    out.append(self.tolerance(call, "rel", None, APPROX_DEFAULT_REL))
+            return out
+        if name in ISCLOSE_FUNCS:
+            given = []
+            for kw in call.keywords:
+                if kw.arg in ("rel_tol", "abs_tol") and not _is_none(kw.value):
+                    given.append((sort_key(kw.value), "rel" if kw.arg == "rel_tol" else "abs",
+                                  kw.value))
+            given.sort(key=lambda g: g[0])
+            for _, kind, arg in given:
+                out.append(self.tolerance(call, kind, arg))
+            if not given:
+                if star:
+                    out.append(self.tolerance(call, "rel", _MISSING))
+                else:
+                    out.append(self.tolerance(call, "rel", None, ISCLOSE_DEFAULT_REL))
+            return out
+        return out
+
+    def tolerance_from_compare(self, node):
+        """abs(a - b) < X, abs(a - b) <= X, X > abs(a - b), X >= abs(a - b)."""
+        out = []
+        operands = [node.left] + list(node.comparators)
+        for i, op in enumerate(node.ops):
+            left, right = operands[i], operands[i + 1]
+            bound = None
+            if isinstance(op, (ast.Lt, ast.LtE)) and self._is_abs_diff(left):
+                bound = right
+            elif isinstance(op, (ast.Gt, ast.GtE)) and self._is_abs_diff(right):
+                bound = left
+            if bound is not None:
+                out.append(self.tolerance(node, "abs", bound))
+        return out
+
+    def _is_abs_diff(self, node):
+        return (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
+                and isinstance(node.args[0], ast.BinOp)
+                and isinstance(node.args[0].op, ast.Sub)
+                and self.canonical(node.func) in ABS_FUNCS)
+
+    def raises_from_call(self, call):
+        expected = _MISSING
+        if call.args:
+            expected = call.args[0]
+        for kw in call.keywords:
+            if kw.arg == "expected_exception":
+                expected = kw.value
+        members = []
+        if expected is _MISSING:
+            rank = 1  # pytest.raises(**kw) / missing: unknown, treated as computed
+        else:
+            self._raises_members(expected, members)
+            rank = max([m[1] for m in members]) if members else 0
+        return {"line": call.lineno, "rank": rank,
+                "names": [m[0] for m in members], "mro": [m[2] for m in members],
+                "text": self.text(call)}
+
+    def _raises_members(self, expr, out):
+        if isinstance(expr, ast.Tuple):
+            for elt in expr.elts:
+                self._raises_members(elt, out)
+            return
+        name = dotted_text(expr) if not isinstance(expr, ast.Starred) else None
+        if name is not None:
+            out.append((name, exception_rank(name), list(builtin_mro(name))))
+        else:
+            out.append((unparse(expr), 1, []))
+
+    def analyze_region(self, region, in_body, facts):
+        """Facts from the nodes one region (decorators: in_body False, or the
+        body: True) collected during the walk."""
+        canonical = self.canonical
+        import_alias = self.import_alias
+        for node in region.calls:
+            func = node.func
+            fcls = func.__class__
+            if fcls is ast.Attribute:
+                method = last = func.attr
+            elif fcls is ast.Name:
+                method, last = None, func.id
+                if last in import_alias:
+                    last = import_alias[last].rpartition(".")[2]
+            else:
+                method = last = None
+            # Only calls whose last name component can matter get resolved.
+            name = canonical(func) if last in CALL_NAMES_OF_INTEREST else None
+            if in_body and method in MATCHER_RANK:
+                rank = MATCHER_RANK[method]
+                facts["assertions"].append((sort_key(node), {
+                    "line": node.lineno, "text": self.text(node), "ranks": [rank],
+                    "truthy": rank == 3, "comparison": rank != 3}))
+            if method in RAISES_METHODS or name in RAISES_FUNCS:
+                facts["raises"].append((sort_key(node), self.raises_from_call(node)))
+            elif method in ALMOST_EQUAL_METHODS or name in APPROX_FUNCS or \
+                    name in ISCLOSE_FUNCS:
+                for t in self.tolerance_from_call(node, name, method):
+                    facts["tolerance"].append((sort_key(node), t))
+            if in_body:
+                if name in BODY_SKIP_CALLS:
+                    facts["skip"].append((sort_key(node), BODY_SKIP_CALLS[name]))
+                elif method == "skipTest":
+                    facts["skip"].append((sort_key(node), "skipTest()"))
+                elif method in ("applymarker", "add_marker") and node.args:
+                    s = self.mark_skip(node.args[0])
+                    if s is not None:
+                        facts["skip"].append((sort_key(node), s))
+        for node in region.compares:
+            for t in self.tolerance_from_compare(node):
+                facts["tolerance"].append((sort_key(node), t))
+        if in_body:
+            for node in region.asserts:
+                facts["assertions"].append((sort_key(node), self.assertion_from_assert(node)))
+
+    def walk_test(self, fn):
+        """Walk one test function: its decorator and body regions and its hash."""
+        decorators, body, args = Region(), Region(), Region()
+        self.regions.extend((decorators, body, args))
+        tokens = ["async" if isinstance(fn, ast.AsyncFunctionDef) else "def", "A"]
+        self.walk([fn.args], None, tokens, args)
+        tokens.extend(("D", "[%d" % len(fn.decorator_list)))
+        self.walk(fn.decorator_list, None, tokens, decorators)
+        tokens.extend(("B", "[%d" % len(fn.body)))
+        self.walk(fn.body, None, tokens, body)
+        blob = "\x00".join(tokens).encode("utf-8", "surrogatepass")
+        return decorators, body, hashlib.sha256(blob).hexdigest()
+
+    def test_facts(self, qual, fn, chain, decorators, body, body_hash):
+        facts = {"assertions": [], "tolerance": [], "raises": [], "skip": []}
+        self.analyze_region(decorators, False, facts)
+        self.analyze_region(body, True, facts)
+        for key in facts:
+            facts[key].sort(key=lambda item: item[0])
+            facts[key] = [item[1] for item in facts[key]]
+
+        assertions = facts["assertions"]
+        skip = self.skips_of_marks(fn.decorator_list)
+        markers = self.mark_names(fn.decorator_list, decorators.attrs)
+        has_param, cases = self.parametrize_factor(fn.decorator_list)
+        for cls in reversed(chain):  # innermost class first
+            info = self.class_info(cls)
+            skip.extend(info["skip"])
+            markers |= info["markers"]
+            c_has, c_cases = info["param"]
+            if c_has:
+                if has_param:
+                    cases = None if (cases is None or c_cases is None) else cases * c_cases
+                else:
+                    cases = c_cases
+                has_param = True
+        skip.extend(facts["skip"])
+
+        args = fn.args
+        fixtures = [a.arg for a in list(getattr(args, "posonlyargs", [])) + list(args.args)
+                    + list(args.kwonlyargs) if a.arg not in ("self", "cls")]
+
+        return {
+            "name": qual,
+            "line": fn.lineno,
+            "end_line": getattr(fn, "end_lineno", None) or fn.lineno,
+            "async": isinstance(fn, ast.AsyncFunctionDef),
+            "body_hash": body_hash,
+            "asserts": len(assertions),
+            "assertions": assertions,
+            "compare": [list(a["ranks"]) for a in assertions],
+            "truthy_only": sum(1 for a in assertions if a["truthy"]),
+            "comparisons": sum(1 for a in assertions if a["comparison"]),
+            "tolerance": facts["tolerance"],
+            "raises": facts["raises"],
+            "skip": skip,
+            "markers": sorted(markers),
+            "parametrize_cases": (min(cases, PARAMETRIZE_CASES_MAX)
+                                  if has_param and cases is not None else None),
+            "fixtures": fixtures,
+        }
+
+    def run(self):
+        found = self.iter_tests()
+        # Walk everything once: the module minus the test functions, then each
+        # test function on its own (regions + hash).  Names are resolved after
+        # the walk because imports may appear anywhere in the file.
+        module = Region()
+        self.regions.append(module)
+        self.walk(self.tree.body, set(id(fn) for _, fn, _ in found), [], module)
+        walked = [(q, fn, chain) + self.walk_test(fn) for q, fn, chain in found]
+        file_markers = self.resolve_names()
+        module_marks = self.pytestmark_exprs(self.tree.body)
+        module_skip = self.skips_of_marks(module_marks)
+        file_markers |= self.mark_names(module_marks)
+        tests = [self.test_facts(*item) for item in walked]
+        for t in tests:
+            file_markers.update(t["markers"])
+        return {
+            "tests": tests,
+            "defs": sorted(t["name"] for t in tests),
+            "markers": sorted(file_markers),
+            "module_skip": module_skip,
+            "imports": sorted(self.imports),
+            "asserts": sum(t["asserts"] for t in tests),
+        }
+
+
+def _is_none(node):
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+# ---------------------------------------------------------------------------
+# Guard for interpreters whose parser crashes (SIGSEGV) on extremely deep
+# expressions (Python < 3.11, e.g. `x = a + a + ... ` with ~150k operands).
+# ---------------------------------------------------------------------------
+
+_DEEP_GUARD_MIN_BYTES = 100000   # below this a file cannot nest deeply enough
+_DEEP_GUARD_MAX_RUN = 50000      # tokens in one comma-free run at one bracket level
+
+
+def too_deep_for_parser(data):
+    if sys.version_info >= (3, 11) or len(data) < _DEEP_GUARD_MIN_BYTES:
+        return False
+    try:
+        runs = [0]
+        for tok in tokenize.tokenize(io.BytesIO(data).readline):
+            if tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                runs = [0]
+                continue
+            if tok.type in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT,
+                            tokenize.DEDENT, tokenize.ENCODING):
+                continue
+            s = tok.string
+            if tok.type == tokenize.OP and s in ("(", "[", "{"):
+                runs[-1] += 1
+                runs.append(0)
+                continue
+            if tok.type == tokenize.OP and s in (")", "]", "}"):
+                if len(runs) > 1:
+                    runs.pop()
+                continue
+            if tok.type == tokenize.OP and s in (",", ";", ":"):
+                runs[-1] = 0
+                continue
+            runs[-1] += 1
+            if runs[-1] > _DEEP_GUARD_MAX_RUN:
+                return True
+    except Exception:  # tokenize errors: let ast.parse report them
+        return False
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Driver
+# ---------------------------------------------------------------------------
+
+def empty_result(entry_id, path):
+    return {"id": entry_id, "path": path, "error": None, "tests": [], "defs": [],
+            "markers": [], "module_skip": [], "imports": [], "asserts": 0}
+
+
+def process_file(entry):
+    result = empty_result(entry["id"], entry["path"])
+
+    def fail(line, column, message):
+        result["error"] = {"line": int(line or 0), "column": int(column or 0),
+                           "message": message}
+        return result
+
+    try:
+        data = base64.b64decode(entry["b64"].encode("ascii"), validate=True)
+    except (binascii.Error, ValueError, UnicodeError) as exc:
+        return fail(0, 0, "invalid base64 content: %s" % (exc,))
+
+    try:
+        if too_deep_for_parser(data):
+            return fail(0, 0, "expression nesting too deep for the Python %s parser"
+                        % platform.python_version())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(data, filename=entry["path"] or "<unknown>")
+        facts = FileAnalyzer(tree).run()
+    except SyntaxError as exc:
+        line = exc.lineno if isinstance(exc.lineno, int) and exc.lineno > 0 else 0
+        col = exc.offset if isinstance(exc.offset, int) and exc.offset > 0 else 0
+        return fail(line, col, exc.msg or type(exc).__name__)
+    except ValueError as exc:  # e.g. NUL bytes on Python < 3.11.x/3.12
+        return fail(0, 0, str(exc) or type(exc).__name__)
+    except (RecursionError, MemoryError) as exc:
+        text = str(exc)
+        return fail(0, 0, type(exc).__name__ + (": " + text if text else ""))
+    except Exception as exc:  # never let one file break the batch
+        text = str(exc)
+        return fail(0, 0, "extractor failure: " + type(exc).__name__ +
+                    (": " + text if text else ""))
+    result.update(facts)
+    return result
+
+
+def read_request(raw):
+    """Parsed request, or an error string."""
+    try:
+        request = json.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        return None, "stdin is not valid JSON: %s" % (exc,)
+    if not isinstance(request, dict) or not isinstance(request.get("files"), list):
+        return None, 'stdin must be a JSON object {"files": [...]}'
+    for index, entry in enumerate(request["files"]):
+        if not isinstance(entry, dict):
+            return None, "files[%d] is not an object" % index
+        for key in ("id", "path", "b64"):
+            if not isinstance(entry.get(key), str):
+                return None, "files[%d].%s must be a string" % (index, key)
+    return request, None
+
+
+def main():
+    warnings.simplefilter("ignore")
+    # Deep (but legitimate) expressions: ast.dump / ast.unparse recurse in Python.
+    if sys.getrecursionlimit() < 6000:
+        sys.setrecursionlimit(6000)
+    raw = sys.stdin.buffer.read()
+    request, error = read_request(raw)
+    if error is not None:
+        sys.stderr.write("pw_facts.py: " + error + "\n")
+        return 2
+    # ASTs and facts are acyclic: the cyclic GC would only rescan the growing
+    # answer again and again (quadratic on big batches).  Collect now and then,
+    # and freeze what survived so it is never scanned again.
+    gc.disable()
+    files = []
+    for index, entry in enumerate(request["files"]):
+        if index % 64 == 63:
+            gc.collect()
+            if hasattr(gc, "freeze"):
+                gc.freeze()
+        try:
+            files.append(process_file(entry))
+        except Exception as exc:  # belt and braces: still one object per file
+            result = empty_result(entry["id"], entry["path"])
+            result["error"] = {"line": 0, "column": 0,
+                               "message": "extractor failure: %s" % type(exc).__name__}
+            files.append(result)
+    out = {"extractor": EXTRACTOR_VERSION, "python": platform.python_version(),
+           "files": files}
+    payload = json.dumps(out, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    try:
+        sys.stdout.buffer.write(payload.encode("ascii") + b"\n")
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+// The gate report in every format against reviewed golden files (tests/golden/report;
+// regenerate with tests/golden/report/regenerate.sh), and the verdict rule of SPEC §4.7.
+#include "TestSupport.h"
+#include "audit/ReportFormat.h"
+
+#include <QtTest>
+
+#include <limits>
+
+using namespace pw::core;
+
+namespace {
+
+Finding finding(const char *gate, const char *code, Severity s, const char *path, int line,
+                const char *test, const char *message, const char *evidence)
+{
+    Finding f;
+    f.gate = gate;
+    f.code = code;
+    f.severity = s;
+    f.path = path;
+    f.line = line;
+    f.test = test;
+    f.message = message;
+    f.evidence = evidence;
+    return f;
+}
+
+GateReport sampleReport()
+{
+    GateReport r;
+    r.repo = "/work/repo";
+    r.base = {"main", std::string("0123456789abcdef0123456789abcdef01234567")};
+    r.head = {"WORKTREE", std::nullopt};
+    r.findings.push_back(finding("manifest", "T-DEL", Severity::Block, "tests/test_calc.py", 8,
+                                 "tests/test_calc.py::test_sub", "test function test_sub disappeared",
+                                 "replacement test id or written rationale (a census waiver)"));
+    Finding satisfied = finding("manifest", "T-SKIP", Severity::Block, "tests/test_calc.py", 3,
+                                "tests/test_calc.py::test_add", "skip/xfail newly present: pytest.mark.skip",
+                                "a freeze record with an expiry");
+    satisfied.satisfiedBy = "quarantine.toml: tests/test_calc.py::test_add";
+    r.findings.push_back(satisfied);
+    r.findings.push_back(finding("latitude", "LATITUDE", Severity::Review, "tests/test_calc.py", 12,
+                                 "tests/test_calc.py::test_mul",
+                                 "oracle latitude +3: compare rank 0->3 (line 13)",
+                                 "reviewer acknowledgement of the widening"));
+    r.findings.push_back(finding("conftest", "CONFTEST-HOOK", Severity::Review, "tests/conftest.py", 4, "",
+                                 "collection logic touched (`pytest_collection_modifyitems` added): human review required",
+                                 "reviewer confirms which tests the hook skips, deselects or marks"));
+    r.findings.push_back(finding("manifest", "T-ADD", Severity::Info, "tests/test_new.py", 1, "",
+                                 "new test file with 1 test(s) | <pipes> & ampersands", "none"));
+    r.latitude = {3, 4, "small widening: reviewer acknowledgement required",
+                  {{"tests/test_calc.py::test_mul", "tests/test_calc.py", 12, 3, {"compare rank 0->3 (line 13)"}},
+                   {"tests/test_calc.py::test_div", "tests/test_calc.py", 20, 0, {}}}};
+    StrengthRow row;
+    row.test = "tests/test_calc.py::test_mul";
+    row.path = "tests/test_calc.py";
+    row.line = 12;
+    row.base = StrengthMetrics{1, 1, 0, 1e-6, 0, 0};
+    row.head = StrengthMetrics{1, 0, 1, std::numeric_limits<double>::infinity(), 0, 0};
+    row.flags = {"WEAKER:comparisons", "WEAKER:truthiness", "WEAKER:tolerance"};
+    row.action = Severity::Review;
+    r.strength.tests.push_back(row);
+    r.strength.action = Severity::Review;
+    r.fixtures.push_back({"tests/fixtures/expected.json", std::string("aa11"), std::string("bb22")});
+    r.changedFiles.push_back({"tests/test_calc.py", "", "M", true, false, false});
+    r.changedFiles.push_back({"tests/test_calculator.py", "tests/test_calc_old.py", "R", true, false, false});
+    r.warnings.push_back("config.toml:3:1: unknown key `latitud_max` (ignored)");
+    r.stats = {4, 3, 1, 1};
+    r.computeVerdict();
+    return r;
+}
+
+} // namespace
+
+class TstReport : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void formats_data();
+    void formats();
+    void verdict_data();
+    void verdict();
+    void manifestOnlyWhenAsked();
+};
+
+void TstReport::formats_data()
+{
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<QString>("golden");
+    QTest::newRow("text") << "text" << "report/report.txt";
+    QTest::newRow("json") << "json" << "report/report.json";
+    QTest::newRow("md") << "md" << "report/report.md";
+    QTest::newRow("junit") << "junit" << "report/report.junit.xml";
+    QTest::newRow("html") << "html" << "report/report.html";
+}
+
+void TstReport::formats()
+{
+    QFETCH(QString, format);
+    QFETCH(QString, golden);
+    const std::string text = formatReport(sampleReport(), *reportFormatFromName(format.toStdString()));
+    QString diff;
+    QVERIFY2(pw::test::compareGolden(golden, QByteArray::fromStdString(text), &diff), qPrintable(diff));
+}
+
+void TstReport::verdict_data()
+{
+    QTest::addColumn<QList<int>>("severities"); // negative: satisfied
+    QTest::addColumn<QString>("verdict");
+    QTest::newRow("none") << QList<int>() << "PASS";
+    QTest::newRow("info only") << QList<int>{int(Severity::Info)} << "PASS";
+    QTest::newRow("review") << QList<int>{int(Severity::Info), int(Severity::Review)} << "REVIEW";
+    QTest::newRow("block wins") << QList<int>{int(Severity::Review), int(Severity::Block)} << "BLOCK";
+    QTest::newRow("satisfied block does not block") << QList<int>{-int(Severity::Block), int(Severity::Review)} << "REVIEW";
+    QTest::newRow("all satisfied") << QList<int>{-int(Severity::Block), -int(Severity::Review)} << "PASS";
+}
+
+void TstReport::verdict()
+{
+    QFETCH(QList<int>, severities);
+    QFETCH(QString, verdict);
+    GateReport r;
+    for (int s : severities) {
+        Finding f;
+        f.severity = Severity(std::abs(s));
+        if (s < 0)
+            f.satisfiedBy = "ledger entry";
+        r.findings.push_back(f);
+    }
+    r.computeVerdict();
+    QCOMPARE(QString::fromLatin1(verdictName(r.verdict)), verdict);
+}
+
+void TstReport::manifestOnlyWhenAsked()
+{
+    GateReport r = sampleReport();
+    QVERIFY(!reportToJson(r).contains("manifest"));
+    r.manifest = Manifest{{{"tests/test_a.py", {"abc", {"test_a"}, {"slow"}, 2}}}, {{"tests/fixtures/x", "ff"}}};
+    const auto j = reportToJson(r);
+    QCOMPARE(j["manifest"]["tests"]["tests/test_a.py"]["asserts"].get<int>(), 2);
+    QCOMPARE(j["manifest"]["fixtures"]["tests/fixtures/x"].get<std::string>(), std::string("ff"));
+}
+
+QTEST_GUILESS_MAIN(TstReport)
+#include "tst_report.moc"

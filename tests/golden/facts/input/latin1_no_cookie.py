@@ -1,0 +1,5 @@
+"""Latin-1 bytes without a coding cookie: a parse error."""
+
+
+def test_cafe():
+    assert greet() == "café"

@@ -1,0 +1,9 @@
+import pytest
+
+
+def test_fine():
+    assert 1 == 1
+
+
+def test_broken(:
+    assert True
