@@ -6,8 +6,8 @@
 
 #include <QByteArray>
 #include <QCryptographicHash>
-#include <QDir>
 #include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -79,7 +79,14 @@ FactExtractor::FactExtractor(std::string python, std::string cacheDir) : m_pytho
                    QByteArray::number(info.size()) + '\0' +
                    QByteArray::number(info.lastModified().toMSecsSinceEpoch());
         }
-        m_cacheDir = cacheDir + "/" + sha256Hex(key).left(16).toStdString();
+        const std::string name = sha256Hex(key).left(16).toStdString();
+        m_cacheDir = cacheDir + "/" + name;
+        // The staged extractor module (and CPython's bytecode of it) is not a fact: it
+        // lives in the user cache whichever fact cache an audit uses.
+        m_moduleDir = QDir(QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation))
+                          .filePath(QStringLiteral("patchwitness/extractor/"))
+                          .toStdString() +
+                      name;
     }
 }
 
@@ -114,7 +121,7 @@ void FactExtractor::storeCached(const FileFacts &facts) const
     const std::string text =
         fileFactsToJson(facts).dump(-1, ' ', false, json::error_handler_t::replace);
     // A cache that cannot be written only costs speed; the audit goes on.
-    writeFileAtomically(cachePath(facts.blob), text, /*createDirs=*/true);
+    writeFileReplacing(cachePath(facts.blob), text, /*createDirs=*/true);
 }
 
 std::vector<FileFacts> FactExtractor::extract(const std::vector<SourceRef> &refs)
@@ -153,6 +160,28 @@ std::vector<FileFacts> FactExtractor::extract(const std::vector<SourceRef> &refs
     return out;
 }
 
+QStringList FactExtractor::interpreterArguments() const
+{
+    // -I: no user site or PYTHON* variables; -S: no site-packages (stdlib only).
+    const QStringList isolated = {QStringLiteral("-I"), QStringLiteral("-S")};
+    if (!m_moduleDir.empty()) {
+        // Run the script as an imported module from the cache directory so that CPython
+        // keeps its bytecode in __pycache__: compiling it costs more than parsing a
+        // small patch's test files.
+        const std::string &dir = m_moduleDir;
+        const std::string module = dir + "/pw_facts.py";
+        const std::optional<std::string> staged = readWholeFile(module);
+        if (staged == script() || writeFileReplacing(module, script(), /*createDirs=*/true)) {
+            return isolated +
+                   QStringList{QStringLiteral("-c"),
+                               QStringLiteral("import sys; sys.path.insert(0, sys.argv[1]); "
+                                              "import pw_facts; sys.exit(pw_facts.main())"),
+                               QString::fromStdString(dir)};
+        }
+    }
+    return isolated + QStringList{QStringLiteral("-c"), QString::fromStdString(script())};
+}
+
 std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef *> &refs)
 {
     // Split into one chunk per core when there is enough work to pay for the extra
@@ -167,8 +196,7 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
         std::vector<const SourceRef *> refs;
     };
     std::vector<Job> jobs;
-    const QStringList args = {QStringLiteral("-I"), QStringLiteral("-S"), QStringLiteral("-c"),
-                              QString::fromStdString(script())};
+    const QStringList args = interpreterArguments();
 
     for (size_t start = 0; start < refs.size(); start += chunk) {
         Job job;

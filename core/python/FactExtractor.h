@@ -2,6 +2,7 @@
 
 #include "python/TestFacts.h"
 
+#include <QStringList>
 #include <functional>
 #include <string>
 #include <vector>
@@ -48,12 +49,14 @@ public:
 
 private:
     std::vector<FileFacts> runBatch(const std::vector<const SourceRef *> &refs);
+    QStringList interpreterArguments() const;
     std::string cachePath(const std::string &blob) const;
     bool loadCached(const std::string &blob, FileFacts *out) const;
     void storeCached(const FileFacts &facts) const;
 
     std::string m_python;
-    std::string m_cacheDir; // already namespaced by script + interpreter
+    std::string m_cacheDir;  // already namespaced by script + interpreter
+    std::string m_moduleDir; // staged extractor module; empty: run the script with -c
     ExtractorStats m_stats;
 };
 

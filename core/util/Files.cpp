@@ -5,6 +5,8 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
+#include <QTemporaryFile>
+#include <cstdio>
 
 namespace pw::core {
 
@@ -26,6 +28,24 @@ bool writeFileAtomically(const std::string &path, const std::string &bytes, bool
         file.cancelWriting();
         return false;
     }
+    return true;
+}
+
+bool writeFileReplacing(const std::string &path, const std::string &bytes, bool createDirs)
+{
+    const QString target = QString::fromStdString(path);
+    if (createDirs)
+        QDir().mkpath(QFileInfo(target).absolutePath());
+    QTemporaryFile tmp(target + QStringLiteral(".XXXXXX"));
+    tmp.setAutoRemove(true);
+    if (!tmp.open() || tmp.write(bytes.data(), qint64(bytes.size())) != qint64(bytes.size()) ||
+        !tmp.flush())
+        return false;
+    // rename(2) replaces the target atomically; QFile::rename would refuse an existing one.
+    if (std::rename(QFile::encodeName(tmp.fileName()).constData(),
+                    QFile::encodeName(target).constData()) != 0)
+        return false;
+    tmp.setAutoRemove(false);
     return true;
 }
 

@@ -11,6 +11,10 @@ namespace pw::core {
 bool writeFileAtomically(const std::string &path, const std::string &bytes, bool createDirs = false,
                          std::string *error = nullptr);
 
+// Like writeFileAtomically, but without flushing to disk: for caches, where a torn
+// entry after a crash is detected and rebuilt and the fsync would dominate the cost.
+bool writeFileReplacing(const std::string &path, const std::string &bytes, bool createDirs = false);
+
 // The whole file, or nullopt when it cannot be read.
 std::optional<std::string> readWholeFile(const std::string &path);
 

@@ -20,18 +20,23 @@ with the project's own interpreter, so the grammar always matches the project.
 """
 
 import ast
-import base64
 import binascii
 import builtins
 import gc
-import hashlib
-import io
 import json
 import math
-import platform
 import sys
-import tokenize
 import warnings
+
+# Start-up time is most of a cold audit's cost: avoid modules that drag in OpenSSL
+# (hashlib), `re` (base64) or `platform`. The C sha256 module is enough here.
+try:
+    from _sha256 import sha256 as _sha256
+except ImportError:  # Python 3.12+ moved it; fall back to hashlib elsewhere
+    try:
+        from _sha2 import sha256 as _sha256
+    except ImportError:
+        from hashlib import sha256 as _sha256
 
 EXTRACTOR_VERSION = 1
 
@@ -812,7 +817,7 @@ class FileAnalyzer(object):
         tokens.extend(("B", "[%d" % len(fn.body)))
         self.walk(fn.body, None, tokens, body)
         blob = "\x00".join(tokens).encode("utf-8", "surrogatepass")
-        return decorators, body, hashlib.sha256(blob).hexdigest()
+        return decorators, body, _sha256(blob).hexdigest()
 
     def test_facts(self, qual, fn, chain, decorators, body, body_hash):
         facts = {"assertions": [], "tolerance": [], "raises": [], "skip": []}
@@ -902,9 +907,23 @@ _DEEP_GUARD_MIN_BYTES = 100000   # below this a file cannot nest deeply enough
 _DEEP_GUARD_MAX_RUN = 50000      # tokens in one comma-free run at one bracket level
 
 
+def _python_version():
+    return "%d.%d.%d" % sys.version_info[:3]
+
+
+def _b64decode(text):
+    raw = text.encode("ascii")
+    if sys.version_info >= (3, 11):
+        return binascii.a2b_base64(raw, strict_mode=True)
+    import base64
+    return base64.b64decode(raw, validate=True)
+
+
 def too_deep_for_parser(data):
     if sys.version_info >= (3, 11) or len(data) < _DEEP_GUARD_MIN_BYTES:
         return False
+    import io
+    import tokenize
     try:
         runs = [0]
         for tok in tokenize.tokenize(io.BytesIO(data).readline):
@@ -952,14 +971,14 @@ def process_file(entry):
         return result
 
     try:
-        data = base64.b64decode(entry["b64"].encode("ascii"), validate=True)
+        data = _b64decode(entry["b64"])
     except (binascii.Error, ValueError, UnicodeError) as exc:
         return fail(0, 0, "invalid base64 content: %s" % (exc,))
 
     try:
         if too_deep_for_parser(data):
             return fail(0, 0, "expression nesting too deep for the Python %s parser"
-                        % platform.python_version())
+                        % _python_version())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(data, filename=entry["path"] or "<unknown>")
@@ -1025,7 +1044,7 @@ def main():
             result["error"] = {"line": 0, "column": 0,
                                "message": "extractor failure: %s" % type(exc).__name__}
             files.append(result)
-    out = {"extractor": EXTRACTOR_VERSION, "python": platform.python_version(),
+    out = {"extractor": EXTRACTOR_VERSION, "python": _python_version(),
            "files": files}
     payload = json.dumps(out, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
     try:

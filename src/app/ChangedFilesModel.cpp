@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QColor>
 #include <map>
+#include <utility>
 
 namespace pw::gui {
 
@@ -35,6 +36,18 @@ int ChangedFilesModel::rowOf(const QString &path) const
             return int(i);
     }
     return -1;
+}
+
+int ChangedFilesModel::mostSevereRow() const
+{
+    int best = m_rows.empty() ? -1 : 0;
+    for (size_t i = 1; i < m_rows.size(); ++i) {
+        const Row &r = m_rows[i];
+        const Row &b = m_rows[size_t(best)];
+        if (std::pair(r.block, r.review) > std::pair(b.block, b.review))
+            best = int(i);
+    }
+    return best;
 }
 
 int ChangedFilesModel::rowCount(const QModelIndex &parent) const

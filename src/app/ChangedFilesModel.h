@@ -27,6 +27,8 @@ public:
 
     void setReport(const core::GateReport &report);
     int rowOf(const QString &path) const;
+    // The row a reviewer should see first: most blocking, then most review findings.
+    int mostSevereRow() const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

@@ -37,8 +37,16 @@ MainWindow::MainWindow(QWidget *parent)
     m_filesProxy = new QSortFilterProxyModel(this);
     m_filesProxy->setSourceModel(m_files);
     m_ui->filesView->setModel(m_filesProxy);
+    QHeaderView *filesHeader = m_ui->filesView->header();
+    filesHeader->setStretchLastSection(false);
+    filesHeader->setSectionResizeMode(ChangedFilesModel::StatusColumn,
+                                      QHeaderView::ResizeToContents);
+    filesHeader->setSectionResizeMode(ChangedFilesModel::PathColumn, QHeaderView::Stretch);
+    filesHeader->setSectionResizeMode(ChangedFilesModel::BadgeColumn,
+                                      QHeaderView::ResizeToContents);
 
-    m_ui->diffSplitter->setSizes({330, 950});
+    m_ui->diffSplitter->setSizes({430, 850});
+    m_ui->filesView->setTextElideMode(Qt::ElideMiddle);
     m_ui->mainSplitter->setSizes({520, 240});
 
     m_verdictChip = new QLabel(tr("no repository"), this);
@@ -114,8 +122,6 @@ void MainWindow::showOutcome()
     m_findingsProxy->sort(FindingsModel::SeverityColumn, Qt::DescendingOrder);
     m_files->setReport(r);
     m_ui->findingsView->resizeColumnsToContents();
-    m_ui->filesView->resizeColumnToContents(ChangedFilesModel::StatusColumn);
-    m_ui->filesView->resizeColumnToContents(ChangedFilesModel::PathColumn);
 
     const QString verdict = QString::fromLatin1(core::verdictName(r.verdict));
     m_verdictChip->setText(tr("%1 · %2 block · %3 review")
@@ -136,8 +142,11 @@ void MainWindow::showOutcome()
             .arg(r.changedFiles.size())
             .arg(r.latitude.total)
             .arg(r.latitude.threshold));
-    if (m_filesProxy->rowCount() > 0)
-        m_ui->filesView->setCurrentIndex(m_filesProxy->index(0, ChangedFilesModel::PathColumn));
+    const int first = m_files->mostSevereRow();
+    if (first >= 0) {
+        m_ui->filesView->setCurrentIndex(
+            m_filesProxy->mapFromSource(m_files->index(first, ChangedFilesModel::PathColumn)));
+    }
 }
 
 void MainWindow::showFile(const QString &path)

@@ -1,4 +1,6 @@
 #include "MainWindow.h"
+#include "repo/DemoRepository.h"
+#include "util/Error.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -28,7 +30,11 @@ int main(int argc, char **argv)
         QStringLiteral("screenshot"),
         QStringLiteral("Load, lay out at 1280x800, save the window as PNG and exit."),
         QStringLiteral("file"));
-    parser.addOptions({repo, base, head, python, screenshot});
+    const QCommandLineOption demo(
+        QStringLiteral("demo"),
+        QStringLiteral("Open the demo repository (built on first use): an agent's patch that "
+                       "shows every static verdict."));
+    parser.addOptions({repo, base, head, python, screenshot, demo});
     parser.addPositionalArgument(QStringLiteral("repository"),
                                  QStringLiteral("Repository to open."));
     parser.process(app);
@@ -39,6 +45,21 @@ int main(int argc, char **argv)
     QString path = parser.value(repo);
     if (path.isEmpty() && !parser.positionalArguments().isEmpty())
         path = parser.positionalArguments().constFirst();
+    if (parser.isSet(demo)) {
+        if (!path.isEmpty()) {
+            std::fprintf(stderr, "patchwitness: --demo opens the demo repository; do not name "
+                                 "another repository\n");
+            return 3;
+        }
+        try {
+            // Default base and head: the merge-base with main and the agent's branch.
+            path = QString::fromStdString(pw::core::DemoRepository::ensure());
+        } catch (const pw::core::Error &e) {
+            std::fprintf(stderr, "patchwitness: cannot prepare the demo repository: %s\n",
+                         e.what());
+            return e.kind() == pw::core::Error::Kind::Input ? 3 : 4;
+        }
+    }
     window.resize(1280, 800);
     if (!path.isEmpty())
         window.openRepository(path, parser.value(base), parser.value(head));

@@ -2,6 +2,7 @@
 
 #include "audit/Audit.h"
 #include "audit/ReportFormat.h"
+#include "repo/DemoRepository.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -21,6 +22,9 @@ const char *kUsage =
     "  audit     static patch audit: test-manifest diff, oracle latitude, oracle strength,\n"
     "            collection-hook alarm, fixture digest (exit 0 PASS, 1 BLOCK, 2 REVIEW,\n"
     "            3 usage or input error, 4 internal error)\n"
+    "  demo      print the path of the demo repository (an agent's patch showing every\n"
+    "            static verdict), building it first when needed:\n"
+    "            patchwitness-cli audit --repo \"$(patchwitness-cli demo)\"\n"
     "\n"
     "Run 'patchwitness-cli <command> --help' for the options of a command.\n";
 
@@ -140,6 +144,35 @@ int audit(const QStringList &arguments, FILE *out, FILE *err)
     return ExitInternal;
 }
 
+int demo(const QStringList &arguments, FILE *out, FILE *err)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Prints the path of the demo repository (a Python package and an agent's patch that "
+        "shows every static verdict), building it first when it is missing or outdated."));
+    p.addHelpOption();
+    const QCommandLineOption dir(
+        QStringLiteral("dir"),
+        QStringLiteral("Where the demo lives (default: %1).")
+            .arg(QString::fromStdString(core::DemoRepository::defaultDir())),
+        QStringLiteral("dir"));
+    p.addOptions({dir});
+
+    QStringList args = arguments;
+    args.prepend(QStringLiteral("patchwitness-cli demo"));
+    if (!p.parse(args))
+        return usageError(err, p.errorText());
+    if (p.isSet(QStringLiteral("help"))) {
+        print(out, p.helpText().toStdString());
+        return ExitPass;
+    }
+    if (!p.positionalArguments().isEmpty())
+        return usageError(err, QStringLiteral("demo: unexpected argument '%1'")
+                                   .arg(p.positionalArguments().constFirst()));
+    print(out, core::DemoRepository::ensure(p.value(dir).toStdString()) + "\n");
+    return ExitPass;
+}
+
 } // namespace
 
 int run(const QStringList &arguments, FILE *out, FILE *err)
@@ -162,6 +195,8 @@ int run(const QStringList &arguments, FILE *out, FILE *err)
     try {
         if (command == QLatin1String("audit"))
             return audit(rest, out, err);
+        if (command == QLatin1String("demo"))
+            return demo(rest, out, err);
     } catch (const Error &e) {
         print(err, std::string("patchwitness-cli: error: ") + e.what() + "\n");
         return e.kind() == Error::Kind::Input ? ExitUsage : ExitInternal;

@@ -36,6 +36,7 @@ private Q_SLOTS:
     void outputFileIsWritten();
     void inputErrors_data();
     void inputErrors();
+    void demoCommandBuildsAnAuditableRepository();
 
 private:
     Result cli(const QStringList &args);
@@ -266,6 +267,29 @@ void TstCli::inputErrors()
     QVERIFY2(r.exitCode == exitCode, r.err.constData());
     QVERIFY2(r.err.contains(message.toUtf8()), r.err.constData());
     QVERIFY(!r.err.contains("patchwitness-cli: internal error:") || exitCode == 4);
+}
+
+void TstCli::demoCommandBuildsAnAuditableRepository()
+{
+    QTemporaryDir dir;
+    const QString target = dir.filePath(QStringLiteral("demo"));
+    const Result built = cli({QStringLiteral("demo"), QStringLiteral("--dir"), target});
+    QVERIFY2(built.exitCode == 0, built.err.constData());
+    QCOMPARE(QString::fromUtf8(built.out.trimmed()), target);
+    const Result audit =
+        cli({QStringLiteral("audit"), QStringLiteral("--repo"), target, QStringLiteral("--quiet"),
+             QStringLiteral("--python"), QString::fromStdString(pw::test::testPython()),
+             QStringLiteral("--cache-dir"), m_cache.path()});
+    QVERIFY2(audit.exitCode == 1, audit.err.constData()); // the agent's patch blocks
+    QVERIFY(audit.out.contains("T-DEL"));
+    // a directory that is not a demo is never replaced
+    QTemporaryDir foreign;
+    QFile keep(foreign.filePath(QStringLiteral("keep.txt")));
+    QVERIFY(keep.open(QIODevice::WriteOnly));
+    keep.close();
+    const Result refused = cli({QStringLiteral("demo"), QStringLiteral("--dir"), foreign.path()});
+    QCOMPARE(refused.exitCode, 3);
+    QVERIFY(QFile::exists(foreign.filePath(QStringLiteral("keep.txt"))));
 }
 
 QTEST_GUILESS_MAIN(TstCli)

@@ -4,7 +4,6 @@
 #include "audit/ReportFormat.h"
 
 #include <QtTest>
-
 #include <limits>
 
 using namespace pw::core;
@@ -33,24 +32,33 @@ GateReport sampleReport()
     r.base = {"main", std::string("0123456789abcdef0123456789abcdef01234567")};
     r.head = {"WORKTREE", std::nullopt};
     r.findings.push_back(finding("manifest", "T-DEL", Severity::Block, "tests/test_calc.py", 8,
-                                 "tests/test_calc.py::test_sub", "test function test_sub disappeared",
+                                 "tests/test_calc.py::test_sub",
+                                 "test function test_sub disappeared",
                                  "replacement test id or written rationale (a census waiver)"));
-    Finding satisfied = finding("manifest", "T-SKIP", Severity::Block, "tests/test_calc.py", 3,
-                                "tests/test_calc.py::test_add", "skip/xfail newly present: pytest.mark.skip",
-                                "a freeze record with an expiry");
+    Finding satisfied =
+        finding("manifest", "T-SKIP", Severity::Block, "tests/test_calc.py", 3,
+                "tests/test_calc.py::test_add", "skip/xfail newly present: pytest.mark.skip",
+                "a freeze record with an expiry");
     satisfied.satisfiedBy = "quarantine.toml: tests/test_calc.py::test_add";
     r.findings.push_back(satisfied);
     r.findings.push_back(finding("latitude", "LATITUDE", Severity::Review, "tests/test_calc.py", 12,
                                  "tests/test_calc.py::test_mul",
                                  "oracle latitude +3: compare rank 0->3 (line 13)",
                                  "reviewer acknowledgement of the widening"));
-    r.findings.push_back(finding("conftest", "CONFTEST-HOOK", Severity::Review, "tests/conftest.py", 4, "",
-                                 "collection logic touched (`pytest_collection_modifyitems` added): human review required",
-                                 "reviewer confirms which tests the hook skips, deselects or marks"));
+    r.findings.push_back(finding(
+        "conftest", "CONFTEST-HOOK", Severity::Review, "tests/conftest.py", 4, "",
+        "collection logic touched (`pytest_collection_modifyitems` added): human review required",
+        "reviewer confirms which tests the hook skips, deselects or marks"));
     r.findings.push_back(finding("manifest", "T-ADD", Severity::Info, "tests/test_new.py", 1, "",
                                  "new test file with 1 test(s) | <pipes> & ampersands", "none"));
-    r.latitude = {3, 4, "small widening: reviewer acknowledgement required",
-                  {{"tests/test_calc.py::test_mul", "tests/test_calc.py", 12, 3, {"compare rank 0->3 (line 13)"}},
+    r.latitude = {3,
+                  4,
+                  "small widening: reviewer acknowledgement required",
+                  {{"tests/test_calc.py::test_mul",
+                    "tests/test_calc.py",
+                    12,
+                    3,
+                    {"compare rank 0->3 (line 13)"}},
                    {"tests/test_calc.py::test_div", "tests/test_calc.py", 20, 0, {}}}};
     StrengthRow row;
     row.test = "tests/test_calc.py::test_mul";
@@ -62,9 +70,11 @@ GateReport sampleReport()
     row.action = Severity::Review;
     r.strength.tests.push_back(row);
     r.strength.action = Severity::Review;
-    r.fixtures.push_back({"tests/fixtures/expected.json", std::string("aa11"), std::string("bb22")});
+    r.fixtures.push_back(
+        {"tests/fixtures/expected.json", std::string("aa11"), std::string("bb22")});
     r.changedFiles.push_back({"tests/test_calc.py", "", "M", true, false, false});
-    r.changedFiles.push_back({"tests/test_calculator.py", "tests/test_calc_old.py", "R", true, false, false});
+    r.changedFiles.push_back(
+        {"tests/test_calculator.py", "tests/test_calc_old.py", "R", true, false, false});
     r.warnings.push_back("config.toml:3:1: unknown key `latitud_max` (ignored)");
     r.stats = {4, 3, 1, 1};
     r.computeVerdict();
@@ -88,20 +98,27 @@ void TstReport::formats_data()
 {
     QTest::addColumn<QString>("format");
     QTest::addColumn<QString>("golden");
-    QTest::newRow("text") << "text" << "report/report.txt";
-    QTest::newRow("json") << "json" << "report/report.json";
-    QTest::newRow("md") << "md" << "report/report.md";
-    QTest::newRow("junit") << "junit" << "report/report.junit.xml";
-    QTest::newRow("html") << "html" << "report/report.html";
+    QTest::newRow("text") << "text"
+                          << "report/report.txt";
+    QTest::newRow("json") << "json"
+                          << "report/report.json";
+    QTest::newRow("md") << "md"
+                        << "report/report.md";
+    QTest::newRow("junit") << "junit"
+                           << "report/report.junit.xml";
+    QTest::newRow("html") << "html"
+                          << "report/report.html";
 }
 
 void TstReport::formats()
 {
     QFETCH(QString, format);
     QFETCH(QString, golden);
-    const std::string text = formatReport(sampleReport(), *reportFormatFromName(format.toStdString()));
+    const std::string text =
+        formatReport(sampleReport(), *reportFormatFromName(format.toStdString()));
     QString diff;
-    QVERIFY2(pw::test::compareGolden(golden, QByteArray::fromStdString(text), &diff), qPrintable(diff));
+    QVERIFY2(pw::test::compareGolden(golden, QByteArray::fromStdString(text), &diff),
+             qPrintable(diff));
 }
 
 void TstReport::verdict_data()
@@ -111,9 +128,12 @@ void TstReport::verdict_data()
     QTest::newRow("none") << QList<int>() << "PASS";
     QTest::newRow("info only") << QList<int>{int(Severity::Info)} << "PASS";
     QTest::newRow("review") << QList<int>{int(Severity::Info), int(Severity::Review)} << "REVIEW";
-    QTest::newRow("block wins") << QList<int>{int(Severity::Review), int(Severity::Block)} << "BLOCK";
-    QTest::newRow("satisfied block does not block") << QList<int>{-int(Severity::Block), int(Severity::Review)} << "REVIEW";
-    QTest::newRow("all satisfied") << QList<int>{-int(Severity::Block), -int(Severity::Review)} << "PASS";
+    QTest::newRow("block wins") << QList<int>{int(Severity::Review), int(Severity::Block)}
+                                << "BLOCK";
+    QTest::newRow("satisfied block does not block")
+        << QList<int>{-int(Severity::Block), int(Severity::Review)} << "REVIEW";
+    QTest::newRow("all satisfied")
+        << QList<int>{-int(Severity::Block), -int(Severity::Review)} << "PASS";
 }
 
 void TstReport::verdict()
@@ -136,7 +156,8 @@ void TstReport::manifestOnlyWhenAsked()
 {
     GateReport r = sampleReport();
     QVERIFY(!reportToJson(r).contains("manifest"));
-    r.manifest = Manifest{{{"tests/test_a.py", {"abc", {"test_a"}, {"slow"}, 2}}}, {{"tests/fixtures/x", "ff"}}};
+    r.manifest = Manifest{{{"tests/test_a.py", {"abc", {"test_a"}, {"slow"}, 2}}},
+                          {{"tests/fixtures/x", "ff"}}};
     const auto j = reportToJson(r);
     QCOMPARE(j["manifest"]["tests"]["tests/test_a.py"]["asserts"].get<int>(), 2);
     QCOMPARE(j["manifest"]["fixtures"]["tests/fixtures/x"].get<std::string>(), std::string("ff"));

@@ -25,10 +25,12 @@ void TstStrength::flags_data()
     QTest::addColumn<QStringList>("flags");
     const QString two = QStringLiteral("def test_a():\n    assert f() == 1\n    assert g() == 2\n");
     QTest::newRow("unchanged") << two << two << QStringList();
-    QTest::newRow("WEAKER:assertions + comparisons") << two << "def test_a():\n    assert f() == 1\n"
-                                                     << QStringList{"WEAKER:assertions", "WEAKER:comparisons"};
-    QTest::newRow("WEAKER:truthiness") << two << "def test_a():\n    assert f() == 1\n    assert g()\n"
-                                       << QStringList{"WEAKER:comparisons", "WEAKER:truthiness"};
+    QTest::newRow("WEAKER:assertions + comparisons")
+        << two << "def test_a():\n    assert f() == 1\n"
+        << QStringList{"WEAKER:assertions", "WEAKER:comparisons"};
+    QTest::newRow("WEAKER:truthiness")
+        << two << "def test_a():\n    assert f() == 1\n    assert g()\n"
+        << QStringList{"WEAKER:comparisons", "WEAKER:truthiness"};
     QTest::newRow("WEAKER:tolerance")
         << "import pytest\ndef test_a():\n    assert f() == pytest.approx(1, abs=0.01)\n"
         << "import pytest\ndef test_a():\n    assert f() == pytest.approx(1, abs=0.5)\n"
@@ -41,7 +43,8 @@ void TstStrength::flags_data()
         << "import pytest\ndef test_a():\n    assert f() == 1\n"
         << "import pytest\n@pytest.mark.xfail\ndef test_a():\n    assert f() == 1\n"
         << QStringList{"BLOCKER:marker"};
-    QTest::newRow("STRONGER:comparisons") << "def test_a():\n    assert f()\n" << "def test_a():\n    assert f() == 1\n"
+    QTest::newRow("STRONGER:comparisons") << "def test_a():\n    assert f()\n"
+                                          << "def test_a():\n    assert f() == 1\n"
                                           << QStringList{"STRONGER:comparisons"};
     QTest::newRow("NEW:test") << QString() << two << QStringList{"NEW:test"};
     QTest::newRow("BLOCKER:deleted") << two << QString() << QStringList{"BLOCKER:deleted"};
@@ -71,14 +74,16 @@ void TstStrength::action_data()
     QTest::addColumn<QStringList>("rows");
     QTest::addColumn<int>("action");
     QTest::newRow("nothing") << QStringList() << int(Severity::Info);
-    QTest::newRow("stronger only passes") << QStringList{"a STRONGER:comparisons"} << int(Severity::Info);
-    QTest::newRow("weaker alone reviews") << QStringList{"a WEAKER:assertions"} << int(Severity::Review);
+    QTest::newRow("stronger only passes")
+        << QStringList{"a STRONGER:comparisons"} << int(Severity::Info);
+    QTest::newRow("weaker alone reviews")
+        << QStringList{"a WEAKER:assertions"} << int(Severity::Review);
     QTest::newRow("weaker with a gain in the same file passes")
         << QStringList{"a WEAKER:assertions", "a STRONGER:comparisons"} << int(Severity::Info);
     QTest::newRow("a gain in another file does not help")
         << QStringList{"a WEAKER:assertions", "b STRONGER:comparisons"} << int(Severity::Review);
-    QTest::newRow("blocker blocks whatever else") << QStringList{"a STRONGER:comparisons", "a BLOCKER:marker"}
-                                                  << int(Severity::Block);
+    QTest::newRow("blocker blocks whatever else")
+        << QStringList{"a STRONGER:comparisons", "a BLOCKER:marker"} << int(Severity::Block);
     QTest::newRow("deleted blocks") << QStringList{"a BLOCKER:deleted"} << int(Severity::Block);
     QTest::newRow("new test is reviewed") << QStringList{"a NEW:test"} << int(Severity::Review);
 }

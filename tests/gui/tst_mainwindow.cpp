@@ -6,9 +6,9 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
-#include <QTextBlock>
 #include <QPushButton>
 #include <QTableView>
+#include <QTextBlock>
 #include <QTreeView>
 #include <QtTest>
 
@@ -17,7 +17,8 @@ using pw::test::RepoBuilder;
 
 namespace {
 
-const char *kBase = "import pytest\n\n\ndef test_a():\n    assert f() == 1\n\n\ndef test_b():\n    assert g() == 2\n";
+const char *kBase = "import pytest\n\n\ndef test_a():\n    assert f() == 1\n\n\ndef test_b():\n    "
+                    "assert g() == 2\n";
 const char *kHead = "import pytest\n\n\ndef test_a():\n    assert f()\n";
 
 } // namespace

@@ -1,0 +1,27 @@
+from decimal import Decimal
+
+import pytest
+
+from roundmath import decimal_places, parse_amount, parse_packed_cents
+
+
+def test_parse_amount_plain():
+    assert parse_amount("12.50") == Decimal("12.50")
+
+
+def test_parse_amount_strips_currency_symbol():
+    assert parse_amount("€ 3.10") == Decimal("3.10")
+    assert parse_amount("-4") == Decimal(-4)
+
+
+def test_parse_amount_rejects_garbage():
+    with pytest.raises(ValueError):
+        parse_amount("twelve")
+
+
+def test_decimal_places():
+    assert decimal_places("1.250") == 3
+
+
+def test_parse_packed_cents(packed_cents):
+    assert parse_packed_cents(packed_cents) == [1999, 250, -125, 0]
