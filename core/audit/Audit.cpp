@@ -2,6 +2,7 @@
 
 #include "audit/ConftestAlarm.h"
 #include "audit/LatitudeScorer.h"
+#include "audit/LedgerGate.h"
 #include "audit/ManifestDiff.h"
 #include "audit/StrengthGate.h"
 #include "audit/TestPairing.h"
@@ -258,23 +259,6 @@ void conftestGate(const PatchDiff &diff, const Config &config, const Repository 
     }
 }
 
-void ledgerEdits(const PatchDiff &diff, const Classifier &cls, GateReport &report)
-{
-    for (const FileDiff &f : diff.files) {
-        if (!cls.isLedger(f.oldPath) && !cls.isLedger(f.newPath))
-            continue;
-        Finding fd;
-        fd.gate = "ledger";
-        fd.code = "LEDGER-EDIT";
-        fd.severity = Severity::Review;
-        fd.path = f.path();
-        fd.message = std::string("the patch ") + changeStatusName(f.status) +
-                     " a ledger file: the gate used the base revision's ledgers and config";
-        fd.evidence = "reviewer confirms the ledger change was a human decision";
-        report.findings.push_back(std::move(fd));
-    }
-}
-
 Manifest buildManifest(const Repository &repo, const Revision &head, const Classifier &cls,
                        FactExtractor &extractor)
 {
@@ -300,27 +284,46 @@ Manifest buildManifest(const Repository &repo, const Revision &head, const Class
     return m;
 }
 
+struct Revisions
+{
+    Revision base;
+    Revision head;
+};
+
+Revisions resolveRevisions(const Repository &repo, const AuditRequest &request)
+{
+    if (Repository::isPatchSpec(request.head)) {
+        // A patch file applies onto the base, so the base comes first (default: HEAD).
+        Revision base = repo.resolve(request.base.empty() ? std::string("HEAD") : request.base);
+        Revision head = repo.resolvePatch(request.head, base);
+        return {std::move(base), std::move(head)};
+    }
+    Revision head = request.head.empty() ? repo.defaultHead() : repo.resolve(request.head);
+    Revision base = request.base.empty() ? repo.defaultBase(head) : repo.resolve(request.base);
+    return {std::move(base), std::move(head)};
+}
+
 } // namespace
 
 Config Audit::loadConfig(const AuditRequest &request)
 {
     const Repository repo = Repository::open(request.repoPath);
-    const Revision head = request.head.empty() ? repo.defaultHead() : repo.resolve(request.head);
-    const Revision base =
-        request.base.empty() ? repo.defaultBase(head) : repo.resolve(request.base);
-    return configFor(request, repo, base);
+    const Revisions revs = resolveRevisions(repo, request);
+    return configFor(request, repo, revs.base);
 }
 
 GateReport Audit::run(const AuditRequest &request)
 {
     const Repository repo = Repository::open(request.repoPath);
-    const Revision head = request.head.empty() ? repo.defaultHead() : repo.resolve(request.head);
-    const Revision base =
-        request.base.empty() ? repo.defaultBase(head) : repo.resolve(request.base);
+    const Revisions revs = resolveRevisions(repo, request);
+    const Revision &base = revs.base;
+    const Revision &head = revs.head;
     if (base.isWorktree())
         throw Error::input("WORKTREE can only be the head revision");
     say(request, "base " + base.spec + " (" + base.commit.substr(0, 12) + "), head " + head.spec +
-                     (head.isWorktree() ? "" : " (" + head.commit.substr(0, 12) + ")"));
+                     (head.isWorktree() ? ""
+                      : head.isPatch()  ? " (applied in memory)"
+                                        : " (" + head.commit.substr(0, 12) + ")"));
 
     Config config = configFor(request, repo, base);
     if (request.python)
@@ -329,7 +332,9 @@ GateReport Audit::run(const AuditRequest &request)
     GateReport report;
     report.repo = repo.workdir();
     report.base = {base.spec, base.commit};
-    report.head = {head.spec, head.isWorktree() ? std::nullopt : std::optional(head.commit)};
+    // A patch file has no commit of its own (its `commit` is the base it applies onto).
+    report.head = {head.spec,
+                   head.isWorktree() || head.isPatch() ? std::nullopt : std::optional(head.commit)};
     report.latitude.threshold = config.latitudeMax;
     report.warnings = config.warnings;
 
@@ -367,7 +372,9 @@ GateReport Audit::run(const AuditRequest &request)
         report.findings.push_back(std::move(f));
     conftestGate(diff, config, repo, head, report);
     fixtureGate(diff, cls, repo, base, head, report);
-    ledgerEdits(diff, cls, report);
+    LedgerGate::apply({repo, base, head, diff, changes, config, cls.ledgerPrefix, request.ledgerDir,
+                       request.today, extractor},
+                      report);
 
     if (request.withManifest)
         report.manifest = buildManifest(repo, head, cls, extractor);

@@ -22,12 +22,15 @@ struct AuditRequest
     std::string cacheDir;              // empty: FactExtractor::defaultCacheDir()
     bool useCache = true;
     bool withManifest = false;
+    // The day ledger entries are judged on (expiry, activity), YYYY-MM-DD; empty: today.
+    std::string today;
     std::function<void(const std::string &)> progress; // one line per step, may be empty
 };
 
 // The static patch audit (SPEC §4): reads git objects (never a checkout, except for
 // WORKTREE), parses only test files whose blob ids differ, and runs the manifest,
-// latitude, strength, conftest and fixture gates. Throws pw::core::Error for input and
+// latitude, strength, conftest, fixture and ledger gates (LedgerGate says which
+// revision's ledgers count). Throws pw::core::Error for input and
 // harness errors; everything else is a finding.
 class Audit
 {

@@ -256,6 +256,10 @@ bool Repository::isDirty() const
 Revision Repository::resolve(const std::string &spec) const
 {
     git_repository *repo = d->get();
+    if (isPatchSpec(spec))
+        throw Error::input("'" + spec +
+                           "' is a patch file: it needs a base revision to apply "
+                           "onto (Repository::resolvePatch, or --base; default HEAD)");
     if (spec == kWorktree) {
         if (git_repository_is_bare(repo))
             throw Error::input("WORKTREE: " + gitDir() + " is a bare repository");
@@ -283,6 +287,23 @@ Revision Repository::resolve(const std::string &spec) const
     return commitRevision(repo, spec, revparseCommit(repo, spec));
 }
 
+Revision Repository::resolvePatch(const std::string &spec, const Revision &base) const
+{
+    if (!isPatchSpec(spec))
+        throw Error::input("'" + spec + "' is not a patch file: expected PATCH:<file>");
+    return applyPatchFile(*d, spec, base);
+}
+
+Revision Repository::resolveHead(const std::string &spec, const Revision &base) const
+{
+    return isPatchSpec(spec) ? resolvePatch(spec, base) : resolve(spec);
+}
+
+bool Repository::isPatchSpec(const std::string &spec)
+{
+    return repo_detail::isPatchSpec(spec);
+}
+
 Revision Repository::defaultHead() const
 {
     if (isUnborn() || isDirty())
@@ -296,6 +317,8 @@ Revision Repository::defaultBase(const Revision &head) const
     if (head.commit.empty())
         throw Error::input("no base revision: the repository has no commits yet; pass --base");
     const git_oid headId = parseOid(head.commit, "commit");
+    if (head.isPatch()) // what the patch was applied onto
+        return commitRevision(repo, shortId(headId), headId);
     const bool plainSpec = !head.isWorktree() && !parseMergeBase(head.spec);
     const std::string headSpec = plainSpec ? head.spec : head.isWorktree() ? "HEAD" : head.commit;
 

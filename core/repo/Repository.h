@@ -11,21 +11,36 @@
 namespace pw::core {
 
 // A revision the user named, resolved. SPEC §2: anything git accepts, `WORKTREE`
-// (the working directory with uncommitted and untracked files) and `merge-base(A,B)`.
+// (the working directory with uncommitted and untracked files) and `merge-base(A,B)`;
+// SPEC §10: `PATCH:<file>`, a patch file applied onto a base commit in memory.
+//
+// A PATCH revision's tree exists only in the memory of the Repository instance that
+// resolved it (nothing is written into the repository). Another instance handed such a
+// Revision re-applies `patchFile` onto `commit` and throws Error::input when the file
+// no longer gives the same tree.
 struct Revision
 {
     enum class Kind
     {
         Commit,
-        Worktree
+        Worktree,
+        Patch
     };
-    std::string spec; // as given: "main", "HEAD~2", "WORKTREE", "merge-base(main,HEAD)"
+    // As given: "main", "HEAD~2", "WORKTREE", "merge-base(main,HEAD)"; for PATCH always
+    // "PATCH:" + the absolute path of the file.
+    std::string spec;
     Kind kind = Kind::Commit;
-    std::string commit;  // 40-hex; for WORKTREE the HEAD commit it sits on (empty when unborn)
-    std::string tree;    // 40-hex tree id; empty for WORKTREE and unborn
-    std::string subject; // first line of the commit message (empty for WORKTREE)
+    // 40-hex; for WORKTREE the HEAD commit it sits on (empty when unborn); for PATCH the
+    // base commit the patch applies onto.
+    std::string commit;
+    std::string tree; // 40-hex tree id (PATCH: the in-memory result); empty for WORKTREE and unborn
+    // First line of the commit message (empty for WORKTREE); for PATCH the mail's
+    // `Subject:` without "[PATCH n/m]", else the file name.
+    std::string subject;
+    std::string patchFile; // PATCH only: absolute path of the patch file
 
     bool isWorktree() const { return kind == Kind::Worktree; }
+    bool isPatch() const { return kind == Kind::Patch; }
 };
 
 struct FileEntry
@@ -74,10 +89,21 @@ public:
     bool isUnborn() const; // no commit yet
     bool isDirty() const;  // uncommitted or untracked (not ignored) changes
 
+    // Any revision but PATCH:<file>, which needs a base (Error::input says so).
     Revision resolve(const std::string &spec) const;
+    // `PATCH:<file>` (absolute, or relative to the current directory): a unified diff,
+    // `git diff` or `git format-patch` output applied onto `base` (a commit) in memory;
+    // the repository is not modified. A format-patch series (several mails) is applied
+    // mail by mail, in order, like `git am`. Every problem with the file (missing, not a
+    // patch, does not apply, binary patch without data) is Error::input naming the file.
+    Revision resolvePatch(const std::string &spec, const Revision &base) const;
+    // resolvePatch for a PATCH spec, else resolve: how a head is named next to its base.
+    Revision resolveHead(const std::string &spec, const Revision &base) const;
+    static bool isPatchSpec(const std::string &spec); // starts with "PATCH:"
     // SPEC §2 defaults: head = WORKTREE when dirty else HEAD; base = merge-base of head and
     // the upstream of the current branch, else origin/main, main, master (the first that
-    // exists and differs from head), else head's first parent.
+    // exists and differs from head), else head's first parent. A PATCH head's base is the
+    // commit it was applied onto.
     Revision defaultHead() const;
     Revision defaultBase(const Revision &head) const;
 
@@ -90,6 +116,7 @@ public:
     std::optional<FileEntry> entry(const Revision &rev, const std::string &path) const;
     // Content of `path` at `rev` (WORKTREE: from disk). Throws Error::input when absent.
     std::string readFile(const Revision &rev, const std::string &path) const;
+    // `blobId` may be abbreviated, except for blobs that only a PATCH revision made.
     std::string readBlob(const std::string &blobId) const;
 
     // Base→head diff. Cost follows the change: identical subtrees are not walked.

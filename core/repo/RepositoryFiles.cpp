@@ -70,10 +70,10 @@ std::vector<FileEntry> listWorktree(const RepoState &impl)
     return result;
 }
 
-std::optional<FileEntry> treeEntry(git_repository *repo, const Revision &rev,
+std::optional<FileEntry> treeEntry(const RepoState &state, const Revision &rev,
                                    const std::string &path)
 {
-    git::TreePtr tree = revisionTree(repo, rev);
+    git::TreePtr tree = revisionTree(state, rev);
     if (!tree)
         return std::nullopt;
     git_tree_entry *raw = nullptr;
@@ -106,7 +106,7 @@ std::optional<FileEntry> worktreeEntry(const RepoState &impl, const std::string 
         gitCheck(git_reference_name_to_id(&id, repo, "HEAD"), "reading HEAD");
         head.commit = git::oidToHex(&id);
     }
-    const auto tracked = treeEntry(repo, head, path);
+    const auto tracked = treeEntry(impl, head, path);
     if (flags == GIT_STATUS_CURRENT && tracked)
         return tracked; // unchanged: git already knows its id
     return hashWorkdirFile(impl, path, tracked ? tracked->mode : 0);
@@ -145,7 +145,7 @@ std::string blobContent(const git_blob *blob)
 std::vector<FileEntry> Repository::listFiles(const Revision &rev) const
 {
     std::vector<FileEntry> files =
-        rev.isWorktree() ? listWorktree(*d) : listTree(revisionTree(d->get(), rev).get());
+        rev.isWorktree() ? listWorktree(*d) : listTree(revisionTree(*d, rev).get());
     std::sort(files.begin(), files.end(),
               [](const FileEntry &a, const FileEntry &b) { return a.path < b.path; });
     return files;
@@ -154,7 +154,7 @@ std::vector<FileEntry> Repository::listFiles(const Revision &rev) const
 std::optional<FileEntry> Repository::entry(const Revision &rev, const std::string &path) const
 {
     checkRelativePath(path);
-    return rev.isWorktree() ? worktreeEntry(*d, path) : treeEntry(d->get(), rev, path);
+    return rev.isWorktree() ? worktreeEntry(*d, path) : treeEntry(*d, rev, path);
 }
 
 std::string Repository::readFile(const Revision &rev, const std::string &path) const
@@ -162,7 +162,7 @@ std::string Repository::readFile(const Revision &rev, const std::string &path) c
     checkRelativePath(path);
     if (rev.isWorktree())
         return readDiskFile(d->get(), path);
-    const auto file = treeEntry(d->get(), rev, path);
+    const auto file = treeEntry(*d, rev, path);
     if (!file)
         throw Error::input("'" + path + "' does not exist at '" + rev.spec + "'");
     return readBlob(file->blob);

@@ -3,8 +3,18 @@
 #include "repo/GitError.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
+#include <exception>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
+#include <git2/sys/repository.h>
+#include <iterator>
+#include <set>
+#include <string_view>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,17 +41,47 @@ git::CommitPtr lookupCommit(git_repository *repo, const git_oid &id)
     return git::CommitPtr(commit);
 }
 
-git::TreePtr revisionTree(git_repository *repo, const Revision &rev)
+namespace {
+
+git::TreePtr lookupTree(git_repository *repo, const git_oid &id, const std::string &what)
 {
     git_tree *tree = nullptr;
-    if (!rev.isWorktree() && !rev.tree.empty()) {
-        const git_oid id = parseOid(rev.tree, "tree");
-        gitCheck(git_tree_lookup(&tree, repo, &id), "looking up tree of '" + rev.spec + "'");
+    gitCheck(git_tree_lookup(&tree, repo, &id), "looking up tree of '" + what + "'");
+    return git::TreePtr(tree);
+}
+
+// A PATCH revision's tree lives in the memory of the instance that applied it; any other
+// instance applies the file again and insists on the same result.
+git::TreePtr patchTree(const RepoState &state, const Revision &rev)
+{
+    const git_oid id = parseOid(rev.tree, "tree");
+    git_tree *tree = nullptr;
+    if (git_tree_lookup(&tree, state.get(), &id) == 0)
         return git::TreePtr(tree);
-    }
+    git_error_clear();
+    Revision base;
+    base.spec = rev.commit;
+    base.commit = rev.commit;
+    const Revision again = applyPatchFile(state, rev.spec, base);
+    if (again.tree != rev.tree)
+        throw Error::input(rev.patchFile + ": the patch file changed since '" + rev.spec +
+                           "' was resolved; resolve it again");
+    return lookupTree(state.get(), id, rev.spec);
+}
+
+} // namespace
+
+git::TreePtr revisionTree(const RepoState &state, const Revision &rev)
+{
+    git_repository *repo = state.get();
+    if (rev.isPatch())
+        return patchTree(state, rev);
+    if (!rev.isWorktree() && !rev.tree.empty())
+        return lookupTree(repo, parseOid(rev.tree, "tree"), rev.spec);
     if (rev.commit.empty())
         return nullptr;
     git::CommitPtr commit = lookupCommit(repo, parseOid(rev.commit, "commit"));
+    git_tree *tree = nullptr;
     gitCheck(git_commit_tree(&tree, commit.get()), "reading tree of '" + rev.spec + "'");
     return git::TreePtr(tree);
 }
@@ -143,6 +183,399 @@ std::vector<FileEntry> listTree(const git_tree *tree)
     if (tree)
         gitCheck(git_tree_walk(tree, GIT_TREEWALK_PRE, collectBlob, &files), "walking tree");
     return files;
+}
+
+} // namespace pw::core::repo_detail
+
+// =======================================================================================
+// PATCH revisions (SPEC §10): a patch file applied onto a base commit in memory.
+
+namespace pw::core::repo_detail {
+
+std::string takeGitError()
+{
+    const git_error *last = git_error_last();
+    std::string message = last && last->message ? last->message : "";
+    git_error_clear();
+    return message;
+}
+
+namespace {
+
+const char kPatchPrefix[] = "PATCH:";
+// New objects live in memory; the read-through backend below serves everything else.
+constexpr int kMemoryPriority = 2;
+constexpr int kReadThroughPriority = 1;
+
+// ---------------------------------------------------------------------------------------
+// The object database overlay
+
+// Reads the repository's real object database and does nothing else: without write and
+// freshen callbacks libgit2 can neither write into nor touch a file under .git/objects.
+struct ReadThroughBackend
+{
+    git_odb_backend parent; // first member: libgit2 hands this pointer to the callbacks
+    git_odb *source = nullptr;
+
+    static git_odb *sourceOf(git_odb_backend *backend)
+    {
+        return reinterpret_cast<ReadThroughBackend *>(backend)->source;
+    }
+};
+
+// libgit2 frees what a backend returns, so it is copied into a buffer libgit2 allocated
+// (NUL-terminated like the loose and pack backends do).
+int handOver(git_odb_backend *backend, git_odb_object *object, void **data, size_t *len,
+             git_object_t *type)
+{
+    const size_t size = git_odb_object_size(object);
+    auto *buffer = static_cast<char *>(git_odb_backend_data_alloc(backend, size + 1));
+    if (buffer) {
+        std::memcpy(buffer, git_odb_object_data(object), size);
+        buffer[size] = '\0';
+        *data = buffer;
+        *len = size;
+        *type = git_odb_object_type(object);
+    }
+    git_odb_object_free(object);
+    return buffer ? 0 : -1;
+}
+
+int readThroughRead(void **data, size_t *len, git_object_t *type, git_odb_backend *backend,
+                    const git_oid *id)
+{
+    git_odb_object *object = nullptr;
+    const int rc = git_odb_read(&object, ReadThroughBackend::sourceOf(backend), id);
+    return rc < 0 ? rc : handOver(backend, object, data, len, type);
+}
+
+int readThroughReadPrefix(git_oid *out, void **data, size_t *len, git_object_t *type,
+                          git_odb_backend *backend, const git_oid *shortId, size_t length)
+{
+    git_odb_object *object = nullptr;
+    const int rc =
+        git_odb_read_prefix(&object, ReadThroughBackend::sourceOf(backend), shortId, length);
+    if (rc < 0)
+        return rc;
+    git_oid_cpy(out, git_odb_object_id(object));
+    return handOver(backend, object, data, len, type);
+}
+
+int readThroughReadHeader(size_t *len, git_object_t *type, git_odb_backend *backend,
+                          const git_oid *id)
+{
+    return git_odb_read_header(len, type, ReadThroughBackend::sourceOf(backend), id);
+}
+
+int readThroughExists(git_odb_backend *backend, const git_oid *id)
+{
+    return git_odb_exists(ReadThroughBackend::sourceOf(backend), id);
+}
+
+int readThroughExistsPrefix(git_oid *out, git_odb_backend *backend, const git_oid *shortId,
+                            size_t length)
+{
+    return git_odb_exists_prefix(out, ReadThroughBackend::sourceOf(backend), shortId, length);
+}
+
+int readThroughRefresh(git_odb_backend *backend)
+{
+    return git_odb_refresh(ReadThroughBackend::sourceOf(backend));
+}
+
+int readThroughForeach(git_odb_backend *backend, git_odb_foreach_cb cb, void *payload)
+{
+    return git_odb_foreach(ReadThroughBackend::sourceOf(backend), cb, payload);
+}
+
+void readThroughFree(git_odb_backend *backend)
+{
+    auto *self = reinterpret_cast<ReadThroughBackend *>(backend);
+    git_odb_free(self->source);
+    delete self;
+}
+
+// ---------------------------------------------------------------------------------------
+// Applying
+
+std::string patchFilePath(const std::string &spec)
+{
+    const std::string path = spec.substr(sizeof kPatchPrefix - 1);
+    if (path.empty())
+        throw Error::input("'" + spec + "' names no file: expected PATCH:<path of a patch file>");
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    if (ec)
+        throw Error::input(path + ": " + ec.message());
+    return absolute.lexically_normal().string();
+}
+
+std::string readPatchFile(const std::string &file)
+{
+    std::error_code ec;
+    const auto status = std::filesystem::status(file, ec);
+    if (!std::filesystem::exists(status))
+        throw Error::input(file + ": no such patch file");
+    if (std::filesystem::is_directory(status))
+        throw Error::input(file + ": is a directory, not a patch file");
+    std::ifstream in(file, std::ios::binary);
+    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.is_open() || in.bad())
+        throw Error::input(file + ": cannot read the patch file");
+    return content;
+}
+
+// The mode of the file (blob or symlink) at `path`; nullopt when there is none.
+std::optional<uint32_t> fileMode(const git_tree *tree, const std::string &path)
+{
+    git_tree_entry *raw = nullptr;
+    if (path.empty() || git_tree_entry_bypath(&raw, tree, path.c_str()) < 0) {
+        git_error_clear();
+        return std::nullopt;
+    }
+    git::TreeEntryPtr entry(raw);
+    if (git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB)
+        return std::nullopt;
+    return static_cast<uint32_t>(git_tree_entry_filemode(entry.get()));
+}
+
+std::string oldPathOf(const git_diff_delta *delta)
+{
+    return delta->old_file.path ? delta->old_file.path : "";
+}
+
+std::string newPathOf(const git_diff_delta *delta)
+{
+    return delta->new_file.path ? delta->new_file.path : "";
+}
+
+// Where an error happened: the file, and for a series the mail.
+struct PartContext
+{
+    std::string where; // "/x/fix.mbox: patch 2/3 ('subject')"
+    std::string onto;  // "'HEAD' (0123456789ab)" or "patch 1/3"
+};
+
+int noteBinaryWithoutData(const git_diff_delta *delta, const git_diff_binary *binary, void *payload)
+{
+    if (binary->contains_data)
+        return 0;
+    *static_cast<std::string *>(payload) =
+        delta->status == GIT_DELTA_DELETED ? oldPathOf(delta) : newPathOf(delta);
+    return 1; // stop: one is enough to refuse
+}
+
+// What libgit2 would get wrong or explain badly: a file added where one exists (the new
+// lines would land on top of it), a file changed that is not there, and a binary change
+// the patch carries no data for ("Binary files a/x and b/x differ").
+void checkPart(git_diff *diff, const git_tree *tree, const PartContext &ctx)
+{
+    std::string binary;
+    git_diff_foreach(diff, nullptr, noteBinaryWithoutData, nullptr, nullptr, &binary);
+    git_error_clear();
+    if (!binary.empty())
+        throw Error::input(ctx.where + ": the binary change of '" + binary +
+                           "' has no data in the patch (\"Binary files … differ\"); "
+                           "make the patch with `git diff --binary` or `git format-patch`");
+
+    const size_t count = git_diff_num_deltas(diff);
+    std::set<std::string> removed, created;
+    for (size_t i = 0; i < count; ++i) {
+        const git_diff_delta *delta = git_diff_get_delta(diff, i);
+        if (delta->status == GIT_DELTA_DELETED || delta->status == GIT_DELTA_RENAMED)
+            removed.insert(oldPathOf(delta));
+    }
+    const std::string prefix = ctx.where + ": does not apply to " + ctx.onto + ": '";
+    for (size_t i = 0; i < count; ++i) {
+        const git_diff_delta *delta = git_diff_get_delta(diff, i);
+        const std::string oldPath = oldPathOf(delta), newPath = newPathOf(delta);
+        if (delta->status != GIT_DELTA_ADDED && !fileMode(tree, oldPath) && !created.count(oldPath))
+            throw Error::input(prefix + oldPath + "' does not exist there");
+        const bool creates = delta->status == GIT_DELTA_ADDED ||
+                             delta->status == GIT_DELTA_COPIED ||
+                             (delta->status == GIT_DELTA_RENAMED && newPath != oldPath);
+        if (!creates)
+            continue;
+        if (created.count(newPath) || (fileMode(tree, newPath) && !removed.count(newPath)))
+            throw Error::input(prefix + newPath + "' already exists there");
+        created.insert(newPath);
+    }
+}
+
+int noteDelta(const git_diff_delta *delta, void *payload)
+{
+    *static_cast<std::string *>(payload) =
+        delta->status == GIT_DELTA_ADDED ? newPathOf(delta) : oldPathOf(delta);
+    return 0;
+}
+
+// A patch that does not state a mode (a 100% rename, a plain diff) leaves it as it was;
+// libgit2 would make the file 100644.
+void keepModes(git_index *index, git_diff *diff, const git_tree *tree)
+{
+    const size_t count = git_diff_num_deltas(diff);
+    for (size_t i = 0; i < count; ++i) {
+        const git_diff_delta *delta = git_diff_get_delta(diff, i);
+        if (delta->status == GIT_DELTA_DELETED || delta->status == GIT_DELTA_ADDED ||
+            delta->new_file.mode != 0)
+            continue;
+        const auto mode = fileMode(tree, oldPathOf(delta));
+        const std::string path = newPathOf(delta);
+        const git_index_entry *current = git_index_get_bypath(index, path.c_str(), 0);
+        if (!mode || !current || current->mode == *mode)
+            continue;
+        git_index_entry entry = *current;
+        entry.path = path.c_str();
+        entry.mode = *mode;
+        gitCheck(git_index_add(index, &entry), "keeping the mode of '" + path + "'");
+    }
+}
+
+git::TreePtr applyMailAsWritten(const RepoState &state, const PatchMail &mail, const git_tree *tree,
+                                const PartContext &ctx, bool stripCr)
+{
+    git::DiffPtr diff = parsePatchMail(
+        mail, [tree](const std::string &path) { return fileMode(tree, path).has_value(); },
+        ctx.where, stripCr);
+    checkPart(diff.get(), tree, ctx);
+
+    git_apply_options opts;
+    gitCheck(git_apply_options_init(&opts, GIT_APPLY_OPTIONS_VERSION), "apply options");
+    std::string current;
+    opts.delta_cb = noteDelta;
+    opts.payload = &current;
+    git_error_clear();
+    git_index *rawIndex = nullptr;
+    // git_apply_to_tree wants a mutable tree but only reads it.
+    if (git_apply_to_tree(&rawIndex, state.get(), const_cast<git_tree *>(tree), diff.get(), &opts) <
+        0) {
+        const std::string message = takeGitError();
+        throw Error::input(ctx.where + ": does not apply to " + ctx.onto +
+                           (current.empty() ? "" : ": '" + current + "'") +
+                           (message.empty() ? "" : ": " + message));
+    }
+    git::IndexPtr index(rawIndex);
+    keepModes(index.get(), diff.get(), tree);
+    git_oid treeId;
+    gitCheck(git_index_write_tree_to(&treeId, index.get(), state.get()),
+             ctx.where + ": writing the patched tree");
+    return lookupTree(state.get(), treeId, ctx.where);
+}
+
+git::TreePtr applyMail(const RepoState &state, const PatchMail &mail, const git_tree *tree,
+                       const PartContext &ctx)
+{
+    try {
+        return applyMailAsWritten(state, mail, tree, ctx, false);
+    } catch (const Error &) {
+        // A patch file with CRLF line ends throughout was converted as a whole (an editor,
+        // a Windows checkout): undone, it may apply. Content that really has CRLF lines
+        // applied above; when neither applies, the first error is the one to show.
+        if (!hasCrlfLineEndings(mail))
+            throw;
+        const std::exception_ptr asWritten = std::current_exception();
+        try {
+            return applyMailAsWritten(state, mail, tree, ctx, true);
+        } catch (const Error &) {
+            std::rethrow_exception(asWritten);
+        }
+    }
+}
+
+} // namespace
+
+bool isPatchSpec(const std::string &spec)
+{
+    return spec.rfind(kPatchPrefix, 0) == 0;
+}
+
+void installMemoryOdb(const RepoState &state)
+{
+    if (state.memoryOdb)
+        return;
+    const std::string context = "setting up the in-memory object database";
+    git_odb *rawReal = nullptr;
+    gitCheck(git_repository_odb(&rawReal, state.get()), context);
+    git::OdbPtr real(rawReal);
+    git_odb *rawOverlay = nullptr;
+    gitCheck(git_odb_new(&rawOverlay), context);
+    git::OdbPtr overlay(rawOverlay);
+
+    git_odb_backend *memory = nullptr;
+    gitCheck(git_mempack_new(&memory), context);
+    int rc = git_odb_add_backend(overlay.get(), memory, kMemoryPriority);
+    if (rc < 0)
+        memory->free(memory);
+    gitCheck(rc, context);
+
+    auto *readThrough = new ReadThroughBackend();
+    git_odb_init_backend(&readThrough->parent, GIT_ODB_BACKEND_VERSION);
+    readThrough->parent.read = readThroughRead;
+    readThrough->parent.read_prefix = readThroughReadPrefix;
+    readThrough->parent.read_header = readThroughReadHeader;
+    readThrough->parent.exists = readThroughExists;
+    readThrough->parent.exists_prefix = readThroughExistsPrefix;
+    readThrough->parent.refresh = readThroughRefresh;
+    readThrough->parent.foreach = readThroughForeach;
+    readThrough->parent.free = readThroughFree;
+    readThrough->source = real.release();
+    rc = git_odb_add_backend(overlay.get(), &readThrough->parent, kReadThroughPriority);
+    if (rc < 0)
+        readThroughFree(&readThrough->parent);
+    gitCheck(rc, context);
+
+    gitCheck(git_repository_set_odb(state.get(), overlay.get()), context);
+    state.memoryOdb = true;
+}
+
+Revision applyPatchFile(const RepoState &state, const std::string &spec, const Revision &base)
+{
+    const std::string file = patchFilePath(spec);
+    if (base.isWorktree())
+        throw Error::input("'" + spec + "': a patch applies onto a commit, not onto WORKTREE");
+    if (base.isPatch())
+        throw Error::input("'" + spec + "': the base of a patch cannot be another patch file");
+    if (base.commit.empty())
+        throw Error::input("'" + spec + "': the base has no commit to apply onto");
+
+    const std::string content = readPatchFile(file);
+    if (content.find_first_not_of(" \t\r\n") == std::string::npos)
+        throw Error::input(file + ": the patch file is empty");
+    const std::vector<PatchMail> mails = splitPatchMails(content);
+    if (mails.empty())
+        throw Error::input(file + ": not a patch (" + patchParseError(content) +
+                           "); expected a unified diff, `git diff` or `git format-patch` output");
+
+    installMemoryOdb(state);
+    git::TreePtr tree = revisionTree(state, base);
+    const size_t count = mails.size();
+    for (size_t i = 0; i < count; ++i) {
+        PartContext ctx;
+        ctx.where = file;
+        if (count > 1) {
+            ctx.where += ": patch " + std::to_string(i + 1) + "/" + std::to_string(count);
+            if (!mails[i].subject.empty())
+                ctx.where += " ('" + mails[i].subject + "')";
+        }
+        ctx.onto = i > 0 ? "the result of patch " + std::to_string(i) + "/" + std::to_string(count)
+                   : base.commit.rfind(base.spec, 0) == 0 // named by its id
+                       ? "'" + base.commit.substr(0, 12) + "'"
+                       : "'" + base.spec + "' (" + base.commit.substr(0, 12) + ")";
+        tree = applyMail(state, mails[i], tree.get(), ctx);
+    }
+
+    Revision rev;
+    rev.spec = kPatchPrefix + file;
+    rev.kind = Revision::Kind::Patch;
+    rev.commit = base.commit;
+    rev.tree = git::oidToHex(git_tree_id(tree.get()));
+    rev.patchFile = file;
+    rev.subject = mails.back().subject.empty() ? std::filesystem::path(file).filename().string()
+                                               : mails.back().subject;
+    if (count > 1)
+        rev.subject +=
+            " (+" + std::to_string(count - 1) + " earlier patch" + (count > 2 ? "es" : "") + ")";
+    return rev;
 }
 
 } // namespace pw::core::repo_detail

@@ -6,8 +6,11 @@
 #include "repo/GitHandles.h"
 #include "repo/Repository.h"
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pw::core {
@@ -20,6 +23,9 @@ struct RepoState
 {
     git::RepositoryPtr repo;
     bool trustFileMode = true; // core.filemode: the executable bit on disk is meaningful
+    // Set once a PATCH revision was applied: from then on the repository's object database
+    // writes into memory and reads the real one through (see installMemoryOdb).
+    mutable bool memoryOdb = false;
 
     git_repository *get() const { return repo.get(); }
 };
@@ -33,8 +39,9 @@ bool containsNul(const char *data, size_t size);
 
 git_oid parseOid(const std::string &hex, const std::string &what);
 git::CommitPtr lookupCommit(git_repository *repo, const git_oid &id);
-// The revision's tree; nullptr for an unborn WORKTREE (no commit: the empty tree).
-git::TreePtr revisionTree(git_repository *repo, const Revision &rev);
+// The revision's tree; nullptr for an unborn WORKTREE (no commit: the empty tree). A
+// PATCH revision this instance did not resolve is applied again from its file.
+git::TreePtr revisionTree(const RepoState &state, const Revision &rev);
 // HEAD's tree; nullptr when HEAD is unborn.
 git::TreePtr headTree(git_repository *repo);
 
@@ -50,6 +57,46 @@ std::optional<FileEntry> hashWorkdirFile(const RepoState &impl, const std::strin
 
 // Every blob and symlink of `tree` (submodule commits skipped), in tree order.
 std::vector<FileEntry> listTree(const git_tree *tree);
+
+// libgit2's last error message (empty when none), cleared so it cannot be reported twice.
+std::string takeGitError();
+
+// PATCH revisions (SPEC §10) ------------------------------------------------------------
+
+bool isPatchSpec(const std::string &spec);
+
+// One mail of a `git format-patch` series, or a whole diff file.
+struct PatchMail
+{
+    std::string subject;                 // `Subject:` without "[PATCH n/m]"; empty when none
+    std::vector<std::string_view> lines; // into the file's text, each with its '\n'
+    size_t firstLine = 1;                // line of the file where the mail starts (1-based)
+};
+
+// The mails of a format-patch series that carry a diff, in order (a cover letter has
+// none); a file that is not a mailbox is one mail. Empty when nothing looks like a diff.
+std::vector<PatchMail> splitPatchMails(std::string_view content);
+// One mail as a libgit2 diff. A plain unified diff (`diff -u`) gets the "diff --git"
+// headers libgit2 needs; `isFile` says which name of a plain diff that names two files
+// exists where it will apply; `stripCarriageReturns` turns CRLF line ends into LF. Throws
+// Error::input "<where>: not a patch git can read: …" with libgit2's message, its line
+// numbers turned into the file's.
+git::DiffPtr parsePatchMail(const PatchMail &mail,
+                            const std::function<bool(const std::string &)> &isFile,
+                            const std::string &where, bool stripCarriageReturns);
+// Every line of the mail ends with CRLF: the file may have been converted as a whole.
+bool hasCrlfLineEndings(const PatchMail &mail);
+// Why libgit2 finds no patch in `content`.
+std::string patchParseError(const std::string &content);
+
+// From now on objects written through the repository (blobs and trees of applied
+// patches) go to an in-memory backend; reads fall through to the real object database.
+// The real database is only read: it never sees a write or a freshen (libgit2 touches
+// the mtime of an object it is asked to write again), so `.git` stays as it was.
+void installMemoryOdb(const RepoState &state);
+
+// Applies the file that `spec` ("PATCH:<file>") names onto `base` (a commit) in memory.
+Revision applyPatchFile(const RepoState &state, const std::string &spec, const Revision &base);
 
 } // namespace repo_detail
 

@@ -18,15 +18,17 @@ AuditRunner::~AuditRunner()
     m_watcher.waitForFinished(); // never leave a task writing into a dead runner
 }
 
-AuditOutcome AuditRunner::runNow(const core::AuditRequest &request)
+AuditOutcome AuditRunner::runNow(const WorkbenchRequest &request)
 {
     AuditOutcome out;
+    out.request = request;
     try {
-        out.report = core::Audit::run(request);
-        const core::Repository repo = core::Repository::open(request.repoPath);
+        out.report = core::Audit::run(request.audit);
+        out.config = core::Audit::loadConfig(request.audit);
+        const core::Repository repo = core::Repository::open(request.audit.repoPath);
         const core::Revision base = repo.resolve(*out.report.base.commit);
-        const core::Revision head = repo.resolve(out.report.head.rev);
-        out.diff = repo.diff(base, head, core::DiffOptions());
+        const core::Revision head = repo.resolveHead(out.report.head.rev, base);
+        out.diff = repo.diff(base, head, request.diff);
         out.ok = true;
     } catch (const core::Error &e) {
         out.error = QString::fromStdString(e.what());
@@ -36,7 +38,7 @@ AuditOutcome AuditRunner::runNow(const core::AuditRequest &request)
     return out;
 }
 
-void AuditRunner::start(const core::AuditRequest &request)
+void AuditRunner::start(const WorkbenchRequest &request)
 {
     if (m_watcher.isRunning()) {
         m_pending = request;
@@ -52,17 +54,19 @@ void AuditRunner::waitForFinished()
         m_watcher.waitForFinished();
         QCoreApplication::processEvents(); // deliver finished(), start the pending one
     }
+    QCoreApplication::processEvents();
 }
 
 void AuditRunner::onFinished()
 {
     m_outcome = m_watcher.result();
-    Q_EMIT finished();
-    if (m_pending) {
-        const core::AuditRequest next = *m_pending;
+    if (m_pending) { // a newer request supersedes this result
+        const WorkbenchRequest next = *m_pending;
         m_pending.reset();
         start(next);
+        return;
     }
+    Q_EMIT finished();
 }
 
 } // namespace pw::gui

@@ -1,25 +1,38 @@
 #pragma once
 
 #include "audit/Audit.h"
+#include "ledger/Config.h"
 #include "repo/PatchDiff.h"
 
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
+#include <optional>
 
 namespace pw::gui {
 
-// What one audit hands the window: the gate report and the patch diff with hunks.
+// What the window asks for: the audit and how to show the patch diff.
+struct WorkbenchRequest
+{
+    core::AuditRequest audit;
+    core::DiffOptions diff;
+};
+
+// What one audit hands the window: the gate report, the patch diff with hunks and the
+// configuration that was in force.
 struct AuditOutcome
 {
     bool ok = false;
     QString error; // the readable message when !ok
     core::GateReport report;
     core::PatchDiff diff;
+    core::Config config;
+    WorkbenchRequest request;
 };
 
 // Runs the audit off the GUI thread (QtConcurrent) and reports back on it. One audit at
-// a time: starting another while one runs queues the newest request.
+// a time: a request made while one runs replaces any queued one and starts when the
+// running one ends, so a burst of refreshes costs at most two audits.
 class AuditRunner : public QObject
 {
     Q_OBJECT
@@ -27,25 +40,24 @@ public:
     explicit AuditRunner(QObject *parent = nullptr);
     ~AuditRunner() override;
 
-    void start(const core::AuditRequest &request);
+    void start(const WorkbenchRequest &request);
     bool isRunning() const { return m_watcher.isRunning(); }
+    // Blocks until the running and the queued audit are done, delivering finished().
     void waitForFinished();
 
-    static AuditOutcome runNow(const core::AuditRequest &request);
+    static AuditOutcome runNow(const WorkbenchRequest &request);
+    const AuditOutcome &outcome() const { return m_outcome; }
 
 Q_SIGNALS:
     void started();
     void finished();
-
-public:
-    const AuditOutcome &outcome() const { return m_outcome; }
 
 private:
     void onFinished();
 
     QFutureWatcher<AuditOutcome> m_watcher;
     AuditOutcome m_outcome;
-    std::optional<core::AuditRequest> m_pending;
+    std::optional<WorkbenchRequest> m_pending;
 };
 
 } // namespace pw::gui

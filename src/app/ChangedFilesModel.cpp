@@ -2,93 +2,294 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QFont>
+#include <algorithm>
 #include <map>
 #include <utility>
 
 namespace pw::gui {
 
-void ChangedFilesModel::setReport(const core::GateReport &report)
+ChangedFilesModel::ChangedFilesModel(QObject *parent) : QAbstractItemModel(parent)
+{
+    m_nodes.push_back(Node{});
+}
+
+int ChangedFilesModel::childDir(int parent, const QString &name)
+{
+    for (int c : m_nodes[size_t(parent)].children) {
+        if (!m_nodes[size_t(c)].isFile() && m_nodes[size_t(c)].name == name)
+            return c;
+    }
+    Node dir;
+    dir.name = name;
+    dir.parent = parent;
+    m_nodes.push_back(dir);
+    const int id = int(m_nodes.size() - 1);
+    m_nodes[size_t(parent)].children.push_back(id);
+    return id;
+}
+
+void ChangedFilesModel::fold(int node)
+{
+    // A directory whose only child is a directory becomes "a/b".
+    Node &n = m_nodes[size_t(node)];
+    while (node != 0 && !n.isFile() && n.children.size() == 1 &&
+           !m_nodes[size_t(n.children.front())].isFile()) {
+        const int only = n.children.front();
+        n.name += QLatin1Char('/') + m_nodes[size_t(only)].name;
+        n.children = m_nodes[size_t(only)].children;
+        for (int c : n.children)
+            m_nodes[size_t(c)].parent = node;
+    }
+    // directories first, then files, each by name
+    std::sort(n.children.begin(), n.children.end(), [this](int a, int b) {
+        const Node &x = m_nodes[size_t(a)];
+        const Node &y = m_nodes[size_t(b)];
+        if (x.isFile() != y.isFile())
+            return !x.isFile();
+        return x.name < y.name;
+    });
+    for (int c : std::vector<int>(n.children))
+        fold(c);
+}
+
+void ChangedFilesModel::aggregate(int node)
+{
+    Node &n = m_nodes[size_t(node)];
+    if (n.isFile())
+        return;
+    n.block = n.review = n.info = 0;
+    for (int c : n.children) {
+        aggregate(c);
+        n.block += m_nodes[size_t(c)].block;
+        n.review += m_nodes[size_t(c)].review;
+        n.info += m_nodes[size_t(c)].info;
+    }
+}
+
+void ChangedFilesModel::setReport(const core::GateReport &report, const core::PatchDiff &diff)
 {
     beginResetModel();
-    m_rows.clear();
-    std::map<std::string, size_t> byPath;
+    m_nodes.assign(1, Node{});
+    m_fileCount = 0;
+    std::map<std::string, std::string> blobs;
+    for (const core::FileDiff &f : diff.files)
+        blobs[f.path()] = f.newBlob;
+    std::map<std::string, int> byPath;
     for (const core::ChangedFile &f : report.changedFiles) {
-        byPath[f.path] = m_rows.size();
-        m_rows.push_back({f});
+        const QString path = QString::fromStdString(f.path);
+        const QStringList parts = path.split(QLatin1Char('/'));
+        int parent = 0;
+        for (int i = 0; i + 1 < parts.size(); ++i)
+            parent = childDir(parent, parts[i]);
+        Node file;
+        file.name = parts.last();
+        file.path = path;
+        file.oldPath = QString::fromStdString(f.oldPath);
+        file.status = QString::fromStdString(f.status);
+        file.blob = QString::fromStdString(blobs[f.path]);
+        file.parent = parent;
+        m_nodes.push_back(file);
+        const int id = int(m_nodes.size() - 1);
+        m_nodes[size_t(parent)].children.push_back(id);
+        byPath[f.path] = id;
+        ++m_fileCount;
     }
     for (const core::Finding &f : report.findings) {
         auto it = byPath.find(f.path);
         if (it == byPath.end() || f.satisfiedBy)
             continue;
-        Row &row = m_rows[it->second];
-        (f.severity == core::Severity::Block    ? row.block
-         : f.severity == core::Severity::Review ? row.review
-                                                : row.info)++;
+        Node &n = m_nodes[size_t(it->second)];
+        (f.severity == core::Severity::Block    ? n.block
+         : f.severity == core::Severity::Review ? n.review
+                                                : n.info)++;
+    }
+    fold(0);
+    aggregate(0);
+    for (Node &n : m_nodes) {
+        if (n.isFile())
+            n.viewed = m_isViewed && !n.blob.isEmpty() && m_isViewed(n.path, n.blob);
     }
     endResetModel();
 }
 
-int ChangedFilesModel::rowOf(const QString &path) const
+void ChangedFilesModel::setViewedLookup(IsViewed lookup)
 {
-    const std::string p = path.toStdString();
-    for (size_t i = 0; i < m_rows.size(); ++i) {
-        if (m_rows[i].file.path == p)
-            return int(i);
-    }
-    return -1;
+    m_isViewed = std::move(lookup);
+    refreshViewed();
 }
 
-int ChangedFilesModel::mostSevereRow() const
+void ChangedFilesModel::refreshViewed()
 {
-    int best = m_rows.empty() ? -1 : 0;
-    for (size_t i = 1; i < m_rows.size(); ++i) {
-        const Row &r = m_rows[i];
-        const Row &b = m_rows[size_t(best)];
-        if (std::pair(r.block, r.review) > std::pair(b.block, b.review))
+    for (size_t i = 1; i < m_nodes.size(); ++i) {
+        Node &n = m_nodes[i];
+        if (!n.isFile())
+            continue;
+        const bool viewed = m_isViewed && !n.blob.isEmpty() && m_isViewed(n.path, n.blob);
+        if (viewed != n.viewed) {
+            n.viewed = viewed;
+            const QModelIndex idx = indexOfNode(int(i), ViewedColumn);
+            Q_EMIT dataChanged(idx, idx, {Qt::CheckStateRole});
+        }
+    }
+}
+
+int ChangedFilesModel::viewedCount() const
+{
+    return int(std::count_if(m_nodes.begin(), m_nodes.end(),
+                             [](const Node &n) { return n.isFile() && n.viewed; }));
+}
+
+QModelIndex ChangedFilesModel::indexOfPath(const QString &path, int column) const
+{
+    for (size_t i = 1; i < m_nodes.size(); ++i) {
+        if (m_nodes[i].path == path)
+            return indexOfNode(int(i), column);
+    }
+    return {};
+}
+
+QModelIndex ChangedFilesModel::mostSevereFile() const
+{
+    int best = -1;
+    for (size_t i = 1; i < m_nodes.size(); ++i) {
+        const Node &n = m_nodes[i];
+        if (!n.isFile())
+            continue;
+        if (best < 0 || std::pair(n.block, n.review) >
+                            std::pair(m_nodes[size_t(best)].block, m_nodes[size_t(best)].review))
             best = int(i);
     }
-    return best;
+    return best < 0 ? QModelIndex() : indexOfNode(best, NameColumn);
+}
+
+int ChangedFilesModel::nodeOf(const QModelIndex &index) const
+{
+    return index.isValid() ? int(index.internalId()) : 0;
+}
+
+QModelIndex ChangedFilesModel::indexOfNode(int node, int column) const
+{
+    if (node <= 0)
+        return {};
+    const Node &n = m_nodes[size_t(node)];
+    const std::vector<int> &siblings = m_nodes[size_t(n.parent)].children;
+    const auto it = std::find(siblings.begin(), siblings.end(), node);
+    return createIndex(int(it - siblings.begin()), column, quintptr(node));
+}
+
+QModelIndex ChangedFilesModel::index(int row, int column, const QModelIndex &parent) const
+{
+    const Node &p = m_nodes[size_t(nodeOf(parent))];
+    if (row < 0 || row >= int(p.children.size()) || column < 0 || column >= ColumnCount)
+        return {};
+    return createIndex(row, column, quintptr(p.children[size_t(row)]));
+}
+
+QModelIndex ChangedFilesModel::parent(const QModelIndex &child) const
+{
+    const int node = nodeOf(child);
+    if (node <= 0)
+        return {};
+    return indexOfNode(m_nodes[size_t(node)].parent, NameColumn);
 }
 
 int ChangedFilesModel::rowCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : int(m_rows.size());
+    if (parent.isValid() && parent.column() != NameColumn)
+        return 0;
+    return int(m_nodes[size_t(nodeOf(parent))].children.size());
 }
 
-int ChangedFilesModel::columnCount(const QModelIndex &parent) const
+int ChangedFilesModel::columnCount(const QModelIndex &) const
 {
-    return parent.isValid() ? 0 : ColumnCount;
+    return ColumnCount;
 }
 
 QVariant ChangedFilesModel::data(const QModelIndex &index, int role) const
 {
-    if (!index.isValid() || index.row() >= rowCount())
+    if (!index.isValid())
         return {};
-    const Row &row = m_rows[size_t(index.row())];
-    if (role == PathRole)
-        return QString::fromStdString(row.file.path);
-    if (role == Qt::DisplayRole) {
+    const Node &n = m_nodes[size_t(nodeOf(index))];
+    switch (role) {
+    case PathRole:
+        return n.path;
+    case BlobRole:
+        return n.blob;
+    case IsFileRole:
+        return n.isFile();
+    case BlockCountRole:
+        return n.block;
+    case Qt::ToolTipRole:
+        if (n.isFile()) {
+            return n.oldPath.isEmpty() ? n.path : tr("%1\nrenamed from %2").arg(n.path, n.oldPath);
+        }
+        return {};
+    case Qt::DisplayRole:
         switch (index.column()) {
+        case NameColumn:
+            return n.name;
         case StatusColumn:
-            return QString::fromStdString(row.file.status);
-        case PathColumn:
-            return row.file.oldPath.empty()
-                       ? QString::fromStdString(row.file.path)
-                       : QStringLiteral("%1 ← %2").arg(QString::fromStdString(row.file.path),
-                                                       QString::fromStdString(row.file.oldPath));
+            return n.status;
         case BadgeColumn: {
             QStringList parts;
-            if (row.block)
-                parts << tr("%n block", nullptr, row.block);
-            if (row.review)
-                parts << tr("%n review", nullptr, row.review);
+            if (n.block)
+                parts << tr("%n block", nullptr, n.block);
+            if (n.review)
+                parts << tr("%n review", nullptr, n.review);
             return parts.join(QStringLiteral(" · "));
         }
         }
+        return {};
+    case Qt::CheckStateRole:
+        if (index.column() == ViewedColumn && n.isFile())
+            return n.viewed ? Qt::Checked : Qt::Unchecked;
+        return {};
+    case Qt::ForegroundRole:
+        if (index.column() == BadgeColumn && (n.block || n.review))
+            return QBrush(n.block ? QColor(0xc6, 0x28, 0x28) : QColor(0xb2, 0x6a, 0x00));
+        if (index.column() == StatusColumn) {
+            if (n.status == QLatin1String("A"))
+                return QBrush(QColor(0x2e, 0x7d, 0x32));
+            if (n.status == QLatin1String("D"))
+                return QBrush(QColor(0xc6, 0x28, 0x28));
+        }
+        return {};
+    case Qt::FontRole:
+        if (index.column() == NameColumn && n.isFile() && n.viewed) {
+            QFont f;
+            f.setItalic(true);
+            return f;
+        }
+        return {};
     }
-    if (role == Qt::ForegroundRole && index.column() == BadgeColumn)
-        return QBrush(row.block ? QColor(0xc6, 0x28, 0x28) : QColor(0xb2, 0x6a, 0x00));
     return {};
+}
+
+bool ChangedFilesModel::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    if (!index.isValid() || index.column() != ViewedColumn || role != Qt::CheckStateRole)
+        return false;
+    Node &n = m_nodes[size_t(nodeOf(index))];
+    if (!n.isFile() || n.blob.isEmpty())
+        return false;
+    n.viewed = value.toInt() == Qt::Checked;
+    Q_EMIT dataChanged(index, index, {Qt::CheckStateRole});
+    const QModelIndex name = indexOfNode(nodeOf(index), NameColumn);
+    Q_EMIT dataChanged(name, name, {Qt::FontRole});
+    Q_EMIT viewedToggled(n.path, n.blob, n.viewed);
+    return true;
+}
+
+Qt::ItemFlags ChangedFilesModel::flags(const QModelIndex &index) const
+{
+    Qt::ItemFlags f = QAbstractItemModel::flags(index);
+    if (index.isValid() && index.column() == ViewedColumn) {
+        const Node &n = m_nodes[size_t(nodeOf(index))];
+        if (n.isFile() && !n.blob.isEmpty())
+            f |= Qt::ItemIsUserCheckable;
+    }
+    return f;
 }
 
 QVariant ChangedFilesModel::headerData(int section, Qt::Orientation orientation, int role) const
@@ -96,12 +297,14 @@ QVariant ChangedFilesModel::headerData(int section, Qt::Orientation orientation,
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
+    case NameColumn:
+        return tr("File");
     case StatusColumn:
         return tr("St");
-    case PathColumn:
-        return tr("File");
     case BadgeColumn:
         return tr("Findings");
+    case ViewedColumn:
+        return tr("Viewed");
     }
     return {};
 }

@@ -1,5 +1,7 @@
 #include "FindingsModel.h"
 
+#include "panels/EvidenceRoles.h"
+
 #include <QBrush>
 #include <QColor>
 
@@ -64,8 +66,14 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
         return QString::fromStdString(f.path);
     case LineRole:
         return f.line;
-    case SeverityRankRole:
+    case TestRole:
+        return QString::fromStdString(f.test);
+    case SeverityRole:
         return int(f.severity);
+    case SortRole:
+        if (index.column() == SeverityColumn)
+            return int(f.severity) * 2 + (f.satisfiedBy ? 0 : 1);
+        return data(index, Qt::DisplayRole);
     }
     return {};
 }

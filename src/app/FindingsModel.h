@@ -21,12 +21,7 @@ public:
         EvidenceColumn,
         ColumnCount
     };
-    enum Role
-    {
-        PathRole = Qt::UserRole + 1,
-        LineRole,
-        SeverityRankRole
-    };
+    // Rows answer the shared evidence roles (panels/EvidenceRoles.h).
 
     using QAbstractTableModel::QAbstractTableModel;
 

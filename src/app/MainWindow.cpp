@@ -1,102 +1,309 @@
 #include "MainWindow.h"
 
 #include "ChangedFilesModel.h"
-#include "DiffDocument.h"
 #include "FindingsModel.h"
 #include "audit/ReportFormat.h"
+#include "diff/DiffView.h"
+#include "panels/EvidencePanel.h"
+#include "panels/LatitudeModel.h"
+#include "panels/LogModel.h"
+#include "panels/ManifestModel.h"
+#include "panels/StrengthModel.h"
+#include "repo/DemoRepository.h"
 #include "ui_MainWindow.h"
+#include "util/Error.h"
 #include "util/Files.h"
+#include "workspace/RecentRepositories.h"
+#include "workspace/RepositoryWatcher.h"
+#include "workspace/RevisionLoader.h"
+#include "workspace/RevisionPicker.h"
+#include "workspace/SettingsDialog.h"
+#include "workspace/ViewedMarks.h"
 
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDockWidget>
 #include <QFileDialog>
-#include <QFontDatabase>
+#include <QFileInfo>
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMessageBox>
-#include <QSortFilterProxyModel>
-#include <QTextBlock>
+#include <QMimeData>
+#include <QSettings>
+#include <QTableWidget>
+#include <QVBoxLayout>
 
 namespace pw::gui {
+namespace {
+
+enum LogLevel
+{
+    LogInfo,
+    LogWarning,
+    LogError
+};
+
+bool isPatchFile(const QString &path)
+{
+    return path.endsWith(QLatin1String(".diff")) || path.endsWith(QLatin1String(".patch"));
+}
+
+} // namespace
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_ui(std::make_unique<Ui::MainWindow>()),
-      m_runner(std::make_unique<AuditRunner>())
+      m_runner(std::make_unique<AuditRunner>()), m_recent(std::make_unique<RecentRepositories>()),
+      m_viewed(std::make_unique<ViewedMarks>())
 {
     m_ui->setupUi(this);
-    m_diff = std::make_unique<DiffDocument>(m_ui->diffView);
-    m_ui->diffView->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-
-    m_findings = new FindingsModel(this);
-    m_findingsProxy = new QSortFilterProxyModel(this);
-    m_findingsProxy->setSourceModel(m_findings);
-    m_findingsProxy->setSortRole(FindingsModel::SeverityRankRole);
-    m_ui->findingsView->setModel(m_findingsProxy);
-    m_ui->findingsView->horizontalHeader()->setStretchLastSection(true);
-    m_ui->findingsView->verticalHeader()->hide();
+    setDockNestingEnabled(true);
 
     m_files = new ChangedFilesModel(this);
-    m_filesProxy = new QSortFilterProxyModel(this);
-    m_filesProxy->setSourceModel(m_files);
-    m_ui->filesView->setModel(m_filesProxy);
-    QHeaderView *filesHeader = m_ui->filesView->header();
-    filesHeader->setStretchLastSection(false);
-    filesHeader->setSectionResizeMode(ChangedFilesModel::StatusColumn,
-                                      QHeaderView::ResizeToContents);
-    filesHeader->setSectionResizeMode(ChangedFilesModel::PathColumn, QHeaderView::Stretch);
-    filesHeader->setSectionResizeMode(ChangedFilesModel::BadgeColumn,
-                                      QHeaderView::ResizeToContents);
-
-    m_ui->diffSplitter->setSizes({430, 850});
-    m_ui->filesView->setTextElideMode(Qt::ElideMiddle);
-    m_ui->mainSplitter->setSizes({520, 240});
+    m_ui->filesView->setModel(m_files);
+    QHeaderView *header = m_ui->filesView->header();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(ChangedFilesModel::NameColumn, QHeaderView::Stretch);
+    for (int c : {ChangedFilesModel::StatusColumn, ChangedFilesModel::BadgeColumn,
+                  ChangedFilesModel::ViewedColumn})
+        header->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    m_files->setViewedLookup([this](const QString &path, const QString &blob) {
+        return !m_repoRoot.isEmpty() && m_viewed->isViewed(m_repoRoot, path, blob);
+    });
+    connect(m_files, &ChangedFilesModel::viewedToggled, this,
+            [this](const QString &path, const QString &blob, bool viewed) {
+                m_viewed->setViewed(m_repoRoot, path, blob, viewed);
+                updateViewedStatus();
+            });
+    m_ui->diffSplitter->setSizes({380, 1060});
+    m_ui->diffSplitter->setStretchFactor(1, 1);
 
     m_verdictChip = new QLabel(tr("no repository"), this);
     m_verdictChip->setObjectName(QStringLiteral("verdictChip"));
     m_verdictChip->setMargin(3);
+    m_viewedLabel = new QLabel(this);
+    m_viewedLabel->setObjectName(QStringLiteral("viewedLabel"));
+    statusBar()->addPermanentWidget(m_viewedLabel);
     statusBar()->addPermanentWidget(m_verdictChip);
 
-    connect(m_ui->actionOpen, &QAction::triggered, this, &MainWindow::chooseRepository);
-    connect(m_ui->actionExportReport, &QAction::triggered, this, &MainWindow::exportReport);
-    connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
-    connect(m_ui->actionAbout, &QAction::triggered, this, &MainWindow::about);
-    connect(m_ui->auditButton, &QPushButton::clicked, this, &MainWindow::startAudit);
-    connect(m_ui->baseEdit, &QLineEdit::returnPressed, this, &MainWindow::startAudit);
-    connect(m_ui->headEdit, &QLineEdit::returnPressed, this, &MainWindow::startAudit);
+    m_watcher = new RepositoryWatcher(this);
+    connect(m_watcher, &RepositoryWatcher::changed, this, [this] {
+        log(LogInfo, tr("The repository changed on disk: auditing again"));
+        startAudit();
+    });
+    m_revisions = new RevisionLoader(this);
+    connect(m_revisions, &RevisionLoader::loaded, this,
+            [this](const QString &repo, const std::vector<core::RevisionChoice> &choices) {
+                if (repo != m_repo)
+                    return;
+                m_ui->basePicker->setChoices(choices);
+                m_ui->headPicker->setChoices(choices);
+                m_ui->basePicker->setDefaultSpec(m_revisions->defaultBaseSpec());
+                m_ui->headPicker->setDefaultSpec(m_revisions->defaultHeadSpec());
+            });
+    connect(m_revisions, &RevisionLoader::failed, this,
+            [this](const QString &message) { log(LogWarning, message); });
+
+    setupPanels();
+    setupActions();
+
     connect(m_runner.get(), &AuditRunner::started, this, [this] {
         statusBar()->showMessage(tr("Auditing %1 …").arg(m_repo));
         m_verdictChip->setText(tr("auditing…"));
+        m_verdictChip->setStyleSheet(QString());
     });
     connect(m_runner.get(), &AuditRunner::finished, this, &MainWindow::showOutcome);
-    connect(m_ui->filesView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex &current) {
-                if (current.isValid())
-                    showFile(current.data(ChangedFilesModel::PathRole).toString());
-            });
-    connect(m_ui->findingsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex &current) { selectFinding(current); });
+    connect(m_ui->filesView->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex &current) { onFileSelected(current); });
+    connect(m_ui->diffView, &DiffView::currentLineChanged, this, &MainWindow::onDiffLineChanged);
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
 }
 
 MainWindow::~MainWindow() = default;
 
+DiffView *MainWindow::diffView() const
+{
+    return m_ui->diffView;
+}
+
+EvidencePanel *MainWindow::panel(const QString &objectName) const
+{
+    return findChild<EvidencePanel *>(objectName);
+}
+
+QDockWidget *MainWindow::addPanelDock(const QString &title, const QString &objectName,
+                                      EvidencePanel *panel, Qt::DockWidgetArea area,
+                                      const QKeySequence &shortcut)
+{
+    panel->setObjectName(objectName + QStringLiteral("Panel"));
+    auto *dock = new QDockWidget(title, this);
+    dock->setObjectName(objectName + QStringLiteral("Dock"));
+    dock->setWidget(panel);
+    addDockWidget(area, dock);
+    connect(panel, &EvidencePanel::rowActivated, this,
+            [this](const QString &path, int line, const QString &) {
+                onPanelRowActivated(path, line);
+            });
+    QAction *toggle = dock->toggleViewAction();
+    toggle->setShortcut(shortcut);
+    // Keyboard-first: the shortcut shows the panel and puts the focus in it.
+    connect(toggle, &QAction::triggered, this, [dock, panel](bool visible) {
+        if (visible) {
+            dock->raise();
+            panel->setFocus();
+        }
+    });
+    m_ui->menuView->addAction(toggle);
+    return dock;
+}
+
+void MainWindow::setupPanels()
+{
+    m_findings = new FindingsModel(this);
+    m_manifest = new ManifestModel(this);
+    m_latitude = new LatitudeModel(this);
+    m_strength = new StrengthModel(this);
+    m_log = new LogModel(this);
+
+    m_findingsPanel = new EvidencePanel(this);
+    m_findingsPanel->setModel(m_findings);
+    m_manifestPanel = new EvidencePanel(this);
+    m_manifestPanel->setModel(m_manifest);
+    m_latitudePanel = new EvidencePanel(this);
+    m_latitudePanel->setModel(m_latitude);
+    m_strengthPanel = new EvidencePanel(this);
+    m_strengthPanel->setModel(m_strength);
+    m_logPanel = new EvidencePanel(this);
+    m_logPanel->setModel(m_log);
+
+    QDockWidget *findings =
+        addPanelDock(tr("Findings"), QStringLiteral("findings"), m_findingsPanel,
+                     Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+3")));
+    QDockWidget *manifest =
+        addPanelDock(tr("Manifest diff"), QStringLiteral("manifest"), m_manifestPanel,
+                     Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+4")));
+    QDockWidget *latitude =
+        addPanelDock(tr("Oracle latitude"), QStringLiteral("latitude"), m_latitudePanel,
+                     Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+5")));
+    QDockWidget *strength =
+        addPanelDock(tr("Oracle strength"), QStringLiteral("strength"), m_strengthPanel,
+                     Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+6")));
+    QDockWidget *logDock = addPanelDock(tr("Log"), QStringLiteral("log"), m_logPanel,
+                                        Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+7")));
+    tabifyDockWidget(findings, manifest);
+    tabifyDockWidget(manifest, latitude);
+    tabifyDockWidget(latitude, strength);
+    tabifyDockWidget(strength, logDock);
+    findings->raise();
+    resizeDocks({findings}, {300}, Qt::Vertical);
+}
+
+void MainWindow::setupActions()
+{
+    connect(m_ui->actionOpen, &QAction::triggered, this, &MainWindow::chooseRepository);
+    connect(m_ui->actionOpenPatch, &QAction::triggered, this, &MainWindow::choosePatch);
+    connect(m_ui->actionOpenDemo, &QAction::triggered, this, &MainWindow::openDemo);
+    connect(m_ui->actionExportReport, &QAction::triggered, this, &MainWindow::exportReport);
+    connect(m_ui->actionCopyMarkdown, &QAction::triggered, this, &MainWindow::copyMarkdown);
+    connect(m_ui->actionSettings, &QAction::triggered, this, &MainWindow::openSettings);
+    connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
+    connect(m_ui->actionRefresh, &QAction::triggered, this, &MainWindow::startAudit);
+    connect(m_ui->actionShortcuts, &QAction::triggered, this, &MainWindow::showShortcuts);
+    connect(m_ui->actionAbout, &QAction::triggered, this, &MainWindow::about);
+    connect(m_ui->auditButton, &QPushButton::clicked, this, &MainWindow::startAudit);
+    connect(m_ui->basePicker, &RevisionPicker::specChosen, this, &MainWindow::startAudit);
+    connect(m_ui->headPicker, &RevisionPicker::specChosen, this, &MainWindow::startAudit);
+
+    // Side-by-side / unified: the action and the button are one state.
+    auto setSideBySide = [this](bool on) {
+        QSignalBlocker a(m_ui->actionSideBySide), b(m_ui->sideBySideButton);
+        m_ui->actionSideBySide->setChecked(on);
+        m_ui->sideBySideButton->setChecked(on);
+        m_ui->diffView->setMode(on ? DiffMode::SideBySide : DiffMode::Unified);
+    };
+    connect(m_ui->actionSideBySide, &QAction::toggled, this, setSideBySide);
+    connect(m_ui->sideBySideButton, &QToolButton::toggled, this, setSideBySide);
+    // Whitespace and context change the diff itself: audit again (facts are cached).
+    connect(m_ui->actionIgnoreWhitespace, &QAction::toggled, this, [this](bool on) {
+        QSignalBlocker b(m_ui->whitespaceCheck);
+        m_ui->whitespaceCheck->setChecked(on);
+        startAudit();
+    });
+    connect(m_ui->whitespaceCheck, &QCheckBox::toggled, m_ui->actionIgnoreWhitespace,
+            &QAction::setChecked);
+    connect(m_ui->contextSpin, qOverload<int>(&QSpinBox::valueChanged), this,
+            [this] { startAudit(); });
+
+    connect(m_ui->actionNextFinding, &QAction::triggered, this, [this] { stepFinding(true); });
+    connect(m_ui->actionPreviousFinding, &QAction::triggered, this, [this] { stepFinding(false); });
+    connect(m_ui->actionNextHunk, &QAction::triggered, m_ui->diffView,
+            [this] { m_ui->diffView->nextHunk(); });
+    connect(m_ui->actionPreviousHunk, &QAction::triggered, m_ui->diffView,
+            [this] { m_ui->diffView->previousHunk(); });
+    connect(m_ui->actionNextFile, &QAction::triggered, this, [this] { stepFile(+1); });
+    connect(m_ui->actionPreviousFile, &QAction::triggered, this, [this] { stepFile(-1); });
+    connect(m_ui->actionToggleViewed, &QAction::triggered, this, &MainWindow::toggleViewed);
+    connect(m_ui->actionFocusFiles, &QAction::triggered, m_ui->filesView,
+            [this] { m_ui->filesView->setFocus(); });
+    connect(m_ui->actionFocusDiff, &QAction::triggered, m_ui->diffView,
+            [this] { m_ui->diffView->setFocus(); });
+    refreshRecentMenu();
+}
+
+void MainWindow::refreshRecentMenu()
+{
+    m_recent->populateMenu(m_ui->menuRecent, [this](const QString &path) { openRepository(path); });
+}
+
 void MainWindow::openRepository(const QString &path, const QString &base, const QString &head)
 {
     m_repo = path;
-    m_ui->baseEdit->setText(base);
-    m_ui->headEdit->setText(head);
+    m_repoRoot.clear();
+    m_currentPath.clear();
+    m_ui->basePicker->setSpec(base);
+    m_ui->headPicker->setSpec(head);
+    m_ui->repoLabel->setText(QFileInfo(path).fileName());
+    m_ui->repoLabel->setToolTip(path);
     setWindowTitle(tr("%1 — patchwitness").arg(path));
+    m_revisions->load(path);
     startAudit();
+}
+
+void MainWindow::openDemo()
+{
+    try {
+        openRepository(QString::fromStdString(core::DemoRepository::ensure()));
+    } catch (const core::Error &e) {
+        log(LogError, QString::fromStdString(e.what()));
+        QMessageBox::warning(this, tr("Demo repository"), QString::fromStdString(e.what()));
+    }
+}
+
+WorkbenchRequest MainWindow::currentRequest() const
+{
+    WorkbenchRequest request;
+    request.audit.repoPath = m_repo.toStdString();
+    request.audit.base = m_ui->basePicker->spec().trimmed().toStdString();
+    request.audit.head = m_ui->headPicker->spec().trimmed().toStdString();
+    if (!m_python.isEmpty())
+        request.audit.python = m_python.toStdString();
+    request.diff.ignoreWhitespace = m_ui->actionIgnoreWhitespace->isChecked();
+    request.diff.contextLines = m_ui->contextSpin->value();
+    return request;
 }
 
 void MainWindow::startAudit()
 {
     if (m_repo.isEmpty())
         return;
-    core::AuditRequest request;
-    request.repoPath = m_repo.toStdString();
-    request.base = m_ui->baseEdit->text().trimmed().toStdString();
-    request.head = m_ui->headEdit->text().trimmed().toStdString();
-    if (!m_python.isEmpty())
-        request.python = m_python.toStdString();
-    m_runner->start(request);
+    if (!m_currentPath.isEmpty())
+        m_restoreLine = m_ui->diffView->currentLine();
+    m_runner->start(currentRequest());
 }
 
 QString MainWindow::verdictText() const
@@ -108,20 +315,45 @@ void MainWindow::showOutcome()
 {
     const AuditOutcome &out = m_runner->outcome();
     if (!out.ok) {
+        m_files->setReport({}, {});
         m_findings->setFindings({});
-        m_files->setReport({});
-        m_diff->clear();
+        m_manifest->setReport({});
+        m_latitude->setReport({});
+        m_strength->setReport({});
+        m_ui->diffView->clear();
         m_verdictChip->setText(tr("error"));
         m_verdictChip->setStyleSheet(QString());
         statusBar()->showMessage(out.error);
-        m_ui->diffView->setPlainText(tr("The audit could not run:\n\n%1").arg(out.error));
+        m_ui->fileLabel->setText(tr("The audit could not run: %1").arg(out.error));
+        log(LogError, out.error);
         return;
     }
     const core::GateReport &r = out.report;
+    const bool sameRepo = m_repoRoot == QString::fromStdString(r.repo);
+    m_repoRoot = QString::fromStdString(r.repo);
+    const QString keepPath = sameRepo ? m_currentPath : QString();
+    const int keepLine = m_restoreLine;
+
+    m_files->setReport(r, out.diff);
+    m_ui->filesView->expandAll();
     m_findings->setFindings(r.findings);
-    m_findingsProxy->sort(FindingsModel::SeverityColumn, Qt::DescendingOrder);
-    m_files->setReport(r);
-    m_ui->findingsView->resizeColumnsToContents();
+    m_manifest->setReport(r);
+    m_latitude->setReport(r);
+    m_latitudePanel->setSummary(m_latitude->summary());
+    m_latitudePanel->setSummarySeverity(m_latitude->summarySeverity());
+    m_manifestPanel->setSummary(m_manifest->summary());
+    m_manifestPanel->setSummarySeverity(m_manifest->summarySeverity());
+    m_strengthPanel->setSummary(m_strength->summary());
+    m_strengthPanel->setSummarySeverity(m_strength->summarySeverity());
+    m_findingsPanel->sortBy(FindingsModel::SeverityColumn, Qt::DescendingOrder);
+    m_strength->setReport(r);
+    m_ui->diffView->setSizeCap(out.config.diffMaxBytes);
+    for (const std::string &w : r.warnings)
+        log(LogWarning, QString::fromStdString(w));
+    for (const core::Finding &f : r.findings) {
+        if (f.code == "PARSE_ERROR")
+            log(LogWarning, QString::fromStdString(f.message));
+    }
 
     const QString verdict = QString::fromLatin1(core::verdictName(r.verdict));
     m_verdictChip->setText(tr("%1 · %2 block · %3 review")
@@ -135,63 +367,193 @@ void MainWindow::showOutcome()
         QStringLiteral(
             "QLabel { color: white; background: %1; border-radius: 3px; font-weight: bold; }")
             .arg(QLatin1String(colour)));
-    statusBar()->showMessage(
-        tr("%1 → %2: %3 file(s) changed, latitude %4 of %5")
-            .arg(QString::fromStdString(r.base.rev.empty() ? "base" : r.base.rev),
-                 QString::fromStdString(r.head.rev))
-            .arg(r.changedFiles.size())
-            .arg(r.latitude.total)
-            .arg(r.latitude.threshold));
-    const int first = m_files->mostSevereRow();
-    if (first >= 0) {
-        m_ui->filesView->setCurrentIndex(
-            m_filesProxy->mapFromSource(m_files->index(first, ChangedFilesModel::PathColumn)));
+    const QString baseText =
+        QString::fromStdString(r.base.rev) +
+        (r.base.commit
+             ? QStringLiteral(" (%1)").arg(QString::fromStdString(r.base.commit->substr(0, 10)))
+             : QString());
+    statusBar()->showMessage(tr("%1 → %2 · %3 file(s) changed · latitude %4 of %5")
+                                 .arg(baseText, QString::fromStdString(r.head.rev))
+                                 .arg(r.changedFiles.size())
+                                 .arg(r.latitude.total)
+                                 .arg(r.latitude.threshold));
+    log(LogInfo,
+        tr("Audited %1 → %2: %3").arg(baseText, QString::fromStdString(r.head.rev), verdict));
+    updateViewedStatus();
+
+    QStringList watched;
+    for (const core::ChangedFile &f : r.changedFiles)
+        watched << QFileInfo(QString::fromStdString(f.path)).path();
+    if (r.head.rev == "WORKTREE")
+        m_watcher->watch(m_repoRoot, watched);
+    else
+        m_watcher->watch(m_repoRoot, {}); // refs, HEAD and index only
+
+    QModelIndex target = keepPath.isEmpty() ? QModelIndex() : m_files->indexOfPath(keepPath);
+    if (!target.isValid())
+        target = m_files->mostSevereFile();
+    if (target.isValid()) {
+        m_ui->filesView->setCurrentIndex(target);
+        if (keepLine > 0 && target.data(ChangedFilesModel::PathRole).toString() == keepPath)
+            m_ui->diffView->scrollToLine(keepLine);
     }
+}
+
+void MainWindow::onFileSelected(const QModelIndex &index)
+{
+    const QString path = index.data(ChangedFilesModel::PathRole).toString();
+    if (!path.isEmpty() && path != m_currentPath)
+        showFile(path);
 }
 
 void MainWindow::showFile(const QString &path)
 {
     const AuditOutcome &out = m_runner->outcome();
     for (const core::FileDiff &f : out.diff.files) {
-        if (QString::fromStdString(f.path()) == path) {
-            m_diff->show(f);
-            m_shownPath = path;
-            return;
+        if (QString::fromStdString(f.path()) != path)
+            continue;
+        std::vector<core::Finding> findings;
+        for (const core::Finding &finding : out.report.findings) {
+            if (finding.path == f.path())
+                findings.push_back(finding);
         }
+        m_currentPath = path;
+        m_ui->diffView->setFile(f);
+        m_ui->diffView->setFindings(findings);
+        QString label = path;
+        if (f.status == core::ChangeStatus::Renamed)
+            label +=
+                tr("  ← %1 (%2% similar)").arg(QString::fromStdString(f.oldPath)).arg(f.similarity);
+        if (!f.binary)
+            label += tr("  +%1 −%2").arg(f.additions).arg(f.deletions);
+        m_ui->fileLabel->setText(label);
+        const QModelIndex index = m_files->indexOfPath(path);
+        if (index.isValid() && m_ui->filesView->currentIndex().siblingAtColumn(0) != index) {
+            QSignalBlocker block(m_ui->filesView->selectionModel());
+            m_ui->filesView->setCurrentIndex(index);
+        }
+        return;
     }
-    m_diff->clear();
-    m_shownPath.clear();
+    // The file changed without a textual diff being kept (e.g. ignore-whitespace hid it).
+    m_currentPath = path;
+    m_ui->diffView->clear();
+    m_ui->fileLabel->setText(tr("%1: no textual change with the current options").arg(path));
 }
 
-void MainWindow::selectFinding(const QModelIndex &proxyIndex)
+void MainWindow::onPanelRowActivated(const QString &path, int line)
 {
-    if (!proxyIndex.isValid())
+    if (path.isEmpty())
         return;
-    const QString path = proxyIndex.data(FindingsModel::PathRole).toString();
-    const int line = proxyIndex.data(FindingsModel::LineRole).toInt();
-    const int row = m_files->rowOf(path);
-    if (row >= 0) {
-        const QModelIndex fileIndex =
-            m_filesProxy->mapFromSource(m_files->index(row, ChangedFilesModel::PathColumn));
-        QSignalBlocker blocker(m_ui->filesView->selectionModel());
-        m_ui->filesView->setCurrentIndex(fileIndex);
-    }
-    if (path != m_shownPath)
+    m_syncing = true;
+    if (path != m_currentPath)
         showFile(path);
-    const int blockNumber = m_diff->blockOfLine(line);
-    if (blockNumber < 0)
+    if (line > 0)
+        m_ui->diffView->scrollToLine(line);
+    m_syncing = false;
+}
+
+void MainWindow::onDiffLineChanged(int line, bool)
+{
+    if (m_syncing || m_currentPath.isEmpty())
         return;
-    QTextCursor cursor(m_ui->diffView->document()->findBlockByNumber(blockNumber));
-    cursor.select(QTextCursor::LineUnderCursor);
-    m_ui->diffView->setTextCursor(cursor);
-    m_ui->diffView->centerCursor();
+    // The reviewer is reading this file: the panels follow it.
+    for (EvidencePanel *p : {m_findingsPanel, m_manifestPanel, m_latitudePanel, m_strengthPanel}) {
+        p->setFileFilter(m_currentPath);
+        p->selectRow(m_currentPath, line);
+    }
+}
+
+void MainWindow::stepFile(int delta)
+{
+    // Walk the files in tree order (directories expanded).
+    QList<QModelIndex> files;
+    std::function<void(const QModelIndex &)> collect = [&](const QModelIndex &parent) {
+        for (int r = 0; r < m_files->rowCount(parent); ++r) {
+            const QModelIndex i = m_files->index(r, 0, parent);
+            if (i.data(ChangedFilesModel::IsFileRole).toBool())
+                files << i;
+            else
+                collect(i);
+        }
+    };
+    collect({});
+    if (files.isEmpty())
+        return;
+    int at = -1;
+    for (int i = 0; i < files.size(); ++i) {
+        if (files[i].data(ChangedFilesModel::PathRole).toString() == m_currentPath)
+            at = i;
+    }
+    const int next = at < 0 ? 0 : (at + delta + int(files.size())) % int(files.size());
+    m_ui->filesView->setCurrentIndex(files[next]);
+}
+
+void MainWindow::stepFinding(bool forward)
+{
+    if (forward ? m_ui->diffView->nextFinding() : m_ui->diffView->previousFinding())
+        return;
+    // No more findings in this file: go to the next file that has findings.
+    const AuditOutcome &out = m_runner->outcome();
+    std::vector<QString> paths; // files with anchored findings, in report order
+    for (const core::ChangedFile &f : out.report.changedFiles) {
+        const bool anchored =
+            std::any_of(out.report.findings.begin(), out.report.findings.end(),
+                        [&f](const core::Finding &x) { return x.path == f.path && x.line > 0; });
+        if (anchored)
+            paths.push_back(QString::fromStdString(f.path));
+    }
+    if (paths.empty())
+        return;
+    auto it = std::find(paths.begin(), paths.end(), m_currentPath);
+    size_t at = it == paths.end() ? 0 : size_t(it - paths.begin());
+    at = forward ? (at + 1) % paths.size() : (at + paths.size() - 1) % paths.size();
+    showFile(paths[at]);
+    if (forward)
+        m_ui->diffView->nextFinding();
+    else
+        m_ui->diffView->previousFinding();
+}
+
+void MainWindow::toggleViewed()
+{
+    const QModelIndex index = m_files->indexOfPath(m_currentPath, ChangedFilesModel::ViewedColumn);
+    if (!index.isValid())
+        return;
+    const bool viewed = index.data(Qt::CheckStateRole).toInt() == Qt::Checked;
+    m_files->setData(index, viewed ? Qt::Unchecked : Qt::Checked, Qt::CheckStateRole);
+    if (!viewed)
+        stepFile(+1);
+}
+
+void MainWindow::updateViewedStatus()
+{
+    m_viewedLabel->setText(
+        tr("%1/%2 viewed").arg(m_files->viewedCount()).arg(m_files->fileCount()));
 }
 
 void MainWindow::chooseRepository()
 {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Repository"), m_repo);
-    if (!dir.isEmpty())
-        openRepository(dir);
+    if (dir.isEmpty())
+        return;
+    m_recent->add(dir);
+    refreshRecentMenu();
+    openRepository(dir);
+}
+
+void MainWindow::choosePatch()
+{
+    if (m_repo.isEmpty()) {
+        QMessageBox::information(this, tr("Open Patch"),
+                                 tr("Open the repository the patch applies to first."));
+        return;
+    }
+    const QString file = QFileDialog::getOpenFileName(
+        this, tr("Open Patch File as Head"), m_repo, tr("Patches (*.diff *.patch);;All files (*)"));
+    if (file.isEmpty())
+        return;
+    m_ui->headPicker->setSpec(QStringLiteral("PATCH:") + file);
+    startAudit();
 }
 
 void MainWindow::exportReport()
@@ -199,10 +561,9 @@ void MainWindow::exportReport()
     const AuditOutcome &out = m_runner->outcome();
     if (!out.ok)
         return;
-    QString selected;
     const QString file = QFileDialog::getSaveFileName(
         this, tr("Export Report"), QStringLiteral("patchwitness-report.md"),
-        tr("Markdown (*.md);;HTML (*.html);;JSON (*.json)"), &selected);
+        tr("Markdown (*.md);;HTML (*.html);;JSON (*.json)"));
     if (file.isEmpty())
         return;
     const core::ReportFormat format =
@@ -211,8 +572,71 @@ void MainWindow::exportReport()
                                                 : core::ReportFormat::Markdown;
     std::string error;
     if (!core::writeFileAtomically(file.toStdString(), core::formatReport(out.report, format),
-                                   false, &error))
+                                   false, &error)) {
+        log(LogError, QString::fromStdString(error));
         QMessageBox::warning(this, tr("Export Report"), QString::fromStdString(error));
+        return;
+    }
+    log(LogInfo, tr("Report written to %1").arg(file));
+}
+
+void MainWindow::copyMarkdown()
+{
+    const AuditOutcome &out = m_runner->outcome();
+    if (!out.ok)
+        return;
+    QGuiApplication::clipboard()->setText(
+        QString::fromStdString(core::formatReport(out.report, core::ReportFormat::Markdown)));
+    statusBar()->showMessage(tr("Report copied as Markdown"), 3000);
+}
+
+void MainWindow::openSettings()
+{
+    if (m_repoRoot.isEmpty())
+        return;
+    SettingsDialog dialog(m_repoRoot, QStringLiteral(".patchwitness"), this);
+    if (dialog.exec() == QDialog::Accepted && dialog.written()) {
+        // The gate reads config.toml from the base revision (a patch cannot loosen its
+        // own gate): the new values count once they are committed.
+        log(LogInfo, tr("Settings written to %1; they apply to audits whose base revision "
+                        "contains them (commit the file)")
+                         .arg(dialog.configPath()));
+    }
+}
+
+void MainWindow::showShortcuts()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Keyboard Shortcuts"));
+    auto *table = new QTableWidget(&dialog);
+    table->setObjectName(QStringLiteral("shortcutsTable"));
+    table->setColumnCount(2);
+    table->setHorizontalHeaderLabels({tr("Keys"), tr("Action")});
+    auto add = [table](const QString &keys, const QString &what) {
+        const int row = table->rowCount();
+        table->insertRow(row);
+        table->setItem(row, 0, new QTableWidgetItem(keys));
+        table->setItem(row, 1, new QTableWidgetItem(what));
+    };
+    for (QAction *a : findChildren<QAction *>()) {
+        if (!a->shortcut().isEmpty())
+            add(a->shortcut().toString(QKeySequence::NativeText),
+                a->text().remove(QLatin1Char('&')));
+    }
+    add(QStringLiteral("n / p"), tr("Diff: next / previous hunk"));
+    add(QStringLiteral("] / ["), tr("Diff: next / previous finding"));
+    add(QStringLiteral("Ctrl+F"), tr("Panel: filter rows"));
+    add(QStringLiteral("Ctrl+C"), tr("Panel: copy selected rows"));
+    table->sortItems(1);
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->resizeColumnsToContents();
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    auto *layout = new QVBoxLayout(&dialog);
+    layout->addWidget(table);
+    layout->addWidget(buttons);
+    dialog.resize(520, 560);
+    dialog.exec();
 }
 
 void MainWindow::about()
@@ -223,7 +647,49 @@ void MainWindow::about()
                           "highlighting: %4</p>")
                            .arg(QStringLiteral(PATCHWITNESS_VERSION),
                                 QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR),
-                                DiffDocument::highlightingDescription()));
+                                DiffView::highlightingDescription()));
+}
+
+void MainWindow::log(int level, const QString &message)
+{
+    m_log->append(level == LogError     ? LogModel::Level::Error
+                  : level == LogWarning ? LogModel::Level::Warning
+                                        : LogModel::Level::Info,
+                  message);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls() && event->mimeData()->urls().size() == 1 &&
+        event->mimeData()->urls().constFirst().isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const QString path = event->mimeData()->urls().constFirst().toLocalFile();
+    if (QFileInfo(path).isDir()) {
+        m_recent->add(path);
+        refreshRecentMenu();
+        openRepository(path);
+    } else if (isPatchFile(path) && !m_repo.isEmpty()) {
+        m_ui->headPicker->setSpec(QStringLiteral("PATCH:") + path);
+        startAudit();
+    } else {
+        log(LogWarning, tr("Dropped %1: drop a repository folder, or a .diff/.patch file onto an "
+                           "open repository")
+                            .arg(path));
+        return;
+    }
+    event->acceptProposedAction();
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    QMainWindow::closeEvent(event);
 }
 
 } // namespace pw::gui

@@ -5,8 +5,8 @@
 #include <QMainWindow>
 #include <memory>
 
+class QDockWidget;
 class QLabel;
-class QSortFilterProxyModel;
 
 namespace Ui {
 class MainWindow;
@@ -15,12 +15,21 @@ class MainWindow;
 namespace pw::gui {
 
 class ChangedFilesModel;
-class DiffDocument;
+class DiffView;
+class EvidencePanel;
 class FindingsModel;
+class LatitudeModel;
+class LogModel;
+class ManifestModel;
+class RecentRepositories;
+class RepositoryWatcher;
+class RevisionLoader;
+class StrengthModel;
+class ViewedMarks;
 
-// The workbench window: changed files, the patch diff and the findings of the static
-// audit, with the gate verdict in the status bar. Views never touch libgit2 or
-// processes: the audit runs in AuditRunner.
+// The workbench window (SPEC §8): changed files, the patch diff and the evidence panels
+// of the static audit, the verdict in the status bar. It only wires components: views
+// never touch libgit2 or processes, the audit runs in AuditRunner off the GUI thread.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -29,30 +38,72 @@ public:
     ~MainWindow() override;
 
     void openRepository(const QString &path, const QString &base = {}, const QString &head = {});
-    AuditRunner &runner() { return *m_runner; }
+    void openDemo();
     void setPython(const QString &python) { m_python = python; }
+
+    AuditRunner &runner() { return *m_runner; }
     QString verdictText() const;
+    QString currentPath() const { return m_currentPath; }
+    DiffView *diffView() const;
+    EvidencePanel *panel(const QString &objectName) const;
+
+protected:
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+    void closeEvent(QCloseEvent *event) override;
 
 private:
+    void setupPanels();
+    void setupActions();
+    QDockWidget *addPanelDock(const QString &title, const QString &objectName, EvidencePanel *panel,
+                              Qt::DockWidgetArea area, const QKeySequence &shortcut);
+    WorkbenchRequest currentRequest() const;
     void startAudit();
     void showOutcome();
     void showFile(const QString &path);
-    void selectFinding(const QModelIndex &proxyIndex);
+    void onPanelRowActivated(const QString &path, int line);
+    void onDiffLineChanged(int line, bool oldSide);
+    void onFileSelected(const QModelIndex &index);
+    void stepFile(int delta);
+    void stepFinding(bool forward);
+    void toggleViewed();
+    void updateViewedStatus();
     void chooseRepository();
+    void choosePatch();
     void exportReport();
+    void copyMarkdown();
+    void openSettings();
+    void showShortcuts();
     void about();
+    void log(int level, const QString &message);
+    void refreshRecentMenu();
 
     std::unique_ptr<Ui::MainWindow> m_ui;
     std::unique_ptr<AuditRunner> m_runner;
-    std::unique_ptr<DiffDocument> m_diff;
-    FindingsModel *m_findings;
-    QSortFilterProxyModel *m_findingsProxy;
     ChangedFilesModel *m_files;
-    QSortFilterProxyModel *m_filesProxy;
+    FindingsModel *m_findings;
+    ManifestModel *m_manifest;
+    LatitudeModel *m_latitude;
+    StrengthModel *m_strength;
+    LogModel *m_log;
+    EvidencePanel *m_findingsPanel = nullptr;
+    EvidencePanel *m_manifestPanel = nullptr;
+    EvidencePanel *m_latitudePanel = nullptr;
+    EvidencePanel *m_strengthPanel = nullptr;
+    EvidencePanel *m_logPanel = nullptr;
     QLabel *m_verdictChip;
-    QString m_repo;
+    QLabel *m_viewedLabel;
+    std::unique_ptr<RecentRepositories> m_recent;
+    std::unique_ptr<ViewedMarks> m_viewed;
+    RepositoryWatcher *m_watcher;
+    RevisionLoader *m_revisions;
+
+    QString m_repo;     // as opened
+    QString m_repoRoot; // work tree root from the last audit
     QString m_python;
-    QString m_shownPath;
+    QString m_currentPath;
+    int m_restoreLine = 0;
+    bool m_syncing = false; // a selection change made by the window itself
 };
 
 } // namespace pw::gui

@@ -1,5 +1,6 @@
 #include "Cli.h"
 
+#include "LedgerCommands.h"
 #include "audit/Audit.h"
 #include "audit/ReportFormat.h"
 #include "repo/DemoRepository.h"
@@ -22,6 +23,12 @@ const char *kUsage =
     "  audit     static patch audit: test-manifest diff, oracle latitude, oracle strength,\n"
     "            collection-hook alarm, fixture digest (exit 0 PASS, 1 BLOCK, 2 REVIEW,\n"
     "            3 usage or input error, 4 internal error)\n"
+    "  ledger    ledger check: validate the ledgers (exit 1 on any problem);\n"
+    "            ledger history [TEST]: per-entry events across commits\n"
+    "  waive     approve a census waiver for a removed node (--by required)\n"
+    "  freeze    grant a freeze for a pre-existing failure (--by required)\n"
+    "  renew     renew a freeze after a recent reproduction (--by required)\n"
+    "  journal   journal close ID: close a seed journal row (--by required)\n"
     "  demo      print the path of the demo repository (an agent's patch showing every\n"
     "            static verdict), building it first when needed:\n"
     "            patchwitness-cli audit --repo \"$(patchwitness-cli demo)\"\n"
@@ -197,6 +204,16 @@ int run(const QStringList &arguments, FILE *out, FILE *err)
             return audit(rest, out, err);
         if (command == QLatin1String("demo"))
             return demo(rest, out, err);
+        if (command == QLatin1String("ledger"))
+            return ledgerCommand(rest, out, err);
+        if (command == QLatin1String("waive"))
+            return waiveCommand(rest, out, err);
+        if (command == QLatin1String("freeze"))
+            return freezeCommand(rest, out, err);
+        if (command == QLatin1String("renew"))
+            return renewCommand(rest, out, err);
+        if (command == QLatin1String("journal"))
+            return journalCommand(rest, out, err);
     } catch (const Error &e) {
         print(err, std::string("patchwitness-cli: error: ") + e.what() + "\n");
         return e.kind() == Error::Kind::Input ? ExitUsage : ExitInternal;

@@ -1,18 +1,24 @@
-// The workbench window driven through its real widgets, found by object name.
+// The workbench window driven through its real widgets, found by object name (never by
+// position): the audit fills every panel, selections travel between panels and the diff,
+// marks reset when a file changes, errors keep the window usable, and a huge patch does
+// not block the event loop.
+#include "ChangedFilesModel.h"
 #include "MainWindow.h"
 #include "RepoBuilder.h"
 #include "TestSupport.h"
+#include "diff/DiffView.h"
+#include "panels/EvidencePanel.h"
+#include "repo/DemoRepository.h"
+#include "workspace/RevisionPicker.h"
 
+#include <QAction>
 #include <QLabel>
-#include <QLineEdit>
-#include <QPlainTextEdit>
 #include <QPushButton>
-#include <QTableView>
-#include <QTextBlock>
+#include <QStandardPaths>
 #include <QTreeView>
 #include <QtTest>
 
-using pw::gui::MainWindow;
+using namespace pw::gui;
 using pw::test::RepoBuilder;
 
 namespace {
@@ -20,6 +26,21 @@ namespace {
 const char *kBase = "import pytest\n\n\ndef test_a():\n    assert f() == 1\n\n\ndef test_b():\n    "
                     "assert g() == 2\n";
 const char *kHead = "import pytest\n\n\ndef test_a():\n    assert f()\n";
+
+QTreeView *panelView(MainWindow &w, const char *panel)
+{
+    EvidencePanel *p = w.panel(QString::fromLatin1(panel));
+    return p ? p->view() : nullptr;
+}
+
+int rowOf(QAbstractItemModel *model, int column, const QString &text)
+{
+    for (int r = 0; r < model->rowCount(); ++r) {
+        if (model->index(r, column).data().toString() == text)
+            return r;
+    }
+    return -1;
+}
 
 } // namespace
 
@@ -29,16 +50,22 @@ class TstMainWindow : public QObject
 private Q_SLOTS:
     void initTestCase();
     void showsTheAudit();
-    void selectingAFindingScrollsTheDiff();
+    void selectingAFindingScrollsTheDiffAndModeKeepsIt();
     void badRevisionKeepsTheWindowUsable();
+    void viewedMarkResetsWhenTheFileChanges();
+    void demoFillsEveryPanel();
+    void hugePatchDoesNotBlockTheEventLoop();
 
 private:
+    void open(MainWindow &w, const std::string &repo, const std::string &base,
+              const std::string &head);
     std::unique_ptr<RepoBuilder> m_repo;
     std::string m_base, m_head;
 };
 
 void TstMainWindow::initTestCase()
 {
+    QStandardPaths::setTestModeEnabled(true); // settings, marks and the demo stay out of $HOME
     m_repo = std::make_unique<RepoBuilder>();
     m_repo->write("tests/test_x.py", kBase);
     m_base = m_repo->commit("base");
@@ -46,64 +73,163 @@ void TstMainWindow::initTestCase()
     m_head = m_repo->commit("head");
 }
 
+void TstMainWindow::open(MainWindow &w, const std::string &repo, const std::string &base,
+                         const std::string &head)
+{
+    w.setPython(QString::fromStdString(pw::test::testPython()));
+    w.resize(1280, 800);
+    w.show();
+    w.openRepository(QString::fromStdString(repo), QString::fromStdString(base),
+                     QString::fromStdString(head));
+    w.runner().waitForFinished();
+}
+
 void TstMainWindow::showsTheAudit()
 {
     MainWindow w;
-    w.setPython(QString::fromStdString(pw::test::testPython()));
-    w.show();
-    w.openRepository(QString::fromStdString(m_repo->root()), QString::fromStdString(m_base),
-                     QString::fromStdString(m_head));
-    w.runner().waitForFinished();
+    open(w, m_repo->root(), m_base, m_head);
     auto *chip = w.findChild<QLabel *>(QStringLiteral("verdictChip"));
-    QVERIFY(chip);
     QVERIFY2(chip->text().startsWith(QLatin1String("BLOCK")), qPrintable(chip->text()));
-    auto *findings = w.findChild<QTableView *>(QStringLiteral("findingsView"));
-    QVERIFY(findings->model()->rowCount() >= 3); // T-DEL, BLOCKER:deleted, LATITUDE, WEAKER...
+    QTreeView *findings = panelView(w, "findingsPanel");
+    QVERIFY(findings);
+    QCOMPARE(findings->model()->rowCount(), int(w.runner().outcome().report.findings.size()));
+    QVERIFY(findings->model()->rowCount() >= 4); // T-DEL, BLOCKER:deleted, LATITUDE, WEAKER…
     auto *files = w.findChild<QTreeView *>(QStringLiteral("filesView"));
-    QCOMPARE(files->model()->rowCount(), 1);
-    auto *diff = w.findChild<QPlainTextEdit *>(QStringLiteral("diffView"));
-    QVERIFY(diff->toPlainText().contains(QLatin1String("assert f()")));
+    QCOMPARE(w.currentPath(), QStringLiteral("tests/test_x.py"));
+    QVERIFY(files->currentIndex().isValid());
+    QVERIFY(w.diffView()->hasFile());
+    QVERIFY(w.diffView()->rowCount() > 3);
 }
 
-void TstMainWindow::selectingAFindingScrollsTheDiff()
+void TstMainWindow::selectingAFindingScrollsTheDiffAndModeKeepsIt()
 {
     MainWindow w;
-    w.setPython(QString::fromStdString(pw::test::testPython()));
-    w.show();
-    w.openRepository(QString::fromStdString(m_repo->root()), QString::fromStdString(m_base),
-                     QString::fromStdString(m_head));
-    w.runner().waitForFinished();
-    auto *findings = w.findChild<QTableView *>(QStringLiteral("findingsView"));
-    auto *diff = w.findChild<QPlainTextEdit *>(QStringLiteral("diffView"));
-    int latitudeRow = -1;
-    for (int r = 0; r < findings->model()->rowCount(); ++r) {
-        if (findings->model()->index(r, 1).data().toString() == QLatin1String("LATITUDE"))
-            latitudeRow = r;
-    }
-    QVERIFY(latitudeRow >= 0);
-    findings->setCurrentIndex(findings->model()->index(latitudeRow, 0));
-    // test_a's def is on line 4 at head: the cursor sits on it
-    QCOMPARE(diff->textCursor().block().text(), QStringLiteral("def test_a():"));
+    open(w, m_repo->root(), m_base, m_head);
+    QTreeView *findings = panelView(w, "findingsPanel");
+    const int row = rowOf(findings->model(), 1, QStringLiteral("LATITUDE"));
+    QVERIFY(row >= 0);
+    QSignalSpy activated(w.panel(QStringLiteral("findingsPanel")), &EvidencePanel::rowActivated);
+    findings->setFocus();
+    findings->setCurrentIndex(findings->model()->index(row, 0));
+    QTest::keyClick(findings, Qt::Key_Return); // the reviewer activates the row
+    QVERIFY(!activated.isEmpty());
+    QCOMPARE(activated.last().at(0).toString(), QStringLiteral("tests/test_x.py"));
+    QCOMPARE(w.diffView()->currentLine(), 4); // test_a's def at head
+    // side-by-side ⇄ unified keeps the selected line
+    QAction *sideBySide = w.findChild<QAction *>(QStringLiteral("actionSideBySide"));
+    QVERIFY(sideBySide->isChecked());
+    sideBySide->trigger();
+    QCOMPARE(int(w.diffView()->mode()), int(DiffMode::Unified));
+    QCOMPARE(w.diffView()->currentLine(), 4);
+    sideBySide->trigger();
+    QCOMPARE(int(w.diffView()->mode()), int(DiffMode::SideBySide));
+    QCOMPARE(w.diffView()->currentLine(), 4);
 }
 
 void TstMainWindow::badRevisionKeepsTheWindowUsable()
 {
     MainWindow w;
-    w.setPython(QString::fromStdString(pw::test::testPython()));
-    w.show();
-    w.openRepository(QString::fromStdString(m_repo->root()), QStringLiteral("no-such-rev"),
-                     QString::fromStdString(m_head));
-    w.runner().waitForFinished();
+    open(w, m_repo->root(), "no-such-rev", m_head);
     auto *chip = w.findChild<QLabel *>(QStringLiteral("verdictChip"));
     QCOMPARE(chip->text(), QStringLiteral("error"));
-    auto *diff = w.findChild<QPlainTextEdit *>(QStringLiteral("diffView"));
-    QVERIFY(diff->toPlainText().contains(QLatin1String("unknown revision 'no-such-rev'")));
+    auto *fileLabel = w.findChild<QLabel *>(QStringLiteral("fileLabel"));
+    QVERIFY2(fileLabel->text().contains(QLatin1String("unknown revision 'no-such-rev'")),
+             qPrintable(fileLabel->text()));
+    QTreeView *log = panelView(w, "logPanel");
+    QVERIFY(log->model()->rowCount() >= 1); // the error is in the log
     // fix the revision and audit again from the same window
-    auto *baseEdit = w.findChild<QLineEdit *>(QStringLiteral("baseEdit"));
-    baseEdit->setText(QString::fromStdString(m_base));
+    w.findChild<RevisionPicker *>(QStringLiteral("basePicker"))
+        ->setSpec(QString::fromStdString(m_base));
     QTest::mouseClick(w.findChild<QPushButton *>(QStringLiteral("auditButton")), Qt::LeftButton);
     w.runner().waitForFinished();
     QVERIFY2(chip->text().startsWith(QLatin1String("BLOCK")), qPrintable(chip->text()));
+}
+
+void TstMainWindow::viewedMarkResetsWhenTheFileChanges()
+{
+    RepoBuilder repo;
+    repo.write("tests/test_x.py", kBase);
+    const std::string base = repo.commit("base");
+    repo.write("tests/test_x.py", kHead); // uncommitted: head is WORKTREE
+    MainWindow w;
+    open(w, repo.root(), base, "WORKTREE");
+    auto *files = w.findChild<QTreeView *>(QStringLiteral("filesView"));
+    auto *model = qobject_cast<ChangedFilesModel *>(files->model());
+    QVERIFY(model);
+    const QModelIndex viewed =
+        model->indexOfPath(QStringLiteral("tests/test_x.py"), ChangedFilesModel::ViewedColumn);
+    QVERIFY(model->setData(viewed, Qt::Checked, Qt::CheckStateRole));
+    QCOMPARE(model->viewedCount(), 1);
+    // auditing the same head again keeps the mark
+    w.findChild<QAction *>(QStringLiteral("actionRefresh"))->trigger();
+    w.runner().waitForFinished();
+    QCOMPARE(model->viewedCount(), 1);
+    // the agent changes the file again: the mark no longer applies
+    repo.write("tests/test_x.py", std::string(kHead) + "\n\ndef test_c():\n    assert h() == 3\n");
+    w.findChild<QAction *>(QStringLiteral("actionRefresh"))->trigger();
+    w.runner().waitForFinished();
+    QCOMPARE(model->viewedCount(), 0);
+}
+
+void TstMainWindow::demoFillsEveryPanel()
+{
+    QTemporaryDir dir;
+    const std::string demo =
+        pw::core::DemoRepository::ensure(dir.filePath(QStringLiteral("demo")).toStdString());
+    MainWindow w;
+    open(w, demo, {}, {});
+    const pw::core::GateReport &r = w.runner().outcome().report;
+    QCOMPARE(QString::fromLatin1(pw::core::verdictName(r.verdict)), QStringLiteral("BLOCK"));
+    int manifestRows = 0;
+    for (const pw::core::Finding &f : r.findings)
+        manifestRows += (f.gate == "manifest" || f.gate == "fixture" || f.gate == "conftest" ||
+                         f.gate == "ledger" || f.code == "PARSE_ERROR");
+    QCOMPARE(panelView(w, "findingsPanel")->model()->rowCount(), int(r.findings.size()));
+    QCOMPARE(panelView(w, "manifestPanel")->model()->rowCount(), manifestRows);
+    QCOMPARE(panelView(w, "latitudePanel")->model()->rowCount(), int(r.latitude.tests.size()));
+    QCOMPARE(panelView(w, "strengthPanel")->model()->rowCount(), int(r.strength.tests.size()));
+    QVERIFY(manifestRows >= 8);
+    QVERIFY(w.panel(QStringLiteral("latitudePanel"))
+                ->summary()
+                .contains(QLatin1String("of threshold 4")));
+    // the window opens on the file with the most blocking findings
+    QCOMPARE(w.currentPath(), QStringLiteral("tests/test_rounding.py"));
+    // next finding walks into the diff
+    w.findChild<QAction *>(QStringLiteral("actionNextFinding"))->trigger();
+    QVERIFY(w.diffView()->currentLine() > 0);
+}
+
+void TstMainWindow::hugePatchDoesNotBlockTheEventLoop()
+{
+    RepoBuilder repo;
+    std::string before, after;
+    for (int i = 0; i < 20000; ++i) {
+        before += "value_" + std::to_string(i) + " = " + std::to_string(i) + "\n";
+        after += "value_" + std::to_string(i) + " = " + std::to_string(i * 2) + "\n";
+    }
+    repo.write("src/table.py", before);
+    const std::string base = repo.commit("base");
+    repo.write("src/table.py", after);
+    const std::string head = repo.commit("head");
+
+    MainWindow w;
+    w.setPython(QString::fromStdString(pw::test::testPython()));
+    w.show();
+    int ticks = 0;
+    QTimer timer;
+    connect(&timer, &QTimer::timeout, this, [&ticks] { ++ticks; });
+    timer.start(1);
+    QSignalSpy finished(&w.runner(), &AuditRunner::finished);
+    w.openRepository(QString::fromStdString(repo.root()), QString::fromStdString(base),
+                     QString::fromStdString(head));
+    QVERIFY(finished.wait(120000));
+    QVERIFY2(ticks > 0, "the event loop did not turn while the audit and diff ran");
+    const int before_paint = ticks;
+    w.diffView()->scrollToLine(19999);
+    QTest::qWait(20);
+    QVERIFY(ticks > before_paint);
+    // side by side pairs each deleted line with its added line: one row each
+    QVERIFY(w.diffView()->rowCount() >= 20000 || w.diffView()->isCapped());
 }
 
 QTEST_MAIN(TstMainWindow)

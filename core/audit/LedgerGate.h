@@ -1,0 +1,59 @@
+#pragma once
+
+#include "audit/GateReport.h"
+#include "audit/ManifestDiff.h"
+#include "ledger/Config.h"
+
+#include <string>
+#include <vector>
+
+namespace pw::core {
+
+class FactExtractor;
+class Repository;
+struct Revision;
+struct PatchDiff;
+
+struct LedgerGateInput
+{
+    const Repository &repo;
+    const Revision &base;
+    const Revision &head;
+    const PatchDiff &diff;
+    const std::vector<TestFileChange> &changes; // test files the patch changed, with facts
+    const Config &config;                       // the base revision's
+    std::string ledgerPrefix; // "<ledger dir>/" inside the repository; empty when outside
+    std::string ledgerDir;    // as configured (read from disk when outside the repository)
+    std::string today;        // YYYY-MM-DD; empty: the current date
+    FactExtractor &extractor;
+};
+
+// The ledger part of the gate report (SPEC §4.6, §4.7 `satisfied_by`, §6).
+//
+// Which ledgers count: the BASE revision's (or, when the ledger directory lies outside the
+// repository, the reviewers' copy on disk), restricted to the entries the head still has.
+// A patch must not approve itself: an entry the patch adds (or the new text of one it
+// edits) satisfies nothing in the same patch — the finding says so — and counts once a
+// human merged it. Entries the patch removes no longer count.
+//
+// It adds:
+//  - LEDGER:parse (block) for a ledger that does not parse (file:line:column), at base
+//    (none of its entries count) or left so by the patch; the rest of the report stands;
+//  - LEDGER:<rule> (block) for every problem of a counting entry (LedgerValidator, with
+//    today, the base config's limits, head's tests, the patch's changed files);
+//  - LEDGER:side-effect (block): the patch adds a freeze for a test whose guarded file
+//    it edits ("quarantine as a side effect");
+//  - LEDGER:open-row-deleted (block): the patch deletes an open seed journal row;
+//  - LEDGER-EDIT (review): any other change of a file in the ledger directory;
+// and sets `satisfiedBy` on findings a valid entry answers: a waiver on T-DEL, T-GONE
+// and BLOCKER:deleted for its node, or for the removed file a test was in
+// ("census_waiver.toml: <node>"); an active freeze on T-SKIP, BLOCKER:marker and on a
+// LATITUDE finding whose only signal is "skip/xfail added", for its test
+// ("quarantine.toml: <test>"). Findings stay in the report, marked, never hidden.
+class LedgerGate
+{
+public:
+    static void apply(const LedgerGateInput &input, GateReport &report);
+};
+
+} // namespace pw::core

@@ -1,0 +1,48 @@
+#pragma once
+
+#include "ledger/LedgerValidator.h"
+
+#include <string>
+#include <vector>
+
+namespace pw::core {
+
+// The human actions of SPEC §6 — approve a waiver, grant a freeze, renew a freeze, close a
+// journal row — as pure text transformations: each takes the ledger file's text as loaded,
+// returns the text to write, and refuses (Error::input listing every problem, one per line)
+// when the entry it writes would not validate. Nothing here touches the disk: callers
+// write the result through LedgerStore, so a refusal leaves the file byte-identical.
+// Other entries' problems never block an action (fixing them is a separate decision).
+class LedgerActions
+{
+public:
+    explicit LedgerActions(LedgerValidator validator);
+
+    const LedgerValidator &validator() const { return m_validator; }
+
+    // `approved_on` defaults to today. A second waiver for the same node is refused.
+    std::string waive(const std::string &text, const std::string &origin, WaiverEntry entry) const;
+    // `opened` defaults to today, `verdict` to PRE_EXISTING. A second freeze for the same
+    // test is refused (renew it instead).
+    std::string freeze(const std::string &text, const std::string &origin,
+                       QuarantineEntry entry) const;
+    // Sets renewed = today, renewed_by, last_reproduced and expires in place.
+    std::string renew(const std::string &text, const std::string &origin, const std::string &test,
+                      const QDate &lastReproduced, const QDate &expires,
+                      const std::string &by) const;
+    // Sets status = closed, closed_by, closed_on = today on that row's line only.
+    std::string closeJournalRow(const std::string &text, const std::string &origin,
+                                const std::string &id, const std::string &by) const;
+
+    // What the new entry's problems would be (live validation in a form): the same checks
+    // the actions refuse on, without writing anything.
+    std::vector<LedgerProblem> problemsOf(const std::string &text, const std::string &origin,
+                                          const WaiverEntry &entry) const;
+    std::vector<LedgerProblem> problemsOf(const std::string &text, const std::string &origin,
+                                          const QuarantineEntry &entry) const;
+
+private:
+    LedgerValidator m_validator;
+};
+
+} // namespace pw::core

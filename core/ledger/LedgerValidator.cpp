@@ -1,0 +1,371 @@
+#include "ledger/LedgerValidator.h"
+
+#include "ledger/LedgerDate.h"
+
+#include <algorithm>
+#include <map>
+
+namespace pw::core {
+namespace {
+
+bool isHex(const std::string &s)
+{
+    for (char c : s) {
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+            return false;
+    }
+    return true;
+}
+
+// Collects the problems of one entry, each named by file, line, entry and field.
+class Problems
+{
+public:
+    Problems(const std::string &file, const std::string &entry, const LedgerEntryInfo &info)
+        : m_file(file), m_entry(entry), m_info(info)
+    {
+        m_out = info.problems; // wrong types found while reading
+    }
+
+    void add(const std::string &field, const std::string &rule, const std::string &message)
+    {
+        LedgerProblem p;
+        p.file = m_file;
+        p.line = field.empty() ? m_info.line : m_info.lineOf(field);
+        p.entry = m_entry;
+        p.field = field;
+        p.rule = rule;
+        p.message = message;
+        m_out.push_back(std::move(p));
+    }
+
+    // A required value: absent (and not already reported as the wrong type) or empty.
+    template <typename T> bool require(const std::optional<T> &value, const std::string &field)
+    {
+        if (value)
+            return true;
+        if (!m_info.hasProblem(field))
+            add(field, "missing-field", "missing required field `" + field + "`");
+        return false;
+    }
+    bool require(const std::optional<std::string> &value, const std::string &field)
+    {
+        if (value && !value->empty())
+            return true;
+        if (value)
+            add(field, "missing-field", "required field `" + field + "` is empty");
+        else if (!m_info.hasProblem(field))
+            add(field, "missing-field", "missing required field `" + field + "`");
+        return false;
+    }
+
+    std::vector<LedgerProblem> take() { return std::move(m_out); }
+
+private:
+    const std::string &m_file;
+    std::string m_entry;
+    const LedgerEntryInfo &m_info;
+    std::vector<LedgerProblem> m_out;
+};
+
+std::string days(qint64 n)
+{
+    return std::to_string(n) + (n == 1 ? " day" : " days");
+}
+
+template <typename Entry, typename Key>
+void duplicates(const std::vector<Entry> &entries, const std::string &file, Key key,
+                const std::string &what, std::vector<LedgerProblem> &out)
+{
+    std::map<std::string, int> first; // id → line of its first entry
+    for (const Entry &e : entries) {
+        const std::optional<std::string> id = key(e);
+        if (!id || id->empty())
+            continue;
+        const auto [it, inserted] = first.emplace(*id, e.info.line);
+        if (inserted)
+            continue;
+        LedgerProblem p;
+        p.file = file;
+        p.line = e.info.line;
+        p.entry = *id;
+        p.rule = "duplicate";
+        p.message = "duplicate " + what + " for " + *id + " (the first is at line " +
+                    std::to_string(it->second) + ")";
+        out.push_back(std::move(p));
+    }
+}
+
+void append(std::vector<LedgerProblem> &out, std::vector<LedgerProblem> more)
+{
+    out.insert(out.end(), std::make_move_iterator(more.begin()),
+               std::make_move_iterator(more.end()));
+}
+
+} // namespace
+
+LedgerValidator::LedgerValidator(ValidationContext context) : m_context(std::move(context)) {}
+
+bool LedgerValidator::isActive(const QuarantineEntry &e) const
+{
+    return e.opened && e.expires && *e.opened <= m_context.today && m_context.today < *e.expires;
+}
+
+std::vector<LedgerProblem> LedgerValidator::check(const QuarantineEntry &e,
+                                                  const std::string &file) const
+{
+    Problems p(file, e.id(), e.info);
+    p.require(e.test, "test");
+    p.require(e.owner, "owner");
+    const bool hasOpened = p.require(e.opened, "opened");
+    const bool hasExpires = p.require(e.expires, "expires");
+    if (p.require(e.verdict, "verdict") && *e.verdict != "PRE_EXISTING")
+        p.add("verdict", "verdict",
+              "verdict is " + *e.verdict +
+                  "; a freeze is allowed only for PRE_EXISTING (the failure exists at base too)");
+    p.require(e.attribution, "attribution");
+    p.require(e.witnessSeed, "witness_seed");
+    if (p.require(e.baselineSha, "baseline_sha") &&
+        (e.baselineSha->size() < 7 || e.baselineSha->size() > 64 || !isHex(*e.baselineSha)))
+        p.add("baseline_sha", "bad-value",
+              "\"" + *e.baselineSha + "\" is not a commit sha (7 to 40 hex digits)");
+    if (p.require(e.evidence, "evidence")) {
+        const FreezeEvidence &ev = *e.evidence;
+        p.require(ev.baseFail, "evidence.base_fail");
+        p.require(ev.headFail, "evidence.head_fail");
+        p.require(ev.mode, "evidence.mode");
+        p.require(ev.seeds, "evidence.seeds");
+        p.require(ev.envDigest, "evidence.env_digest");
+    }
+    p.require(e.obligation, "obligation");
+    if (p.require(e.substitute, "substitute")) {
+        if (e.test && *e.substitute == *e.test)
+            p.add("substitute", "substitute",
+                  "the substitute must be another test than the frozen one");
+        else if (m_context.testExistsAtHead && !m_context.testExistsAtHead(*e.substitute))
+            p.add("substitute", "substitute",
+                  "substitute " + *e.substitute +
+                      " is not collected at head (no such test in head's test files)");
+    }
+    if (p.require(e.guards, "guards") && e.guards->empty())
+        p.add("guards", "missing-field", "`guards` must name at least one file");
+    p.require(e.replay, "replay");
+
+    if (hasOpened && hasExpires) {
+        const QDate start = *e.periodStart();
+        const char *since = e.renewed ? "the renewal on " : "opened ";
+        const qint64 span = start.daysTo(*e.expires);
+        if (span < 0)
+            p.add("expires", "expiry-too-far",
+                  "expires " + ledgerDateText(*e.expires) + " is before " + since +
+                      ledgerDateText(start));
+        else if (span > m_context.freezeMaxDays)
+            p.add("expires", "expiry-too-far",
+                  "expires " + ledgerDateText(*e.expires) + " is " + days(span) + " after " +
+                      since + ledgerDateText(start) + " (at most " +
+                      std::to_string(m_context.freezeMaxDays) + ", config freeze_max_days)");
+        if (m_context.today >= *e.expires)
+            p.add("expires", "expired", "expired on " + ledgerDateText(*e.expires));
+    }
+    if (e.renewed) {
+        const std::string on = ledgerDateText(*e.renewed);
+        if (!e.lastReproduced) {
+            p.add("last_reproduced", "renewal-recency",
+                  "renewed on " + on +
+                      " without `last_reproduced` (a renewal needs a "
+                      "reproduction within " +
+                      days(m_context.renewalRecencyDays) + ")");
+        } else if (*e.lastReproduced > *e.renewed) {
+            p.add("last_reproduced", "renewal-recency",
+                  "last_reproduced " + ledgerDateText(*e.lastReproduced) +
+                      " is after the renewal on " + on);
+        } else if (e.lastReproduced->daysTo(*e.renewed) > m_context.renewalRecencyDays) {
+            p.add("last_reproduced", "renewal-recency",
+                  "last_reproduced " + ledgerDateText(*e.lastReproduced) + " is " +
+                      days(e.lastReproduced->daysTo(*e.renewed)) + " before the renewal on " + on +
+                      " (at most " + std::to_string(m_context.renewalRecencyDays) +
+                      ", config renewal_recency_days)");
+        }
+    }
+    if (e.guards && isActive(e)) {
+        for (const std::string &guard : *e.guards) {
+            if (m_context.patchedFiles.count(guard))
+                p.add("guards", "guard-edited",
+                      "the patch edits guarded file " + guard +
+                          " while the freeze is active: restore the test or extend the "
+                          "substitute");
+        }
+    }
+    return p.take();
+}
+
+std::vector<LedgerProblem> LedgerValidator::check(const WaiverEntry &e,
+                                                  const std::string &file) const
+{
+    static const std::vector<std::string> kReasons = {"obsolete-behavior", "duplicate-coverage",
+                                                      "environment"};
+    Problems p(file, e.id(), e.info);
+    p.require(e.node, "node");
+    bool needsWitness = true;
+    if (p.require(e.reason, "reason")) {
+        if (std::find(kReasons.begin(), kReasons.end(), *e.reason) == kReasons.end())
+            p.add("reason", "reason",
+                  "unknown reason \"" + *e.reason +
+                      "\" (obsolete-behavior, duplicate-coverage or environment)");
+        needsWitness = *e.reason != "environment";
+    }
+    if (e.witness && !e.witness->empty()) {
+        if (e.node && *e.witness == *e.node)
+            p.add("witness", "witness", "the witness must be another test than the waived node");
+        else if (m_context.testExistsAtHead && !m_context.testExistsAtHead(*e.witness))
+            p.add("witness", "witness",
+                  "witness " + *e.witness +
+                      " is not collected at head (no such test in head's test files)");
+    } else if (needsWitness && !e.info.hasProblem("witness")) {
+        p.add("witness", "witness",
+              std::string(e.witness ? "required field `witness` is empty"
+                                    : "missing required field `witness`") +
+                  " (a waiver for " + e.reason.value_or("this reason") +
+                  " names the test that covers the behaviour now)");
+    }
+    p.require(e.approvedBy, "approved_by");
+    p.require(e.approvedOn, "approved_on");
+    return p.take();
+}
+
+std::vector<LedgerProblem> LedgerValidator::check(const JournalRow &row,
+                                                  const std::string &file) const
+{
+    Problems p(file, row.key(), row.info);
+    p.require(row.id, "id");
+    if (!row.hasSeed)
+        p.add("seed", "missing-field", "missing required field `seed` (an integer or null)");
+    const bool hasEnv = p.require(row.env, "env");
+    p.require(row.opened, "opened");
+    if (!p.require(row.status, "status"))
+        return p.take();
+    if (*row.status != "open" && *row.status != "closed") {
+        p.add("status", "journal-status",
+              "status \"" + *row.status + "\" is neither \"open\" nor \"closed\"");
+        return p.take();
+    }
+    if (*row.status != "closed")
+        return p.take();
+    p.require(row.closedBy, "closed_by");
+    p.require(row.closedOn, "closed_on");
+    bool proven = false;
+    if (row.replays && hasEnv) {
+        const std::vector<JournalReplay> &r = *row.replays;
+        for (size_t i = 1; i < r.size() && !proven; ++i) {
+            proven = r[i - 1].outcome == "pass" && r[i].outcome == "pass" &&
+                     r[i - 1].env == row.env && r[i].env == row.env;
+        }
+    }
+    if (!proven && !row.info.hasProblem("replays"))
+        p.add("replays", "journal-replays",
+              "closed without two consecutive passing replays on the same env digest (" +
+                  row.env.value_or("no env") + ")");
+    return p.take();
+}
+
+std::vector<LedgerProblem> LedgerValidator::check(const QuarantineLedger &ledger) const
+{
+    std::vector<LedgerProblem> out;
+    for (const QuarantineEntry &e : ledger.entries)
+        append(out, check(e, ledger.file));
+    duplicates(
+        ledger.entries, ledger.file, [](const QuarantineEntry &e) { return e.test; }, "freeze",
+        out);
+    return out;
+}
+
+std::vector<LedgerProblem> LedgerValidator::check(const WaiverLedger &ledger) const
+{
+    std::vector<LedgerProblem> out;
+    for (const WaiverEntry &e : ledger.entries)
+        append(out, check(e, ledger.file));
+    duplicates(
+        ledger.entries, ledger.file, [](const WaiverEntry &e) { return e.node; }, "waiver", out);
+    return out;
+}
+
+std::vector<LedgerProblem> LedgerValidator::check(const SeedJournal &journal) const
+{
+    std::vector<LedgerProblem> out;
+    for (const JournalRow &row : journal.rows)
+        append(out, check(row, journal.file));
+    duplicates(
+        journal.rows, journal.file, [](const JournalRow &r) { return r.id; }, "journal row", out);
+    if (m_context.journalBefore) {
+        for (const JournalRow &before : m_context.journalBefore->rows) {
+            if (!before.isOpen() || !before.id || journal.find(*before.id))
+                continue;
+            LedgerProblem p;
+            p.file = m_context.journalBefore->file;
+            p.line = before.info.line;
+            p.entry = *before.id;
+            p.rule = "open-row-deleted";
+            p.message = "open journal row " + *before.id +
+                        " was deleted (a row is closed by a human with `journal close`, "
+                        "never deleted)";
+            out.push_back(std::move(p));
+        }
+    }
+    return out;
+}
+
+std::vector<LedgerProblem> LedgerValidator::check(const FixtureDigestLedger &ledger) const
+{
+    std::vector<LedgerProblem> out;
+    for (const FixtureDigestEntry &e : ledger.entries) {
+        Problems p(ledger.file, e.path, e.info);
+        if (p.require(e.sha256, "sha256") && (e.sha256->size() != 64 || !isHex(*e.sha256)))
+            p.add("sha256", "digest", "\"" + *e.sha256 + "\" is not a sha256 (64 hex digits)");
+        append(out, p.take());
+    }
+    return out;
+}
+
+std::vector<LedgerProblem> LedgerValidator::check(const PropertyBudget &b) const
+{
+    Problems p(b.file, "property_budget", b.info);
+    const std::pair<const std::optional<long long> *, const char *> fields[] = {
+        {&b.maxExamples, "max_examples"},
+        {&b.deadlineMs, "deadline_ms"},
+        {&b.maxWorkers, "max_workers"}};
+    for (const auto &[value, name] : fields) {
+        if (p.require(*value, name) && **value <= 0)
+            p.add(name, "budget",
+                  "`" + std::string(name) + "` must be positive, got " + std::to_string(**value));
+    }
+    return p.take();
+}
+
+std::vector<LedgerProblem> LedgerValidator::check(const LedgerSet &set) const
+{
+    std::vector<LedgerProblem> out = set.loadProblems;
+    if (set.quarantine)
+        append(out, check(*set.quarantine));
+    if (set.waivers)
+        append(out, check(*set.waivers));
+    if (set.journal) {
+        append(out, check(*set.journal));
+    } else if (m_context.journalBefore &&
+               std::none_of(
+                   set.loadProblems.begin(), set.loadProblems.end(), [](const LedgerProblem &p) {
+                       const std::string name = SeedJournal::kFileName;
+                       return p.file.size() >= name.size() &&
+                              p.file.compare(p.file.size() - name.size(), name.size(), name) == 0;
+                   })) {
+        SeedJournal none; // the file is gone: every open row of before was deleted
+        none.file = m_context.journalBefore->file;
+        append(out, check(none));
+    }
+    if (set.fixtureDigest)
+        append(out, check(*set.fixtureDigest));
+    if (set.propertyBudget)
+        append(out, check(*set.propertyBudget));
+    return out;
+}
+
+} // namespace pw::core

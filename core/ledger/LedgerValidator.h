@@ -1,0 +1,77 @@
+#pragma once
+
+#include "ledger/LedgerSet.h"
+
+#include <QDate>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pw::core {
+
+// What validation knows beyond the ledger itself. "Today" is always given (tests use
+// fixed dates); the head lookup and the patch are optional and their rules are skipped
+// when absent.
+struct ValidationContext
+{
+    QDate today;
+    int freezeMaxDays = 14;      // config `freeze_max_days`
+    int renewalRecencyDays = 14; // config `renewal_recency_days`
+    // Whether a test id (`path::name`, `path::Class::name`, parameters ignored) exists at
+    // head; empty: substitutes and witnesses are not looked up.
+    std::function<bool(const std::string &)> testExistsAtHead;
+    // Files the patch changes (repository-relative); empty when there is no patch.
+    std::set<std::string> patchedFiles;
+    // The journal before the patch: an open row of it that is gone is a problem.
+    const SeedJournal *journalBefore = nullptr;
+};
+
+// Every rule of SPEC §6. Each problem is a value naming the file, line, entry and field,
+// with a stable `rule`:
+//   parse            the file does not parse (from LedgerSet::loadProblems)
+//   wrong-type       a field holds the wrong type (from the readers)
+//   missing-field    a required field is absent or empty
+//   duplicate        a second entry for the same test / node / id / path
+//   verdict          freeze verdict is not PRE_EXISTING
+//   expired          the freeze expired ("expired on D"; a freeze is active on the days
+//                    opened <= today < expires)
+//   expiry-too-far   `expires` more than freeze_max_days after opened / renewed, or before it
+//   renewal-recency  renewed without `last_reproduced` within renewal_recency_days
+//   substitute       substitute unknown at head, or the frozen test itself
+//   guard-edited     the patch edits a guarded file while the freeze is active
+//   journal-status   status not open / closed
+//   journal-replays  closed without two consecutive passing replays on the row's env digest
+//   open-row-deleted an open journal row of the journal before the patch is gone
+//   reason           waiver reason unknown
+//   witness          waiver witness missing, the waived node itself, or unknown at head
+//   digest           a fixture digest that is not 64 hex digits
+//   budget           a property budget value missing or not positive
+class LedgerValidator
+{
+public:
+    explicit LedgerValidator(ValidationContext context);
+
+    const ValidationContext &context() const { return m_context; }
+
+    std::vector<LedgerProblem> check(const QuarantineEntry &entry, const std::string &file) const;
+    std::vector<LedgerProblem> check(const WaiverEntry &entry, const std::string &file) const;
+    std::vector<LedgerProblem> check(const JournalRow &row, const std::string &file) const;
+
+    std::vector<LedgerProblem> check(const QuarantineLedger &ledger) const;
+    std::vector<LedgerProblem> check(const WaiverLedger &ledger) const;
+    std::vector<LedgerProblem> check(const SeedJournal &journal) const;
+    std::vector<LedgerProblem> check(const FixtureDigestLedger &ledger) const;
+    std::vector<LedgerProblem> check(const PropertyBudget &budget) const;
+    // Load problems first, then every ledger in LedgerSet::fileNames() order. A journal
+    // that is absent while `journalBefore` has open rows reports them all as deleted.
+    std::vector<LedgerProblem> check(const LedgerSet &set) const;
+
+    // Active on opened <= today < expires (an entry without both dates is not active).
+    bool isActive(const QuarantineEntry &entry) const;
+
+private:
+    ValidationContext m_context;
+};
+
+} // namespace pw::core

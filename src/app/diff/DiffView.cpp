@@ -1,0 +1,657 @@
+#include "DiffView.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QPainter>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QToolTip>
+#include <algorithm>
+
+namespace pw::gui {
+using core::DiffLine;
+
+DiffView::DiffView(QWidget *parent) : QAbstractScrollArea(parent), m_painter(m_highlighter)
+{
+    setFocusPolicy(Qt::StrongFocus);
+    viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
+    m_styling = true;
+    setFont(DiffMetrics::fixedPitchFont());
+    m_styling = false;
+
+    m_loadButton = new QPushButton(tr("Load anyway"), viewport());
+    m_loadButton->setObjectName(QStringLiteral("loadAnywayButton"));
+    m_loadButton->setFont(QApplication::font(m_loadButton)); // not the view's code font
+    m_loadButton->setToolTip(tr("Show this file's diff although it is over the size cap"));
+    m_loadButton->hide();
+    connect(m_loadButton, &QPushButton::clicked, this, [this] { loadAnyway(); });
+
+    m_highlightTimer.setSingleShot(true);
+    m_highlightTimer.setInterval(0);
+    connect(&m_highlightTimer, &QTimer::timeout, this, [this] { viewport()->update(); });
+
+    m_painter.setContent(nullptr, &m_rows);
+    applyStyle();
+}
+
+DiffView::~DiffView() = default;
+
+QString DiffView::highlightingDescription()
+{
+    return DiffHighlighter::description();
+}
+
+// --- content ------------------------------------------------------------------------
+
+void DiffView::setFile(const core::FileDiff &file)
+{
+    m_file = file;
+    resetContent();
+}
+
+void DiffView::setFile(core::FileDiff &&file)
+{
+    m_file = std::move(file);
+    resetContent();
+}
+
+void DiffView::clear()
+{
+    m_file = core::FileDiff();
+    resetContent();
+    m_hasFile = false;
+    m_highlighter.clear();
+    m_painter.setContent(nullptr, &m_rows);
+}
+
+void DiffView::resetContent()
+{
+    m_hasFile = true;
+    m_textBytes = DiffRows::textBytes(m_file);
+    m_loadAnyway = false;
+    m_findings.clear();
+    m_current = -1;
+    m_currentSide = DiffSide::New;
+    m_reportedLine = 0;
+    m_reportedOld = false;
+    m_highlighter.setFile(&m_file);
+    m_rowsDirty = true; // rows, markers and scroll ranges are built on first use
+    verticalScrollBar()->setValue(0);
+    horizontalScrollBar()->setValue(0);
+    m_loadButton->hide();
+    viewport()->update();
+}
+
+void DiffView::ensureRows() const
+{
+    if (!m_rowsDirty)
+        return;
+    m_rowsDirty = false;
+    m_rows = m_hasFile ? DiffRows::build(m_file, m_mode, isCapped()) : DiffRows();
+    auto *self = const_cast<DiffView *>(this); // painter caches are derived state
+    self->m_painter.setContent(m_hasFile ? &m_file : nullptr, &m_rows);
+    self->updateScrollBars();
+
+    mapFindings();
+}
+
+void DiffView::mapFindings() const
+{
+    m_findings.anchor(m_file, m_rows, isCapped());
+}
+
+void DiffView::setFindings(const std::vector<core::Finding> &findingsOfThisFile)
+{
+    ensureRows();
+    m_findings.set(findingsOfThisFile);
+    mapFindings();
+    viewport()->update();
+}
+
+// --- size cap -----------------------------------------------------------------------
+
+bool DiffView::isCapped() const
+{
+    return m_hasFile && m_sizeCap > 0 && m_textBytes > m_sizeCap && !m_loadAnyway;
+}
+
+void DiffView::setSizeCap(qint64 bytes)
+{
+    const bool wasCapped = isCapped();
+    m_sizeCap = std::max<qint64>(0, bytes);
+    if (wasCapped == isCapped())
+        return;
+    m_current = -1;
+    m_rowsDirty = true;
+    ensureRows();
+    updateLoadButton();
+    viewport()->update();
+}
+
+void DiffView::loadAnyway()
+{
+    if (!isCapped())
+        return;
+    m_loadAnyway = true;
+    m_current = -1;
+    m_rowsDirty = true;
+    ensureRows();
+    updateLoadButton();
+    viewport()->update();
+}
+
+void DiffView::updateLoadButton()
+{
+    if (!isCapped() || m_rowsDirty) {
+        m_loadButton->hide();
+        return;
+    }
+    const int row = m_rows.size() - 1; // the summary row is the last one
+    const DiffColumns c = DiffColumns::compute(m_painter.metrics(), m_mode, viewport()->width());
+    m_loadButton->resize(m_loadButton->sizeHint());
+    m_loadButton->move(c.signX[0], rowRect(row).bottom() + 1 + m_painter.metrics().pad);
+    m_loadButton->show();
+}
+
+// --- mode ---------------------------------------------------------------------------
+
+void DiffView::setMode(DiffMode mode)
+{
+    if (mode == m_mode)
+        return;
+    ensureRows();
+    const bool hadCurrent = m_current >= 0;
+    const DiffAnchor anchor = m_rows.anchorOf(m_current, m_currentSide);
+    const int offset = m_current - firstVisibleRow();
+    m_mode = mode;
+    m_rowsDirty = true;
+    ensureRows();
+    if (!hadCurrent) {
+        viewport()->update();
+        return;
+    }
+    const int row = m_rows.rowOf(anchor);
+    m_current = -1;
+    if (row < 0)
+        return;
+    verticalScrollBar()->setValue(row - offset); // the row stays where the eye left it
+    setCurrent(row, m_currentSide, Reveal::Nearest);
+}
+
+// --- scroll geometry ----------------------------------------------------------------
+
+void DiffView::updateScrollBars()
+{
+    ensureRows();
+    const int visible = visibleRowCount();
+    verticalScrollBar()->setRange(0, std::max(0, m_rows.size() - visible));
+    verticalScrollBar()->setPageStep(visible);
+    verticalScrollBar()->setSingleStep(1);
+    const DiffColumns c = DiffColumns::compute(m_painter.metrics(), m_mode, viewport()->width());
+    const int textWidth =
+        std::max(1, c.unified ? c.textWidth[0] : std::min(c.textWidth[0], c.textWidth[1]));
+    horizontalScrollBar()->setRange(0, std::max(0, m_painter.contentWidth() - textWidth));
+    horizontalScrollBar()->setPageStep(textWidth);
+    horizontalScrollBar()->setSingleStep(std::max(1, qRound(m_painter.metrics().charWidth * 4)));
+    updateLoadButton();
+}
+
+int DiffView::firstVisibleRow() const
+{
+    return verticalScrollBar()->value();
+}
+
+int DiffView::visibleRowCount() const
+{
+    return std::max(1, viewport()->height() / m_painter.metrics().rowHeight);
+}
+
+QRect DiffView::rowRect(int row) const
+{
+    const int h = m_painter.metrics().rowHeight;
+    return QRect(0, (row - firstVisibleRow()) * h, viewport()->width(), h);
+}
+
+int DiffView::rowAt(int y) const
+{
+    ensureRows();
+    const int row = firstVisibleRow() + y / m_painter.metrics().rowHeight;
+    return y >= 0 && row < m_rows.size() ? row : -1;
+}
+
+void DiffView::reveal(int row, Reveal how)
+{
+    const int first = firstVisibleRow();
+    const int visible = visibleRowCount();
+    if (how == Reveal::Centre)
+        verticalScrollBar()->setValue(row - visible / 2);
+    else if (row < first)
+        verticalScrollBar()->setValue(row);
+    else if (row >= first + visible)
+        verticalScrollBar()->setValue(row - visible + 1);
+}
+
+void DiffView::scrollContentsBy(int, int)
+{
+    if (m_loadButton->isVisible())
+        updateLoadButton();
+    viewport()->update();
+}
+
+// --- current row --------------------------------------------------------------------
+
+bool DiffView::selectable(int row) const
+{
+    return row >= 0 && row < m_rows.size() &&
+           (m_rows.at(row).kind == DiffRow::Kind::Line || m_findings.hasRow(row));
+}
+
+int DiffView::stepSelectable(int from, int direction) const
+{
+    for (int row = from + direction; row >= 0 && row < m_rows.size(); row += direction)
+        if (selectable(row))
+            return row;
+    return -1;
+}
+
+DiffSide DiffView::sideFor(int row, DiffSide preferred) const
+{
+    if (row < 0 || row >= m_rows.size() || m_rows.at(row).kind != DiffRow::Kind::Line)
+        return DiffSide::New;
+    const DiffRow &r = m_rows.at(row);
+    if (m_mode == DiffMode::Unified)
+        return r.line[1] < 0 ? DiffSide::Old : DiffSide::New;
+    if (r.lineAt(preferred) >= 0)
+        return preferred;
+    return preferred == DiffSide::Old ? DiffSide::New : DiffSide::Old;
+}
+
+int DiffView::lineNumberOf(int row, DiffSide side) const
+{
+    if (row < 0 || row >= m_rows.size() || m_rows.at(row).kind != DiffRow::Kind::Line)
+        return 0;
+    const DiffRow &r = m_rows.at(row);
+    const int index = r.lineAt(side);
+    if (index < 0)
+        return 0;
+    const DiffLine &l = m_file.hunks[size_t(r.hunk)].lines[size_t(index)];
+    return side == DiffSide::Old ? l.oldLine : l.newLine;
+}
+
+void DiffView::setCurrent(int row, DiffSide side, Reveal how)
+{
+    if (row < 0 || row >= m_rows.size())
+        return;
+    m_current = row;
+    m_currentSide = sideFor(row, side);
+    reveal(row, how);
+    viewport()->update();
+    const int line = lineNumberOf(row, m_currentSide);
+    const bool old = line > 0 && m_currentSide == DiffSide::Old;
+    if (line != m_reportedLine || old != m_reportedOld) {
+        m_reportedLine = line;
+        m_reportedOld = old;
+        Q_EMIT currentLineChanged(line, old);
+    }
+}
+
+int DiffView::currentLine() const
+{
+    ensureRows();
+    return lineNumberOf(m_current, m_currentSide);
+}
+
+bool DiffView::currentLineIsOldSide() const
+{
+    return currentLine() > 0 && m_currentSide == DiffSide::Old;
+}
+
+bool DiffView::scrollToLine(int line, bool oldSide)
+{
+    ensureRows();
+    if (line <= 0 || isCapped())
+        return false;
+    for (size_t h = 0; h < m_file.hunks.size(); ++h) {
+        const core::DiffHunk &hunk = m_file.hunks[h];
+        const int start = oldSide ? hunk.oldStart : hunk.newStart;
+        const int count = oldSide ? hunk.oldLines : hunk.newLines;
+        if (line < start || line >= start + count)
+            continue;
+        for (size_t i = 0; i < hunk.lines.size(); ++i) {
+            const DiffLine &l = hunk.lines[i];
+            const bool match = oldSide ? l.origin != DiffLine::Origin::Added && l.oldLine == line
+                                       : l.origin != DiffLine::Origin::Deleted && l.newLine == line;
+            if (!match)
+                continue;
+            const int row = m_rows.rowOfLine(int(h), int(i));
+            if (row < 0)
+                return false;
+            setCurrent(row, oldSide ? DiffSide::Old : DiffSide::New, Reveal::Centre);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool DiffView::nextHunk()
+{
+    ensureRows();
+    for (const int target : m_rows.hunkTargets()) {
+        if (target > m_current) {
+            setCurrent(target, m_currentSide, Reveal::Centre);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool DiffView::previousHunk()
+{
+    ensureRows();
+    const auto &targets = m_rows.hunkTargets();
+    for (auto it = targets.rbegin(); it != targets.rend(); ++it) {
+        if (m_current >= 0 && *it < m_current) {
+            setCurrent(*it, m_currentSide, Reveal::Centre);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool DiffView::nextFinding()
+{
+    ensureRows();
+    const int row = m_findings.next(m_current);
+    if (row < 0)
+        return false;
+    setCurrent(row, m_findings.onOldSide(row) ? DiffSide::Old : DiffSide::New, Reveal::Centre);
+    return true;
+}
+
+bool DiffView::previousFinding()
+{
+    ensureRows();
+    const int row = m_current < 0 ? -1 : m_findings.previous(m_current);
+    if (row < 0)
+        return false;
+    setCurrent(row, m_findings.onOldSide(row) ? DiffSide::Old : DiffSide::New, Reveal::Centre);
+    return true;
+}
+
+void DiffView::copyCurrentLine() const
+{
+    if (m_current < 0)
+        return;
+    const QString text = rowText(m_current, m_currentSide);
+    if (!text.isEmpty())
+        QGuiApplication::clipboard()->setText(text);
+}
+
+// --- test hooks ---------------------------------------------------------------------
+
+int DiffView::rowCount() const
+{
+    ensureRows();
+    return m_rows.size();
+}
+
+DiffRow::Kind DiffView::rowKind(int row) const
+{
+    ensureRows();
+    return m_rows.at(row).kind;
+}
+
+QString DiffView::rowText(int row, DiffSide side) const
+{
+    ensureRows();
+    if (row < 0 || row >= m_rows.size())
+        return {};
+    const DiffRow &r = m_rows.at(row);
+    switch (r.kind) {
+    case DiffRow::Kind::Note:
+        return m_rows.notes()[size_t(r.hunk)];
+    case DiffRow::Kind::HunkHeader:
+        return m_painter.hunkHeaderText(r.hunk);
+    case DiffRow::Kind::SizeCap:
+        return DiffRows::capSummary(m_file);
+    case DiffRow::Kind::Line:
+        break;
+    }
+    const int index = r.lineAt(side);
+    if (index < 0)
+        return {};
+    const std::string &t = m_file.hunks[size_t(r.hunk)].lines[size_t(index)].text;
+    return QString::fromUtf8(t.data(), int(t.size()));
+}
+
+int DiffView::rowLineNumber(int row, DiffSide side) const
+{
+    ensureRows();
+    return lineNumberOf(row, side);
+}
+
+bool DiffView::rowHasNoNewlineAtEnd(int row, DiffSide side) const
+{
+    ensureRows();
+    if (row < 0 || row >= m_rows.size() || m_rows.at(row).kind != DiffRow::Kind::Line)
+        return false;
+    const DiffRow &r = m_rows.at(row);
+    const int index = r.lineAt(side);
+    return index >= 0 && m_file.hunks[size_t(r.hunk)].lines[size_t(index)].noNewlineAtEnd;
+}
+
+std::optional<core::Severity> DiffView::rowMarker(int row) const
+{
+    ensureRows();
+    return m_findings.marker(row);
+}
+
+QString DiffView::rowToolTip(int row) const
+{
+    ensureRows();
+    return m_findings.toolTip(row, m_rows);
+}
+
+LineFormats DiffView::formatsForRow(int row, DiffSide side) const
+{
+    ensureRows();
+    if (row < 0 || row >= m_rows.size() || m_rows.at(row).kind != DiffRow::Kind::Line)
+        return {};
+    const DiffRow &r = m_rows.at(row);
+    const int index = r.lineAt(side);
+    if (index < 0)
+        return {};
+    return m_highlighter.formats(r.hunk, index, side).value_or(LineFormats());
+}
+
+QString DiffView::definitionName() const
+{
+    return m_highlighter.definitionName();
+}
+
+// --- events -------------------------------------------------------------------------
+
+void DiffView::applyStyle()
+{
+    m_painter.setStyle(font(), palette());
+    m_highlighter.setDarkTheme(m_painter.colours().dark);
+    updateScrollBars();
+    viewport()->update();
+}
+
+void DiffView::changeEvent(QEvent *event)
+{
+    QAbstractScrollArea::changeEvent(event);
+    switch (event->type()) {
+    case QEvent::PaletteChange:
+    case QEvent::FontChange:
+    case QEvent::StyleChange:
+        if (!m_styling)
+            applyStyle();
+        break;
+    default:
+        break;
+    }
+}
+
+void DiffView::paintEvent(QPaintEvent *)
+{
+    ensureRows();
+    QPainter p(viewport());
+    if (!m_hasFile) {
+        p.fillRect(viewport()->rect(), m_painter.colours().base);
+        p.setPen(m_painter.colours().muted);
+        p.drawText(viewport()->rect(), Qt::AlignCenter,
+                   tr("Select a changed file to see its diff"));
+        return;
+    }
+    DiffFrame frame;
+    frame.mode = m_mode;
+    frame.firstRow = firstVisibleRow();
+    frame.hscroll = horizontalScrollBar()->value();
+    frame.size = viewport()->size();
+    frame.currentRow = m_current;
+    frame.currentSide = m_currentSide;
+    frame.focused = hasFocus();
+    frame.markers = &m_findings.markers();
+    const bool pending = m_painter.paint(p, frame);
+    m_painter.trim(frame.firstRow, frame.firstRow + visibleRowCount());
+    if (pending)
+        m_highlightTimer.start();
+}
+
+void DiffView::resizeEvent(QResizeEvent *event)
+{
+    QAbstractScrollArea::resizeEvent(event);
+    updateScrollBars();
+}
+
+void DiffView::focusInEvent(QFocusEvent *event)
+{
+    QAbstractScrollArea::focusInEvent(event);
+    viewport()->update();
+}
+
+void DiffView::focusOutEvent(QFocusEvent *event)
+{
+    QAbstractScrollArea::focusOutEvent(event);
+    viewport()->update();
+}
+
+void DiffView::mousePressEvent(QMouseEvent *event)
+{
+    setFocus(Qt::MouseFocusReason);
+    if (event->button() != Qt::LeftButton)
+        return QAbstractScrollArea::mousePressEvent(event);
+    const QPoint pos = event->pos();
+    const int row = rowAt(pos.y());
+    if (!selectable(row))
+        return;
+    const DiffColumns c = DiffColumns::compute(m_painter.metrics(), m_mode, viewport()->width());
+    const DiffSide side = !c.unified && pos.x() < c.cellX[1] ? DiffSide::Old : DiffSide::New;
+    setCurrent(row, side, Reveal::Nearest);
+}
+
+void DiffView::mouseReleaseEvent(QMouseEvent *event)
+{
+    event->setAccepted(event->button() == Qt::LeftButton); // the press selected the row
+}
+
+void DiffView::keyPressEvent(QKeyEvent *event)
+{
+    ensureRows();
+    if (event->matches(QKeySequence::Copy)) {
+        copyCurrentLine();
+        return;
+    }
+    const Qt::KeyboardModifiers mods =
+        event->modifiers() & ~(Qt::KeypadModifier | Qt::ShiftModifier | Qt::GroupSwitchModifier);
+    const QString text = event->text();
+    if (mods == Qt::NoModifier && text.size() == 1) {
+        const QChar ch = text.front();
+        if (ch == QLatin1Char('n'))
+            nextHunk();
+        else if (ch == QLatin1Char('p'))
+            previousHunk();
+        else if (ch == QLatin1Char(']'))
+            nextFinding();
+        else if (ch == QLatin1Char('['))
+            previousFinding();
+        if (ch == QLatin1Char('n') || ch == QLatin1Char('p') || ch == QLatin1Char(']') ||
+            ch == QLatin1Char('['))
+            return;
+    }
+
+    const int page = std::max(1, visibleRowCount() - 1);
+    auto towards = [this](int target, int direction) {
+        target = std::clamp(target, 0, m_rows.size() - 1);
+        if (selectable(target))
+            return target;
+        const int there = stepSelectable(target, direction);
+        return there >= 0 ? there : stepSelectable(target, -direction);
+    };
+    int target = -2;
+    switch (event->key()) {
+    case Qt::Key_Up:
+        target = m_current < 0 ? towards(firstVisibleRow(), 1) : stepSelectable(m_current, -1);
+        break;
+    case Qt::Key_Down:
+        target = m_current < 0 ? towards(firstVisibleRow(), 1) : stepSelectable(m_current, 1);
+        break;
+    case Qt::Key_PageUp:
+        verticalScrollBar()->setValue(firstVisibleRow() - page);
+        target = towards((m_current < 0 ? firstVisibleRow() : m_current) - page, -1);
+        break;
+    case Qt::Key_PageDown:
+        verticalScrollBar()->setValue(firstVisibleRow() + page);
+        target = towards((m_current < 0 ? firstVisibleRow() : m_current) + page, 1);
+        break;
+    case Qt::Key_Home:
+        target = stepSelectable(-1, 1);
+        break;
+    case Qt::Key_End:
+        target = stepSelectable(m_rows.size(), -1);
+        break;
+    case Qt::Key_Left:
+    case Qt::Key_Right: {
+        const DiffSide side = event->key() == Qt::Key_Left ? DiffSide::Old : DiffSide::New;
+        if (m_mode == DiffMode::SideBySide && m_current >= 0 && m_currentSide != side &&
+            sideFor(m_current, side) == side) {
+            setCurrent(m_current, side, Reveal::Nearest);
+        } else {
+            QScrollBar *bar = horizontalScrollBar();
+            bar->setValue(bar->value() + (side == DiffSide::Old ? -1 : 1) * bar->singleStep());
+        }
+        return;
+    }
+    default:
+        QAbstractScrollArea::keyPressEvent(event);
+        return;
+    }
+    if (target >= 0)
+        setCurrent(target, m_currentSide, Reveal::Nearest);
+}
+
+bool DiffView::viewportEvent(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const int row = rowAt(help->pos().y());
+        const DiffColumns c =
+            DiffColumns::compute(m_painter.metrics(), m_mode, viewport()->width());
+        const int x = help->pos().x();
+        const bool inGutter =
+            c.unified ? x < c.textX[0] : x < c.textX[0] || (x >= c.cellX[1] && x < c.textX[1]);
+        const QString tip = row >= 0 && inGutter ? rowToolTip(row) : QString();
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), tip, viewport(), rowRect(row));
+        return true;
+    }
+    return QAbstractScrollArea::viewportEvent(event);
+}
+
+} // namespace pw::gui

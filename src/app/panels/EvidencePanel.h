@@ -1,0 +1,96 @@
+#pragma once
+
+#include <QList>
+#include <QWidget>
+
+class QAbstractItemModel;
+class QAction;
+class QLabel;
+class QLineEdit;
+class QModelIndex;
+class QToolButton;
+class QTreeView;
+
+namespace pw::gui {
+
+class EvidenceProxyModel;
+
+// One evidence panel: an optional summary line, a filter box, an "only <file>" chip and a
+// sortable tree view over any model that answers the EvidenceRole roles. Copy puts the
+// selected rows on the clipboard as tab-separated text with a header line.
+//
+// Object names (for tests and style sheets): summary, filter, fileFilterChip, rowCount, view.
+// The panel never touches libgit2; it only speaks paths, lines and test ids.
+class EvidencePanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit EvidencePanel(QWidget *parent = nullptr);
+    ~EvidencePanel() override;
+
+    // The panel does not own the model. Sorting returns to the model's own order.
+    void setModel(QAbstractItemModel *source);
+    QAbstractItemModel *model() const;
+    EvidenceProxyModel *proxy() const { return m_proxy; }
+    QTreeView *view() const { return m_view; }
+
+    // The label above the filter; hidden while empty. Severity -1 or 0: neutral,
+    // 1 review (amber), 2 block (red).
+    void setSummary(const QString &text);
+    void setSummarySeverity(int severity);
+    QString summary() const;
+
+    // Only rows whose PathRole equals path; empty shows every row. Shown as a chip
+    // "only <path> ✕" that clears the filter when clicked.
+    void setFileFilter(const QString &path);
+    QString fileFilter() const;
+    void setFilterText(const QString &text); // same as typing into the filter box
+
+    // The column that names a row (test id, path): when the view is too narrow for every
+    // column, it may stay twice as wide as the others before it is elided. Default 0.
+    void setPrimaryColumn(int column);
+
+    // Column and order to sort by; column -1 is the model's own order.
+    void sortBy(int column, Qt::SortOrder order = Qt::AscendingOrder);
+
+    // Select (and scroll to) the first visible row at path+line, else the first at path.
+    // Emits nothing: this is how the window mirrors a selection made elsewhere.
+    bool selectRow(const QString &path, int line);
+
+    // The selected rows (or the current row) as TSV with a header line; copy() puts it on
+    // the clipboard.
+    QString selectedRowsAsText() const;
+    void copy();
+
+Q_SIGNALS:
+    // The current row changed by a click or the keyboard, or a row was activated (Enter,
+    // double-click). Not emitted for selectRow(), filtering, sorting or a model reset.
+    void rowActivated(const QString &path, int line, const QString &test);
+    void fileFilterChanged(const QString &path);
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
+private:
+    void currentRowChanged(const QModelIndex &current);
+    void emitActivated(const QModelIndex &index);
+    void updateRowCount();
+    void fitColumns();
+    static void shareWidth(QList<int> &widths, int available, int primary);
+    void beginQuiet() { ++m_quiet; }
+    void endQuiet() { m_quiet = m_quiet > 0 ? m_quiet - 1 : 0; }
+
+    EvidenceProxyModel *m_proxy;
+    QLabel *m_summary;
+    QLineEdit *m_filter;
+    QToolButton *m_fileChip;
+    QLabel *m_rowCount;
+    QTreeView *m_view;
+    QAction *m_copyAction;
+    int m_quiet = 0; // > 0 while the current row moves for reasons other than the user
+    int m_primaryColumn = 0;
+    bool m_fitting = false;
+    bool m_userSizedColumns = false;
+};
+
+} // namespace pw::gui

@@ -1,0 +1,76 @@
+#include "EvidenceProxyModel.h"
+
+#include "EvidenceRoles.h"
+
+namespace pw::gui {
+
+namespace {
+
+bool isNumber(const QVariant &v)
+{
+    switch (v.userType()) {
+    case QMetaType::Int:
+    case QMetaType::UInt:
+    case QMetaType::LongLong:
+    case QMetaType::ULongLong:
+    case QMetaType::Double:
+    case QMetaType::Float:
+    case QMetaType::Bool:
+        return true;
+    default:
+        return false;
+    }
+}
+
+QVariant sortKey(const QModelIndex &index)
+{
+    const QVariant key = index.data(SortRole);
+    return key.isValid() ? key : index.data(Qt::DisplayRole);
+}
+
+} // namespace
+
+EvidenceProxyModel::EvidenceProxyModel(QObject *parent) : QSortFilterProxyModel(parent)
+{
+    setFilterKeyColumn(-1); // every column
+    setFilterCaseSensitivity(Qt::CaseInsensitive);
+    setSortCaseSensitivity(Qt::CaseInsensitive);
+    setSortRole(SortRole);
+}
+
+void EvidenceProxyModel::setFilterText(const QString &text)
+{
+    if (text == m_text)
+        return;
+    m_text = text;
+    setFilterFixedString(text);
+}
+
+void EvidenceProxyModel::setFileFilter(const QString &path)
+{
+    if (path == m_path)
+        return;
+    m_path = path;
+    invalidateFilter();
+}
+
+bool EvidenceProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
+{
+    if (!m_path.isEmpty()) {
+        const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
+        if (index.data(PathRole).toString() != m_path)
+            return false;
+    }
+    return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
+}
+
+bool EvidenceProxyModel::lessThan(const QModelIndex &left, const QModelIndex &right) const
+{
+    const QVariant l = sortKey(left);
+    const QVariant r = sortKey(right);
+    if (isNumber(l) && isNumber(r))
+        return l.toDouble() < r.toDouble();
+    return QString::compare(l.toString(), r.toString(), sortCaseSensitivity()) < 0;
+}
+
+} // namespace pw::gui

@@ -1,0 +1,608 @@
+#include "LedgerCommands.h"
+
+#include "Cli.h"
+#include "ledger/Config.h"
+#include "ledger/LedgerActions.h"
+#include "ledger/LedgerDate.h"
+#include "ledger/LedgerHistory.h"
+#include "ledger/LedgerStore.h"
+#include "ledger/LedgerValidator.h"
+#include "ledger/TestIndex.h"
+#include "python/FactExtractor.h"
+#include "repo/Repository.h"
+#include "util/Error.h"
+
+#include <QCommandLineParser>
+#include <QDateTime>
+#include <QDir>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace pw::cli {
+namespace {
+
+using pw::core::Error;
+
+void print(FILE *f, const std::string &text)
+{
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fflush(f);
+}
+
+int usageError(FILE *err, const QString &message)
+{
+    print(err, "patchwitness-cli: " + message.toStdString() + "\n");
+    return ExitUsage;
+}
+
+QCommandLineOption option(const char *name, const char *help, const char *value = nullptr,
+                          const char *defaultValue = nullptr)
+{
+    if (!value)
+        return QCommandLineOption(QString::fromLatin1(name), QString::fromUtf8(help));
+    return QCommandLineOption(QString::fromLatin1(name), QString::fromUtf8(help),
+                              QString::fromLatin1(value),
+                              defaultValue ? QString::fromLatin1(defaultValue) : QString());
+}
+
+// Options every ledger command shares.
+struct Common
+{
+    QCommandLineOption repo = option("repo", "Repository (or a directory inside it).", "path", ".");
+    QCommandLineOption ledgerDir =
+        option("ledger-dir",
+               "Ledger directory, relative to the repository root or absolute (default "
+               ".patchwitness).",
+               "dir", ".patchwitness");
+    QCommandLineOption today =
+        option("today", "Judge dates as if today were DATE (YYYY-MM-DD; default: today).", "date");
+    QCommandLineOption head = option("head",
+                                     "Revision in whose tests substitutes and witnesses must "
+                                     "exist (default: WORKTREE when dirty, else HEAD).",
+                                     "rev");
+    QCommandLineOption python =
+        option("python", "Python interpreter (overrides config `python`).", "path");
+    QCommandLineOption cacheDir = option("cache-dir", "Fact cache directory.", "dir");
+
+    void addTo(QCommandLineParser &p) const
+    {
+        p.addOptions({repo, ledgerDir, today, head, python, cacheDir});
+    }
+};
+
+// The repository, its ledger directory on disk and the ledger directory's configuration.
+struct Workspace
+{
+    core::Repository repo;
+    std::string dir;    // absolute ledger directory
+    std::string prefix; // repository-relative "<dir>/", empty when outside the repository
+    core::Config config;
+    QDate today;
+    std::string cacheDir;
+
+    std::string path(const std::string &name) const
+    {
+        return QDir(QString::fromStdString(dir))
+            .filePath(QString::fromStdString(name))
+            .toStdString();
+    }
+};
+
+QDate parseDate(const QString &text, const std::string &what)
+{
+    const std::optional<QDate> d = core::parseLedgerDate(text.toStdString());
+    if (!d || text.size() != 10)
+        throw Error::input(what + ": \"" + text.toStdString() + "\" is not a date (YYYY-MM-DD)");
+    return *d;
+}
+
+Workspace openWorkspace(const QCommandLineParser &p, const Common &c)
+{
+    core::Repository repo = core::Repository::open(p.value(c.repo).toStdString());
+    const QString root = QString::fromStdString(repo.workdir());
+    const QString dir = QDir::cleanPath(QDir(root).absoluteFilePath(p.value(c.ledgerDir)));
+    std::string prefix;
+    if (dir.startsWith(root + QLatin1Char('/')))
+        prefix = dir.mid(root.size() + 1).toStdString() + "/";
+    core::Config config =
+        core::Config::load(QDir(dir).filePath(QStringLiteral("config.toml")).toStdString());
+    if (p.isSet(c.python))
+        config.python = p.value(c.python).toStdString();
+    const QDate today =
+        p.isSet(c.today) ? parseDate(p.value(c.today), "--today") : QDate::currentDate();
+    std::string cacheDir = p.value(c.cacheDir).toStdString();
+    if (cacheDir.empty())
+        cacheDir = core::FactExtractor::defaultCacheDir();
+    return {std::move(repo), dir.toStdString(), prefix, std::move(config), today, cacheDir};
+}
+
+// Validation context with head lookups of `testIds` (only their files are read).
+core::ValidationContext context(const Workspace &ws, const QCommandLineParser &p, const Common &c,
+                                const std::vector<std::string> &testIds,
+                                core::Revision *headOut = nullptr)
+{
+    const core::Revision head =
+        p.isSet(c.head) ? ws.repo.resolve(p.value(c.head).toStdString()) : ws.repo.defaultHead();
+    core::FactExtractor extractor(ws.config.python, ws.cacheDir);
+    auto index = std::make_shared<core::TestIndex>(
+        core::TestIndex::build(ws.repo, head, testIds, extractor));
+    core::ValidationContext ctx;
+    ctx.today = ws.today;
+    ctx.freezeMaxDays = ws.config.freezeMaxDays;
+    ctx.renewalRecencyDays = ws.config.renewalRecencyDays;
+    ctx.testExistsAtHead = [index](const std::string &id) { return index->contains(id); };
+    if (headOut)
+        *headOut = head;
+    return ctx;
+}
+
+// Parses the command line; returns an exit code when the command is done (help, error).
+std::optional<int> parse(QCommandLineParser &p, const QString &command, const QStringList &args,
+                         FILE *out, FILE *err)
+{
+    p.addHelpOption();
+    QStringList all = args;
+    all.prepend(QStringLiteral("patchwitness-cli ") + command);
+    if (!p.parse(all))
+        return usageError(err, command + QStringLiteral(": ") + p.errorText());
+    if (p.isSet(QStringLiteral("help"))) {
+        print(out, p.helpText().toStdString());
+        return ExitPass;
+    }
+    return std::nullopt;
+}
+
+std::optional<int> requireBy(const QCommandLineParser &p, const QCommandLineOption &by,
+                             const QString &command, FILE *err)
+{
+    if (p.value(by).trimmed().isEmpty())
+        return usageError(err, command + QStringLiteral(": --by NAME is required (this is a human "
+                                                        "decision, recorded with its author)"));
+    return std::nullopt;
+}
+
+std::optional<std::string> stringOption(const QCommandLineParser &p, const QCommandLineOption &o)
+{
+    if (!p.isSet(o))
+        return std::nullopt;
+    return p.value(o).toStdString();
+}
+
+std::optional<long long> integerOption(const QCommandLineParser &p, const QCommandLineOption &o)
+{
+    if (!p.isSet(o))
+        return std::nullopt;
+    bool ok = false;
+    const long long v = p.value(o).toLongLong(&ok);
+    if (!ok)
+        throw Error::input("--" + o.names().constFirst().toStdString() + ": \"" +
+                           p.value(o).toStdString() + "\" is not an integer");
+    return v;
+}
+
+QStringList listOption(const QCommandLineParser &p, const QCommandLineOption &o)
+{
+    QStringList items;
+    for (const QString &value : p.values(o)) {
+        for (const QString &item : value.split(QLatin1Char(','), Qt::SkipEmptyParts))
+            items << item.trimmed();
+    }
+    return items;
+}
+
+// ledger check ---------------------------------------------------------------------------
+
+nlohmann::json problemJson(const core::LedgerProblem &p)
+{
+    return {{"file", p.file},   {"line", p.line}, {"column", p.column},  {"entry", p.entry},
+            {"field", p.field}, {"rule", p.rule}, {"message", p.message}};
+}
+
+int ledgerCheck(const QStringList &args, FILE *out, FILE *err)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Validates every ledger of the ledger directory on disk (SPEC §6). Exit 0 when all "
+        "hold up, 1 when any entry has a problem, 3 on an input error."));
+    Common c;
+    c.addTo(p);
+    const QCommandLineOption base =
+        option("base",
+               "Also check the patch base..head: guarded files it edits while a freeze "
+               "is active, open journal rows it deletes.",
+               "rev");
+    const QCommandLineOption format = option("format", "text or json.", "format", "text");
+    p.addOptions({base, format});
+    if (std::optional<int> done = parse(p, QStringLiteral("ledger check"), args, out, err))
+        return *done;
+    if (!p.positionalArguments().isEmpty())
+        return usageError(err, QStringLiteral("ledger check: unexpected argument '%1'")
+                                   .arg(p.positionalArguments().constFirst()));
+    if (p.value(format) != QLatin1String("text") && p.value(format) != QLatin1String("json"))
+        return usageError(err, QStringLiteral("ledger check: unknown --format '%1' (text, json)")
+                                   .arg(p.value(format)));
+
+    const Workspace ws = openWorkspace(p, c);
+    const core::LedgerSet set = core::LedgerSet::loadDirectory(ws.dir);
+    core::Revision head;
+    core::ValidationContext ctx = context(ws, p, c, set.referencedTests(), &head);
+    std::optional<core::SeedJournal> journalBefore;
+    if (p.isSet(base)) {
+        const core::Revision b = ws.repo.resolve(p.value(base).toStdString());
+        core::DiffOptions options;
+        options.contextLines = 0;
+        options.intraline = false;
+        for (const core::FileDiff &f : ws.repo.diff(b, head, options).files) {
+            if (!f.oldPath.empty())
+                ctx.patchedFiles.insert(f.oldPath);
+            if (!f.newPath.empty())
+                ctx.patchedFiles.insert(f.newPath);
+        }
+        const std::string journalPath = ws.prefix + core::SeedJournal::kFileName;
+        if (!ws.prefix.empty() && ws.repo.entry(b, journalPath)) {
+            try {
+                journalBefore = core::SeedJournal::parse(ws.repo.readFile(b, journalPath),
+                                                         b.spec + ":" + journalPath);
+            } catch (const Error &e) {
+                print(err, std::string("warning: ") + e.what() +
+                               " (open rows at the base are not checked)\n");
+            }
+        }
+        if (journalBefore)
+            ctx.journalBefore = &*journalBefore;
+    }
+    const std::vector<core::LedgerProblem> problems = core::LedgerValidator(ctx).check(set);
+
+    if (p.value(format) == QLatin1String("json")) {
+        nlohmann::json doc = {{"schema", "patchwitness.ledger-check/1"},
+                              {"ledger_dir", ws.dir},
+                              {"today", core::ledgerDateText(ws.today)},
+                              {"ok", problems.empty()},
+                              {"problems", nlohmann::json::array()}};
+        for (const core::LedgerProblem &pr : problems)
+            doc["problems"].push_back(problemJson(pr));
+        print(out, doc.dump(2) + "\n");
+    } else {
+        for (const core::LedgerProblem &pr : problems)
+            print(out, pr.toString() + " [" + pr.rule + "]\n");
+        const size_t freezes = set.quarantine ? set.quarantine->entries.size() : 0;
+        const size_t waivers = set.waivers ? set.waivers->entries.size() : 0;
+        const size_t rows = set.journal ? set.journal->rows.size() : 0;
+        const std::string counts = std::to_string(freezes) + " freeze(s), " +
+                                   std::to_string(waivers) + " waiver(s), " + std::to_string(rows) +
+                                   " journal row(s)";
+        print(out, problems.empty() ? "ledger check: OK (" + counts + ")\n"
+                                    : "ledger check: " + std::to_string(problems.size()) +
+                                          " problem(s) in " + counts + "\n");
+    }
+    return problems.empty() ? ExitPass : ExitBlock;
+}
+
+// ledger history ---------------------------------------------------------------------------
+
+int ledgerHistory(const QStringList &args, FILE *out, FILE *err)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Per-entry events (added, renewed, edited, expired, removed) of the ledger files "
+        "across the commits that changed them, oldest first. TEST keeps one entry's events."));
+    Common c;
+    c.addTo(p);
+    const QCommandLineOption rev =
+        option("rev", "Walk the history from this revision.", "rev", "HEAD");
+    const QCommandLineOption file =
+        option("file", "Only this ledger file (e.g. quarantine.toml).", "name");
+    const QCommandLineOption format = option("format", "text or json.", "format", "text");
+    p.addOptions({rev, file, format});
+    p.addPositionalArgument(QStringLiteral("TEST"), QStringLiteral("Entry id (test, node, row)."),
+                            QStringLiteral("[TEST]"));
+    if (std::optional<int> done = parse(p, QStringLiteral("ledger history"), args, out, err))
+        return *done;
+    if (p.positionalArguments().size() > 1)
+        return usageError(err, QStringLiteral("ledger history: one TEST at most"));
+    if (p.value(format) != QLatin1String("text") && p.value(format) != QLatin1String("json"))
+        return usageError(err, QStringLiteral("ledger history: unknown --format '%1' (text, json)")
+                                   .arg(p.value(format)));
+
+    const Workspace ws = openWorkspace(p, c);
+    if (ws.prefix.empty())
+        throw Error::input(ws.dir + " is outside the repository: its ledgers have no git history");
+    std::vector<core::LedgerEvent> events =
+        p.isSet(file)
+            ? core::LedgerHistory::of(ws.repo.workdir(), ws.prefix + p.value(file).toStdString(),
+                                      ws.today, p.value(rev).toStdString())
+            : core::LedgerHistory::ofDirectory(ws.repo.workdir(), ws.prefix, ws.today,
+                                               p.value(rev).toStdString());
+    if (!p.positionalArguments().isEmpty())
+        events = core::LedgerHistory::forEntry(events,
+                                               p.positionalArguments().constFirst().toStdString());
+
+    if (p.value(format) == QLatin1String("json")) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const core::LedgerEvent &e : events) {
+            list.push_back({{"event", core::ledgerEventName(e.kind)},
+                            {"file", e.file},
+                            {"entry", e.entry},
+                            {"commit", e.commit},
+                            {"author", e.author},
+                            {"time", e.time},
+                            {"detail", e.detail}});
+        }
+        print(out, nlohmann::json({{"schema", "patchwitness.ledger-history/1"}, {"events", list}})
+                           .dump(2) +
+                       "\n");
+        return ExitPass;
+    }
+    for (const core::LedgerEvent &e : events) {
+        const std::string day = QDateTime::fromSecsSinceEpoch(e.time, Qt::UTC)
+                                    .date()
+                                    .toString(Qt::ISODate)
+                                    .toStdString();
+        std::string line = day + "  " + core::ledgerEventName(e.kind) + "  " + e.file + "  " +
+                           (e.entry.empty() ? "-" : e.entry) + "  " + e.commit.substr(0, 10) +
+                           "  " + e.author;
+        if (!e.detail.empty())
+            line += "  (" + e.detail + ")";
+        print(out, line + "\n");
+    }
+    if (events.empty())
+        print(err, "ledger history: no events\n");
+    return ExitPass;
+}
+
+// The text an action added or changed, for the user to see what was written.
+void reportWrite(FILE *out, const std::string &what, const std::string &path,
+                 const std::string &block)
+{
+    print(out, what + " (" + path + ")\n" + block);
+    if (!block.empty() && block.back() != '\n')
+        print(out, "\n");
+}
+
+} // namespace
+
+int ledgerCommand(const QStringList &arguments, FILE *out, FILE *err)
+{
+    const QString sub = arguments.isEmpty() ? QString() : arguments.constFirst();
+    if (sub == QLatin1String("check"))
+        return ledgerCheck(arguments.mid(1), out, err);
+    if (sub == QLatin1String("history"))
+        return ledgerHistory(arguments.mid(1), out, err);
+    if (sub == QLatin1String("--help") || sub == QLatin1String("-h")) {
+        print(out, "usage: patchwitness-cli ledger check|history [options]\n");
+        return ExitPass;
+    }
+    return usageError(err,
+                      QStringLiteral("ledger: expected 'check' or 'history'%1")
+                          .arg(sub.isEmpty() ? QString() : QStringLiteral(", got '%1'").arg(sub)));
+}
+
+int waiveCommand(const QStringList &args, FILE *out, FILE *err)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Approves a census waiver for a removed test NODE (census_waiver.toml), refusing one "
+        "that would not validate."));
+    Common c;
+    c.addTo(p);
+    const QCommandLineOption reason =
+        option("reason", "obsolete-behavior, duplicate-coverage or environment.", "reason");
+    const QCommandLineOption witness =
+        option("witness", "Test at head that covers the behaviour now.", "test");
+    const QCommandLineOption by = option("by", "Who approves (required).", "name");
+    const QCommandLineOption note = option("note", "Free text kept with the entry.", "text");
+    p.addOptions({reason, witness, by, note});
+    p.addPositionalArgument(QStringLiteral("NODE"), QStringLiteral("The removed test node."));
+    if (std::optional<int> done = parse(p, QStringLiteral("waive"), args, out, err))
+        return *done;
+    if (p.positionalArguments().size() != 1)
+        return usageError(err, QStringLiteral("waive: expected exactly one NODE"));
+    if (std::optional<int> done = requireBy(p, by, QStringLiteral("waive"), err))
+        return *done;
+
+    const Workspace ws = openWorkspace(p, c);
+    core::WaiverEntry entry;
+    entry.node = p.positionalArguments().constFirst().toStdString();
+    entry.reason = stringOption(p, reason);
+    entry.witness = stringOption(p, witness);
+    entry.approvedBy = p.value(by).toStdString();
+    entry.note = stringOption(p, note);
+    std::vector<std::string> ids;
+    if (entry.witness)
+        ids.push_back(*entry.witness);
+    const core::LedgerActions actions{core::LedgerValidator(context(ws, p, c, ids))};
+    core::LedgerStore store = core::LedgerStore::open(ws.path(core::WaiverLedger::kFileName));
+    const std::string text = actions.waive(store.loaded(), store.path(), entry);
+    store.write(text);
+    entry.approvedOn = ws.today;
+    reportWrite(out, "approved waiver for " + *entry.node, store.path(),
+                core::WaiverLedger::format(entry));
+    return ExitPass;
+}
+
+int freezeCommand(const QStringList &args, FILE *out, FILE *err)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Grants a freeze (quarantine.toml) for TEST, refusing one that would not validate "
+        "(SPEC §6: every field required, verdict PRE_EXISTING, expiry within "
+        "freeze_max_days, a substitute that exists at head)."));
+    Common c;
+    c.addTo(p);
+    const QCommandLineOption owner = option("owner", "Who fixes the test.", "name");
+    const QCommandLineOption opened = option("opened", "Opening day (default: today).", "date");
+    const QCommandLineOption expires = option("expires", "Expiry day (YYYY-MM-DD).", "date");
+    const QCommandLineOption verdict =
+        option("verdict", "Attribution verdict (default PRE_EXISTING).", "verdict");
+    const QCommandLineOption attribution =
+        option("attribution", "solo, order, isolate, clock, ...", "cell");
+    const QCommandLineOption witnessSeed = option("witness-seed", "The failing seed.", "seed");
+    const QCommandLineOption baselineSha =
+        option("baseline-sha", "Base commit the failure reproduces on.", "sha");
+    const QCommandLineOption baseFail = option("base-fail", "Failures on base.", "n");
+    const QCommandLineOption headFail = option("head-fail", "Failures on head.", "n");
+    const QCommandLineOption mode = option("mode", "matched or swept.", "mode");
+    const QCommandLineOption seeds = option("seeds", "Seeds run (comma-separated).", "list");
+    const QCommandLineOption envDigest = option("env-digest", "Env digest of the runs.", "digest");
+    const QCommandLineOption obligation =
+        option("obligation", "The behaviour the fix must restore (a sentence).", "text");
+    const QCommandLineOption substitute =
+        option("substitute", "Test that exists and passes meanwhile.", "test");
+    const QCommandLineOption guards =
+        option("guards", "Guarded files (comma-separated or repeated).", "files");
+    const QCommandLineOption replay = option("replay", "Command that reproduces it.", "command");
+    const QCommandLineOption lastReproduced =
+        option("last-reproduced", "Day of the last reproduction.", "date");
+    const QCommandLineOption note = option("note", "Free text kept with the entry.", "text");
+    const QCommandLineOption by = option("by", "Who grants it (required).", "name");
+    p.addOptions({owner, opened, expires, verdict, attribution, witnessSeed, baselineSha, baseFail,
+                  headFail, mode, seeds, envDigest, obligation, substitute, guards, replay,
+                  lastReproduced, note, by});
+    p.addPositionalArgument(QStringLiteral("TEST"), QStringLiteral("The test to freeze."));
+    if (std::optional<int> done = parse(p, QStringLiteral("freeze"), args, out, err))
+        return *done;
+    if (p.positionalArguments().size() != 1)
+        return usageError(err, QStringLiteral("freeze: expected exactly one TEST"));
+    if (std::optional<int> done = requireBy(p, by, QStringLiteral("freeze"), err))
+        return *done;
+
+    const Workspace ws = openWorkspace(p, c);
+    core::QuarantineEntry e;
+    e.test = p.positionalArguments().constFirst().toStdString();
+    e.owner = stringOption(p, owner);
+    if (p.isSet(opened))
+        e.opened = parseDate(p.value(opened), "--opened");
+    if (p.isSet(expires))
+        e.expires = parseDate(p.value(expires), "--expires");
+    e.verdict = stringOption(p, verdict);
+    e.attribution = stringOption(p, attribution);
+    e.witnessSeed = integerOption(p, witnessSeed);
+    e.baselineSha = stringOption(p, baselineSha);
+    core::FreezeEvidence ev;
+    ev.baseFail = integerOption(p, baseFail);
+    ev.headFail = integerOption(p, headFail);
+    ev.mode = stringOption(p, mode);
+    if (p.isSet(seeds)) {
+        std::vector<long long> list;
+        for (const QString &s : listOption(p, seeds)) {
+            bool ok = false;
+            list.push_back(s.toLongLong(&ok));
+            if (!ok)
+                throw Error::input("--seeds: \"" + s.toStdString() + "\" is not an integer");
+        }
+        ev.seeds = std::move(list);
+    }
+    ev.envDigest = stringOption(p, envDigest);
+    if (ev.baseFail || ev.headFail || ev.mode || ev.seeds || ev.envDigest)
+        e.evidence = std::move(ev);
+    e.obligation = stringOption(p, obligation);
+    e.substitute = stringOption(p, substitute);
+    if (p.isSet(guards)) {
+        std::vector<std::string> list;
+        for (const QString &g : listOption(p, guards))
+            list.push_back(g.toStdString());
+        e.guards = std::move(list);
+    }
+    e.replay = stringOption(p, replay);
+    if (p.isSet(lastReproduced))
+        e.lastReproduced = parseDate(p.value(lastReproduced), "--last-reproduced");
+    e.note = stringOption(p, note);
+    e.grantedBy = p.value(by).toStdString();
+    std::vector<std::string> ids;
+    if (e.substitute)
+        ids.push_back(*e.substitute);
+
+    const core::LedgerActions actions{core::LedgerValidator(context(ws, p, c, ids))};
+    core::LedgerStore store = core::LedgerStore::open(ws.path(core::QuarantineLedger::kFileName));
+    const std::string text = actions.freeze(store.loaded(), store.path(), e);
+    store.write(text);
+    if (!e.opened)
+        e.opened = ws.today;
+    if (!e.verdict)
+        e.verdict = "PRE_EXISTING";
+    reportWrite(out, "granted freeze for " + *e.test, store.path(),
+                core::QuarantineLedger::format(e));
+    return ExitPass;
+}
+
+int renewCommand(const QStringList &args, FILE *out, FILE *err)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Renews the freeze of TEST in place: a new expiry within freeze_max_days of today, "
+        "after a reproduction within renewal_recency_days."));
+    Common c;
+    c.addTo(p);
+    const QCommandLineOption lastReproduced =
+        option("last-reproduced", "Day the failure was last reproduced (required).", "date");
+    const QCommandLineOption expires = option("expires", "New expiry day (required).", "date");
+    const QCommandLineOption by = option("by", "Who renews it (required).", "name");
+    p.addOptions({lastReproduced, expires, by});
+    p.addPositionalArgument(QStringLiteral("TEST"), QStringLiteral("The frozen test."));
+    if (std::optional<int> done = parse(p, QStringLiteral("renew"), args, out, err))
+        return *done;
+    if (p.positionalArguments().size() != 1)
+        return usageError(err, QStringLiteral("renew: expected exactly one TEST"));
+    if (std::optional<int> done = requireBy(p, by, QStringLiteral("renew"), err))
+        return *done;
+    if (!p.isSet(lastReproduced) || !p.isSet(expires))
+        return usageError(err, QStringLiteral("renew: --last-reproduced DATE and --expires DATE "
+                                              "are required (a renewal rests on a recent "
+                                              "reproduction)"));
+
+    const Workspace ws = openWorkspace(p, c);
+    const std::string test = p.positionalArguments().constFirst().toStdString();
+    const QDate reproduced = parseDate(p.value(lastReproduced), "--last-reproduced");
+    const QDate until = parseDate(p.value(expires), "--expires");
+    core::LedgerStore store = core::LedgerStore::open(ws.path(core::QuarantineLedger::kFileName));
+    std::vector<std::string> ids;
+    if (store.existed()) {
+        const core::QuarantineLedger ledger =
+            core::QuarantineLedger::parse(store.loaded(), store.path());
+        if (const core::QuarantineEntry *e = ledger.find(test); e && e->substitute)
+            ids.push_back(*e->substitute);
+    }
+    const core::LedgerActions actions{core::LedgerValidator(context(ws, p, c, ids))};
+    const std::string text = actions.renew(store.loaded(), store.path(), test, reproduced, until,
+                                           p.value(by).toStdString());
+    store.write(text);
+    print(out, "renewed freeze for " + test + " until " + core::ledgerDateText(until) + " (" +
+                   store.path() + ")\n");
+    return ExitPass;
+}
+
+int journalCommand(const QStringList &args, FILE *out, FILE *err)
+{
+    if (args.isEmpty() || args.constFirst() != QLatin1String("close"))
+        return usageError(err, QStringLiteral("journal: expected 'close ID --by NAME'"));
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Closes seed journal row ID (seed_journal.jsonl), refusing unless the row records two "
+        "consecutive passing replays on its env digest."));
+    Common c;
+    c.addTo(p);
+    const QCommandLineOption by = option("by", "Who closes it (required).", "name");
+    p.addOptions({by});
+    p.addPositionalArgument(QStringLiteral("ID"), QStringLiteral("The journal row."));
+    if (std::optional<int> done = parse(p, QStringLiteral("journal close"), args.mid(1), out, err))
+        return *done;
+    if (p.positionalArguments().size() != 1)
+        return usageError(err, QStringLiteral("journal close: expected exactly one ID"));
+    if (std::optional<int> done = requireBy(p, by, QStringLiteral("journal close"), err))
+        return *done;
+
+    const Workspace ws = openWorkspace(p, c);
+    const std::string id = p.positionalArguments().constFirst().toStdString();
+    core::ValidationContext ctx;
+    ctx.today = ws.today;
+    const core::LedgerActions actions{core::LedgerValidator(ctx)};
+    core::LedgerStore store = core::LedgerStore::open(ws.path(core::SeedJournal::kFileName));
+    const std::string text =
+        actions.closeJournalRow(store.loaded(), store.path(), id, p.value(by).toStdString());
+    store.write(text);
+    print(out, "closed journal row " + id + " (" + store.path() + ")\n");
+    return ExitPass;
+}
+
+} // namespace pw::cli

@@ -1,0 +1,427 @@
+// The ledger commands of patchwitness-cli (SPEC §9) through QProcess: `ledger check` and
+// `ledger history`, and the human actions `waive`, `freeze`, `renew`, `journal close` —
+// --by required, entries that would not validate refused with the reason and a non-zero
+// exit, the ledger file left byte-identical when refused.
+#include "RepoBuilder.h"
+#include "TestSupport.h"
+#include "util/Files.h"
+
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+using pw::test::RepoBuilder;
+
+namespace {
+
+struct Result
+{
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+const char *kTests = "def test_a():\n    assert 1 == 1\n\n\ndef test_b():\n    assert 2 == 2\n";
+const QString kToday = QStringLiteral("2024-05-10");
+
+QStringList freezeArgs(const QString &test)
+{
+    return {QStringLiteral("freeze"),         test,
+            QStringLiteral("--owner"),        QStringLiteral("bob"),
+            QStringLiteral("--expires"),      QStringLiteral("2024-05-20"),
+            QStringLiteral("--attribution"),  QStringLiteral("order"),
+            QStringLiteral("--witness-seed"), QStringLiteral("7"),
+            QStringLiteral("--baseline-sha"), QStringLiteral("0123abcd"),
+            QStringLiteral("--base-fail"),    QStringLiteral("3"),
+            QStringLiteral("--head-fail"),    QStringLiteral("3"),
+            QStringLiteral("--mode"),         QStringLiteral("matched"),
+            QStringLiteral("--seeds"),        QStringLiteral("7,8"),
+            QStringLiteral("--env-digest"),   QStringLiteral("abcd1234abcd1234"),
+            QStringLiteral("--obligation"),   QStringLiteral("a stays one"),
+            QStringLiteral("--substitute"),   QStringLiteral("tests/test_x.py::test_b"),
+            QStringLiteral("--guards"),       QStringLiteral("src/a.py,src/b.py"),
+            QStringLiteral("--replay"),       QStringLiteral("pytest tests/test_x.py::test_a"),
+            QStringLiteral("--by"),           QStringLiteral("carol")};
+}
+
+QStringList without(QStringList args, const QString &option)
+{
+    const int at = args.indexOf(option);
+    if (at >= 0)
+        args.erase(args.begin() + at, args.begin() + at + 2);
+    return args;
+}
+
+QStringList with(QStringList args, const QString &option, const QString &value)
+{
+    const int at = args.indexOf(option);
+    if (at >= 0)
+        args[at + 1] = value;
+    else
+        args << option << value;
+    return args;
+}
+
+} // namespace
+
+class TstLedgerCli : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void waiveAppendsAValidEntry();
+    void freezeAndRenew();
+    void refusals_data();
+    void refusals();
+    void journalClose();
+    void checkExitCodes_data();
+    void checkExitCodes();
+    void checkJson();
+    void checkWithBaseFindsGuardEdits();
+    void history();
+    void configLimitsApply();
+
+private:
+    Result cli(QStringList args, bool common = true);
+    QString ledger(const char *name) const
+    {
+        return QString::fromStdString(m_repo->root()) + QStringLiteral("/.patchwitness/") +
+               QLatin1String(name);
+    }
+    std::unique_ptr<RepoBuilder> m_repo;
+    std::unique_ptr<QTemporaryDir> m_cache;
+};
+
+void TstLedgerCli::init()
+{
+    m_repo = std::make_unique<RepoBuilder>();
+    m_repo->write("tests/test_x.py", kTests);
+    m_repo->write("src/a.py", "a = 1\n");
+    m_repo->commit("base");
+    m_cache = std::make_unique<QTemporaryDir>();
+}
+
+Result TstLedgerCli::cli(QStringList args, bool common)
+{
+    if (common) {
+        args << QStringLiteral("--repo") << QString::fromStdString(m_repo->root())
+             << QStringLiteral("--python") << QString::fromStdString(pw::test::testPython())
+             << QStringLiteral("--cache-dir") << m_cache->path();
+        if (!args.contains(QStringLiteral("--today")))
+            args << QStringLiteral("--today") << kToday;
+    }
+    QProcess p;
+    p.start(QStringLiteral(PW_CLI_PATH), args);
+    if (!p.waitForFinished(120000))
+        p.kill();
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+void TstLedgerCli::waiveAppendsAValidEntry()
+{
+    const Result r = cli({QStringLiteral("waive"), QStringLiteral("tests/test_x.py::test_gone"),
+                          QStringLiteral("--reason"), QStringLiteral("obsolete-behavior"),
+                          QStringLiteral("--witness"), QStringLiteral("tests/test_x.py::test_b"),
+                          QStringLiteral("--by"), QStringLiteral("alice")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const std::string expected =
+        "[[waiver]]\nnode = \"tests/test_x.py::test_gone\"\n"
+        "reason = \"obsolete-behavior\"\nwitness = \"tests/test_x.py::test_b\"\n"
+        "approved_by = \"alice\"\napproved_on = 2024-05-10\n";
+    QCOMPARE(pw::core::readWholeFile(ledger("census_waiver.toml").toStdString()).value_or(""),
+             expected);
+    QVERIFY(r.out.contains(QString::fromStdString(expected)));
+    const Result check = cli({QStringLiteral("ledger"), QStringLiteral("check")});
+    QCOMPARE(check.exitCode, 0);
+    QVERIFY2(check.out.contains(QLatin1String("ledger check: OK (0 freeze(s), 1 waiver(s)")),
+             qPrintable(check.out));
+}
+
+void TstLedgerCli::freezeAndRenew()
+{
+    Result r = cli(freezeArgs(QStringLiteral("tests/test_x.py::test_a")));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const std::string text =
+        pw::core::readWholeFile(ledger("quarantine.toml").toStdString()).value_or("");
+    QVERIFY(text.find("opened = 2024-05-10\nexpires = 2024-05-20\nverdict = \"PRE_EXISTING\"") !=
+            std::string::npos);
+    QVERIFY(text.find("evidence = { base_fail = 3, head_fail = 3, mode = \"matched\", seeds = [7, "
+                      "8], env_digest = \"abcd1234abcd1234\" }") != std::string::npos);
+    QVERIFY(text.find("guards = [\"src/a.py\", \"src/b.py\"]") != std::string::npos);
+    QVERIFY(text.find("granted_by = \"carol\"") != std::string::npos);
+
+    r = cli({QStringLiteral("renew"), QStringLiteral("tests/test_x.py::test_a"),
+             QStringLiteral("--last-reproduced"), QStringLiteral("2024-05-15"),
+             QStringLiteral("--expires"), QStringLiteral("2024-05-30"), QStringLiteral("--by"),
+             QStringLiteral("dave"), QStringLiteral("--today"), QStringLiteral("2024-05-16")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(r.out.contains(
+        QLatin1String("renewed freeze for tests/test_x.py::test_a until 2024-05-30")));
+    const std::string renewed =
+        pw::core::readWholeFile(ledger("quarantine.toml").toStdString()).value_or("");
+    QVERIFY(renewed.find("expires = 2024-05-30\n") != std::string::npos);
+    QVERIFY(renewed.find(
+                "last_reproduced = 2024-05-15\nrenewed = 2024-05-16\nrenewed_by = \"dave\"\n") !=
+            std::string::npos);
+    QCOMPARE(cli({QStringLiteral("ledger"), QStringLiteral("check"), QStringLiteral("--today"),
+                  QStringLiteral("2024-05-20")})
+                 .exitCode,
+             0);
+}
+
+void TstLedgerCli::refusals_data()
+{
+    QTest::addColumn<QString>("file"); // ledger file prepared before (empty: none)
+    QTest::addColumn<QString>("content");
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message"); // part of stderr
+
+    const QString a = QStringLiteral("tests/test_x.py::test_a");
+    const QStringList waive = {
+        QStringLiteral("waive"),     QStringLiteral("tests/test_x.py::test_gone"),
+        QStringLiteral("--reason"),  QStringLiteral("duplicate-coverage"),
+        QStringLiteral("--witness"), QStringLiteral("tests/test_x.py::test_b"),
+        QStringLiteral("--by"),      QStringLiteral("alice")};
+    const QString existing =
+        QStringLiteral("# keep me\n[[waiver]]\nnode = \"n\"\nreason = \"environment\"\n"
+                       "approved_by = \"x\"\napproved_on = 2024-01-01\n");
+    const QString w = QStringLiteral("census_waiver.toml");
+    const QString q = QStringLiteral("quarantine.toml");
+    QTest::newRow("waive without --by")
+        << w << existing << without(waive, QStringLiteral("--by")) << "--by NAME is required";
+    QTest::newRow("waive with an unknown reason")
+        << w << existing << with(waive, QStringLiteral("--reason"), QStringLiteral("flaky"))
+        << "unknown reason \"flaky\"";
+    QTest::newRow("waive with a witness not at head")
+        << w << existing
+        << with(waive, QStringLiteral("--witness"), QStringLiteral("tests/test_x.py::test_zz"))
+        << "witness tests/test_x.py::test_zz is not collected at head";
+    QTest::newRow("waive without a witness")
+        << w << existing << without(waive, QStringLiteral("--witness"))
+        << "missing required field `witness`";
+    QTest::newRow("waive the same node twice")
+        << w << existing << QStringList{QStringLiteral("waive"),    QStringLiteral("n"),
+                                        QStringLiteral("--reason"), QStringLiteral("environment"),
+                                        QStringLiteral("--by"),     QStringLiteral("alice")}
+        << "there already is a waiver for n";
+    QTest::newRow("freeze without --owner")
+        << q << QString() << without(freezeArgs(a), QStringLiteral("--owner"))
+        << "missing required field `owner`";
+    QTest::newRow("freeze without evidence mode")
+        << q << QString() << without(freezeArgs(a), QStringLiteral("--mode"))
+        << "missing required field `evidence.mode`";
+    QTest::newRow("freeze of a patch bug")
+        << q << QString()
+        << with(freezeArgs(a), QStringLiteral("--verdict"), QStringLiteral("PATCH_BUG"))
+        << "a freeze is allowed only for PRE_EXISTING";
+    QTest::newRow("freeze for too long")
+        << q << QString()
+        << with(freezeArgs(a), QStringLiteral("--expires"), QStringLiteral("2024-06-30"))
+        << "(at most 14, config freeze_max_days)";
+    QTest::newRow("freeze with a substitute not at head")
+        << q << QString()
+        << with(freezeArgs(a), QStringLiteral("--substitute"),
+                QStringLiteral("tests/test_x.py::test_q"))
+        << "substitute tests/test_x.py::test_q is not collected at head";
+    QTest::newRow("freeze with a bad date")
+        << q << QString()
+        << with(freezeArgs(a), QStringLiteral("--expires"), QStringLiteral("soon"))
+        << "--expires: \"soon\" is not a date";
+    QTest::newRow("renew without --last-reproduced")
+        << q << QString() << QStringList{QStringLiteral("renew"),     a,
+                                         QStringLiteral("--expires"), QStringLiteral("2024-05-20"),
+                                         QStringLiteral("--by"),      QStringLiteral("x")}
+        << "--last-reproduced DATE and --expires DATE are required";
+    QTest::newRow("renew a freeze that does not exist")
+        << q << QStringLiteral("# empty\n")
+        << QStringList{QStringLiteral("renew"),
+                       a,
+                       QStringLiteral("--last-reproduced"),
+                       kToday,
+                       QStringLiteral("--expires"),
+                       QStringLiteral("2024-05-20"),
+                       QStringLiteral("--by"),
+                       QStringLiteral("x")}
+        << "no freeze for tests/test_x.py::test_a to renew";
+    QTest::newRow("journal close without two passes")
+        << QStringLiteral("seed_journal.jsonl")
+        << QStringLiteral("{\"id\": \"j1\", \"seed\": 1, \"env\": \"e\", \"status\": \"open\", "
+                          "\"opened\": \"2024-05-01\", \"replays\": [{\"outcome\": \"pass\", "
+                          "\"env\": \"e\"}]}\n")
+        << QStringList{QStringLiteral("journal"), QStringLiteral("close"), QStringLiteral("j1"),
+                       QStringLiteral("--by"), QStringLiteral("x")}
+        << "closed without two consecutive passing replays on the same env digest (e)";
+    QTest::newRow("journal close of an unknown row")
+        << QStringLiteral("seed_journal.jsonl") << QStringLiteral("\n")
+        << QStringList{QStringLiteral("journal"), QStringLiteral("close"), QStringLiteral("j9"),
+                       QStringLiteral("--by"), QStringLiteral("x")}
+        << "no journal row j9";
+    QTest::newRow("journal close without --by")
+        << QString() << QString()
+        << QStringList{QStringLiteral("journal"), QStringLiteral("close"), QStringLiteral("j1")}
+        << "--by NAME is required";
+}
+
+void TstLedgerCli::refusals()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, content);
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const std::string path =
+        file.isEmpty() ? std::string() : ledger(qPrintable(file)).toStdString();
+    if (!file.isEmpty() && !content.isEmpty())
+        QVERIFY(pw::core::writeFileAtomically(path, content.toStdString(), true));
+    const std::optional<std::string> before =
+        path.empty() ? std::nullopt : pw::core::readWholeFile(path);
+    const Result r = cli(args);
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    if (!path.empty())
+        QCOMPARE(pw::core::readWholeFile(path), before); // byte-identical (or still absent)
+}
+
+void TstLedgerCli::journalClose()
+{
+    const std::string path = ledger("seed_journal.jsonl").toStdString();
+    const std::string other = "{\"id\": \"j0\", \"seed\": null, \"env\": \"e\", \"status\": "
+                              "\"open\", \"opened\": \"2024-05-01\"}\n";
+    QVERIFY(pw::core::writeFileAtomically(
+        path,
+        other + "{\"id\": \"j1\", \"seed\": 1, \"env\": \"e\", \"status\": \"open\", \"opened\": "
+                "\"2024-05-01\", \"replays\": [{\"outcome\": \"pass\", \"env\": \"e\"}, "
+                "{\"outcome\": \"pass\", \"env\": \"e\"}]}\n",
+        true));
+    const Result r = cli({QStringLiteral("journal"), QStringLiteral("close"), QStringLiteral("j1"),
+                          QStringLiteral("--by"), QStringLiteral("frank")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const std::string text = pw::core::readWholeFile(path).value_or("");
+    QVERIFY(text.rfind(other, 0) == 0);
+    QVERIFY(text.find("\"status\": \"closed\"") != std::string::npos);
+    QVERIFY(text.find("\"closed_by\": \"frank\", \"closed_on\": \"2024-05-10\"}") !=
+            std::string::npos);
+}
+
+void TstLedgerCli::checkExitCodes_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("content");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("no ledgers at all") << QString() << QString() << 0 << "ledger check: OK";
+    QTest::newRow("an expired waiver-free freeze")
+        << "quarantine.toml"
+        << "[[quarantine]]\ntest = \"tests/test_x.py::test_a\"\nowner = \"o\"\nopened = "
+           "2024-04-01\n"
+           "expires = 2024-04-10\nverdict = \"PRE_EXISTING\"\nattribution = \"solo\"\nwitness_seed "
+           "= 1\n"
+           "baseline_sha = \"abcdef0\"\nevidence = { base_fail = 1, head_fail = 1, mode = \"m\", "
+           "seeds = [1], env_digest = \"e\" }\nobligation = \"o\"\nsubstitute = "
+           "\"tests/test_x.py::test_b\"\n"
+           "guards = [\"src/a.py\"]\nreplay = \"r\"\n"
+        << 1
+        << "quarantine.toml:5: tests/test_x.py::test_a: expires: expired on 2024-04-10 [expired]";
+    QTest::newRow("a ledger that does not parse") << "census_waiver.toml"
+                                                  << "[[waiver]]\nnode = \"x\n"
+                                                  << 1 << "census_waiver.toml:2:";
+    QTest::newRow("a witness missing at head")
+        << "census_waiver.toml"
+        << "[[waiver]]\nnode = \"x\"\nreason = \"obsolete-behavior\"\nwitness = "
+           "\"tests/test_x.py::test_c\"\n"
+           "approved_by = \"a\"\napproved_on = 2024-05-01\n"
+        << 1 << "witness tests/test_x.py::test_c is not collected at head";
+}
+
+void TstLedgerCli::checkExitCodes()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, content);
+    QFETCH(int, exitCode);
+    QFETCH(QString, message);
+    if (!file.isEmpty())
+        QVERIFY(pw::core::writeFileAtomically(ledger(qPrintable(file)).toStdString(),
+                                              content.toStdString(), true));
+    const Result r = cli({QStringLiteral("ledger"), QStringLiteral("check")});
+    QVERIFY2(r.exitCode == exitCode, qPrintable(r.out + r.err));
+    QVERIFY2(r.out.contains(message), qPrintable(r.out));
+}
+
+void TstLedgerCli::checkJson()
+{
+    QVERIFY(pw::core::writeFileAtomically(ledger("property_budget.toml").toStdString(),
+                                          "max_examples = 0\ndeadline_ms = 5\nmax_workers = 1\n",
+                                          true));
+    const Result r = cli({QStringLiteral("ledger"), QStringLiteral("check"),
+                          QStringLiteral("--format"), QStringLiteral("json")});
+    QCOMPARE(r.exitCode, 1);
+    const nlohmann::json doc = nlohmann::json::parse(r.out.toStdString());
+    QCOMPARE(doc["schema"].get<std::string>(), std::string("patchwitness.ledger-check/1"));
+    QCOMPARE(doc["ok"].get<bool>(), false);
+    QCOMPARE(doc["problems"].size(), size_t(1));
+    QCOMPARE(doc["problems"][0]["rule"].get<std::string>(), std::string("budget"));
+    QCOMPARE(doc["problems"][0]["field"].get<std::string>(), std::string("max_examples"));
+    QCOMPARE(doc["problems"][0]["line"].get<int>(), 1);
+}
+
+void TstLedgerCli::checkWithBaseFindsGuardEdits()
+{
+    const Result granted = cli(freezeArgs(QStringLiteral("tests/test_x.py::test_a")));
+    QVERIFY2(granted.exitCode == 0, qPrintable(granted.err));
+    m_repo->commit("freeze");
+    m_repo->write("src/a.py", "a = 2\n");
+    m_repo->commit("edit a guarded file");
+    const Result r =
+        cli({QStringLiteral("ledger"), QStringLiteral("check"), QStringLiteral("--base"),
+             QStringLiteral("HEAD~1"), QStringLiteral("--head"), QStringLiteral("HEAD")});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(
+        r.out.contains(QLatin1String("the patch edits guarded file src/a.py while the freeze is "
+                                     "active: restore the test or extend the substitute")),
+        qPrintable(r.out));
+}
+
+void TstLedgerCli::history()
+{
+    QVERIFY(cli(freezeArgs(QStringLiteral("tests/test_x.py::test_a"))).exitCode == 0);
+    m_repo->commit("grant");
+    QVERIFY(cli({QStringLiteral("renew"), QStringLiteral("tests/test_x.py::test_a"),
+                 QStringLiteral("--last-reproduced"), kToday, QStringLiteral("--expires"),
+                 QStringLiteral("2024-05-22"), QStringLiteral("--by"), QStringLiteral("dave")})
+                .exitCode == 0);
+    m_repo->commit("renew");
+    const Result r = cli({QStringLiteral("ledger"), QStringLiteral("history"),
+                          QStringLiteral("tests/test_x.py::test_a"), QStringLiteral("--today"),
+                          QStringLiteral("2024-06-01")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const QStringList lines = r.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);
+    QVERIFY2(lines[0].contains(QLatin1String(
+                 "  added  .patchwitness/quarantine.toml  tests/test_x.py::test_a  ")),
+             qPrintable(lines[0]));
+    QVERIFY(lines[0].contains(QLatin1String("  Test")));
+    QVERIFY2(lines[1].contains(QLatin1String("  renewed  ")) &&
+                 lines[1].contains(QLatin1String("expires 2024-05-20 -> 2024-05-22")),
+             qPrintable(lines[1]));
+    QVERIFY2(lines[2].startsWith(QLatin1String("2024-05-22  expired  ")), qPrintable(lines[2]));
+
+    const Result json =
+        cli({QStringLiteral("ledger"), QStringLiteral("history"), QStringLiteral("--format"),
+             QStringLiteral("json"), QStringLiteral("--file"), QStringLiteral("quarantine.toml")});
+    QCOMPARE(json.exitCode, 0);
+    const nlohmann::json doc = nlohmann::json::parse(json.out.toStdString());
+    QCOMPARE(doc["events"][0]["event"].get<std::string>(), std::string("added"));
+    QCOMPARE(doc["events"][0]["commit"].get<std::string>().size(), size_t(40));
+}
+
+void TstLedgerCli::configLimitsApply()
+{
+    QVERIFY(pw::core::writeFileAtomically(ledger("config.toml").toStdString(),
+                                          "freeze_max_days = 30\n", true));
+    const Result r = cli(with(freezeArgs(QStringLiteral("tests/test_x.py::test_a")),
+                              QStringLiteral("--expires"), QStringLiteral("2024-06-05")));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+}
+
+QTEST_GUILESS_MAIN(TstLedgerCli)
+#include "tst_ledgercli.moc"
