@@ -84,7 +84,26 @@ LedgerSet counting(const LedgerSet &base, const LedgerSet &head,
         }
         out.journal->rows = std::move(kept);
     }
+    if (out.fixtureDigest && !unreadableAtHead.count(FixtureDigestLedger::kFileName)) {
+        std::vector<FixtureDigestEntry> kept;
+        for (const FixtureDigestEntry &e : out.fixtureDigest->entries) {
+            if (head.fixtureDigest && head.fixtureDigest->find(e.path))
+                kept.push_back(e);
+        }
+        out.fixtureDigest->entries = std::move(kept);
+    }
     return out;
+}
+
+// A human note explaining that `path` now has digest `sha256` (SPEC §4.5).
+const FixtureDigestEntry *noteFor(const std::optional<FixtureDigestLedger> &ledger,
+                                  const std::string &path, const std::string &sha256)
+{
+    if (!ledger)
+        return nullptr;
+    const FixtureDigestEntry *e = ledger->find(path);
+    const bool noted = e && e->note && e->note->find_first_not_of(" \t\r\n") != std::string::npos;
+    return noted && e->sha256 == sha256 ? e : nullptr;
 }
 
 class Gate
@@ -275,6 +294,8 @@ private:
                     f.satisfiedBy = std::string(QuarantineLedger::kFileName) + ": " + f.test;
             } else if (f.code == "T-GONE") {
                 satisfyGone(f);
+            } else if (f.code == "F-DRIFT") {
+                satisfyDrift(f);
             } else if (skip) {
                 const std::string id = f.test.empty() ? f.path : f.test;
                 if (validFreeze(id))
@@ -320,6 +341,21 @@ private:
             f.satisfiedBy = std::string(WaiverLedger::kFileName) + ": " + nodes;
         else if (anyHeadOnly)
             f.message += selfApproval(WaiverLedger::kFileName, "waivers for it");
+    }
+
+    // A changed fixture is answered by a note for its head digest; a removed one is not
+    // (there is no digest to vouch for: restore it or remove it in a separate change).
+    void satisfyDrift(Finding &f)
+    {
+        const auto change = std::find_if(m_report.fixtures.begin(), m_report.fixtures.end(),
+                                         [&f](const FixtureChange &c) { return c.path == f.path; });
+        if (change == m_report.fixtures.end() || !change->head)
+            return;
+        const FixtureDigestEntry *note = noteFor(m_counting.fixtureDigest, f.path, *change->head);
+        if (note && !m_invalid.count({m_counting.fixtureDigest->file, f.path}))
+            f.satisfiedBy = std::string(FixtureDigestLedger::kFileName) + ": " + f.path;
+        else if (!note && noteFor(m_head.fixtureDigest, f.path, *change->head))
+            f.message += selfApproval(FixtureDigestLedger::kFileName, "a note for this digest");
     }
 
     void selfEdits()

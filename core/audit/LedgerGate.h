@@ -49,7 +49,10 @@ struct LedgerGateInput
 // and BLOCKER:deleted for its node, or for the removed file a test was in
 // ("census_waiver.toml: <node>"); an active freeze on T-SKIP, BLOCKER:marker and on a
 // LATITUDE finding whose only signal is "skip/xfail added", for its test
-// ("quarantine.toml: <test>"). Findings stay in the report, marked, never hidden.
+// ("quarantine.toml: <test>"); a fixture note on F-DRIFT for a changed fixture — an entry of
+// fixture_digest.json for its path whose sha256 is the head's digest and whose `note` is
+// not empty ("fixture_digest.json: <path>"; a removed fixture has no digest to note).
+// Findings stay in the report, marked, never hidden.
 class LedgerGate
 {
 public:

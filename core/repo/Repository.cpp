@@ -228,6 +228,21 @@ std::string Repository::gitDir() const
     return withoutTrailingSlash(git_repository_path(d->get()));
 }
 
+std::string Repository::userName() const
+{
+    git_config *raw = nullptr;
+    gitCheck(git_repository_config_snapshot(&raw, d->get()), "reading the git config");
+    git::ConfigPtr config(raw);
+    const char *value = nullptr;
+    const int rc = git_config_get_string(&value, config.get(), "user.name");
+    if (rc == GIT_ENOTFOUND) {
+        git_error_clear();
+        return {};
+    }
+    gitCheck(rc, "reading user.name");
+    return value ? value : "";
+}
+
 bool Repository::isUnborn() const
 {
     const int rc = git_repository_head_unborn(d->get());

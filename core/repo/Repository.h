@@ -86,6 +86,9 @@ public:
 
     std::string workdir() const; // absolute, without trailing '/'; empty for a bare repository
     std::string gitDir() const;
+    // git config `user.name` as git would read it for this repository (repository, then
+    // global and system config); empty when unset.
+    std::string userName() const;
     bool isUnborn() const; // no commit yet
     bool isDirty() const;  // uncommitted or untracked (not ignored) changes
 

@@ -7,10 +7,12 @@
 #include "ledger/LedgerHistory.h"
 #include "ledger/LedgerStore.h"
 #include "ledger/LedgerValidator.h"
+#include "ledger/RunEvidence.h"
 #include "ledger/TestIndex.h"
 #include "python/FactExtractor.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
+#include "util/Files.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
@@ -351,6 +353,34 @@ int ledgerHistory(const QStringList &args, FILE *out, FILE *err)
     return ExitPass;
 }
 
+// The attribution record a freeze takes its evidence from: `--from-run FILE` (relative to
+// the ledger directory), else the newest record for the test in <ledger dir>/runs/.
+std::optional<core::AttributionRecord> runEvidence(const Workspace &ws, const QString &fromRun,
+                                                   const std::string &test)
+{
+    if (fromRun.isEmpty())
+        return core::AttributionRecord::latestFor(ws.path(core::AttributionRecord::kRunsDir), test);
+    const std::string path =
+        QDir::cleanPath(QDir(QString::fromStdString(ws.dir)).absoluteFilePath(fromRun))
+            .toStdString();
+    const std::optional<std::string> text = core::readWholeFile(path);
+    if (!text)
+        throw Error::input("--from-run: " + path + ": cannot read the file");
+    core::AttributionRecord record = core::AttributionRecord::parse(*text, path);
+    if (record.test != test)
+        throw Error::input("--from-run: " + path + " is evidence for " + record.test + ", not " +
+                           test + " (refusing to freeze one test on another's runs)");
+    return record;
+}
+
+// `path` relative to the ledger directory when it lies inside it ("runs/x.json").
+std::string ledgerRelative(const Workspace &ws, const std::string &path)
+{
+    const QString rel =
+        QDir(QString::fromStdString(ws.dir)).relativeFilePath(QString::fromStdString(path));
+    return rel.startsWith(QLatin1String("..")) ? path : rel.toStdString();
+}
+
 // The text an action added or changed, for the user to see what was written.
 void reportWrite(FILE *out, const std::string &what, const std::string &path,
                  const std::string &block)
@@ -456,9 +486,16 @@ int freezeCommand(const QStringList &args, FILE *out, FILE *err)
         option("last-reproduced", "Day of the last reproduction.", "date");
     const QCommandLineOption note = option("note", "Free text kept with the entry.", "text");
     const QCommandLineOption by = option("by", "Who grants it (required).", "name");
-    p.addOptions({owner, opened, expires, verdict, attribution, witnessSeed, baselineSha, baseFail,
-                  headFail, mode, seeds, envDigest, obligation, substitute, guards, replay,
-                  lastReproduced, note, by});
+    const QCommandLineOption fromRun =
+        option("from-run",
+               "Attribution record (runs/*.json, relative to the ledger directory) that fills "
+               "the evidence fields not given here (default: the newest record for TEST in "
+               "<ledger dir>/runs/, if any).",
+               "file");
+    p.addOptions({owner,       opened,         expires,    verdict,    attribution,
+                  witnessSeed, baselineSha,    baseFail,   headFail,   mode,
+                  seeds,       envDigest,      obligation, substitute, guards,
+                  replay,      lastReproduced, note,       by,         fromRun});
     p.addPositionalArgument(QStringLiteral("TEST"), QStringLiteral("The test to freeze."));
     if (std::optional<int> done = parse(p, QStringLiteral("freeze"), args, out, err))
         return *done;
@@ -466,6 +503,8 @@ int freezeCommand(const QStringList &args, FILE *out, FILE *err)
         return usageError(err, QStringLiteral("freeze: expected exactly one TEST"));
     if (std::optional<int> done = requireBy(p, by, QStringLiteral("freeze"), err))
         return *done;
+    if (p.isSet(fromRun) && p.value(fromRun).trimmed().isEmpty())
+        return usageError(err, QStringLiteral("freeze: --from-run needs a FILE"));
 
     const Workspace ws = openWorkspace(p, c);
     core::QuarantineEntry e;
@@ -509,6 +548,12 @@ int freezeCommand(const QStringList &args, FILE *out, FILE *err)
         e.lastReproduced = parseDate(p.value(lastReproduced), "--last-reproduced");
     e.note = stringOption(p, note);
     e.grantedBy = p.value(by).toStdString();
+    // Values given here win; the run record fills only what is missing.
+    if (const std::optional<core::AttributionRecord> record =
+            runEvidence(ws, p.value(fromRun), *e.test)) {
+        record->fillFreeze(e);
+        print(out, "evidence from " + ledgerRelative(ws, record->file) + "\n");
+    }
     std::vector<std::string> ids;
     if (e.substitute)
         ids.push_back(*e.substitute);

@@ -51,6 +51,33 @@ QStringList without(QStringList args, const QString &option)
     return args;
 }
 
+// freezeArgs without the fields an attribution record provides.
+QStringList freezeArgsWithoutEvidence(const QString &test)
+{
+    QStringList args = freezeArgs(test);
+    for (const char *o : {"--attribution", "--witness-seed", "--baseline-sha", "--base-fail",
+                          "--head-fail", "--mode", "--seeds", "--env-digest", "--replay"})
+        args = without(args, QLatin1String(o));
+    return args;
+}
+
+// A runs/*.json attribution record (SPEC §5.3).
+std::string attributionRecord(const std::string &test, const std::string &recorded,
+                              int witnessSeed = 2)
+{
+    return "{\n  \"schema\": \"patchwitness.attribution/1\",\n  \"test\": \"" + test +
+           "\",\n  \"verdict\": \"PRE_EXISTING\",\n  \"mode\": \"matched\",\n"
+           "  \"base_fail\": 4,\n  \"head_fail\": 5,\n  \"runs\": 5,\n"
+           "  \"seeds\": [0, 1, 2, 3, 4],\n  \"witness_seed\": " +
+           std::to_string(witnessSeed) +
+           ",\n  \"env_digest\": \"0123456789abcdef\",\n"
+           "  \"baseline_sha\": \"89abcdef0123456789abcdef0123456789abcdef\",\n"
+           "  \"base\": \"main\",\n  \"head\": \"WORKTREE\",\n  \"attribution\": \"solo\",\n"
+           "  \"replay\": \"python -m pytest -p pw_plugin --seed " +
+           std::to_string(witnessSeed) + " " + test + "\",\n  \"recorded\": \"" + recorded +
+           "\"\n}\n";
+}
+
 QStringList with(QStringList args, const QString &option, const QString &value)
 {
     const int at = args.indexOf(option);
@@ -70,6 +97,10 @@ private Q_SLOTS:
     void init();
     void waiveAppendsAValidEntry();
     void freezeAndRenew();
+    void freezeFromRunFillsEvidence();
+    void freezePicksTheLatestRecord();
+    void freezeFromRunRefusals_data();
+    void freezeFromRunRefusals();
     void refusals_data();
     void refusals();
     void journalClose();
@@ -168,6 +199,110 @@ void TstLedgerCli::freezeAndRenew()
                   QStringLiteral("2024-05-20")})
                  .exitCode,
              0);
+}
+
+void TstLedgerCli::freezeFromRunFillsEvidence()
+{
+    const std::string test = "tests/test_x.py::test_a";
+    QVERIFY(pw::core::writeFileAtomically(ledger("runs/attr-1.json").toStdString(),
+                                          attributionRecord(test, "2024-05-09"), true));
+    const Result r = cli(freezeArgsWithoutEvidence(QString::fromStdString(test))
+                         << QStringLiteral("--from-run") << QStringLiteral("runs/attr-1.json"));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.startsWith(QLatin1String("evidence from runs/attr-1.json\n")),
+             qPrintable(r.out));
+    const std::string text =
+        pw::core::readWholeFile(ledger("quarantine.toml").toStdString()).value_or("");
+    for (const char *expected :
+         {"verdict = \"PRE_EXISTING\"\nattribution = \"solo\"\nwitness_seed = 2\n"
+          "baseline_sha = \"89abcdef0123456789abcdef0123456789abcdef\"\n",
+          "evidence = { base_fail = 4, head_fail = 5, mode = \"matched\", seeds = [0, 1, 2, 3, 4], "
+          "env_digest = \"0123456789abcdef\" }\n",
+          "replay = \"python -m pytest -p pw_plugin --seed 2 tests/test_x.py::test_a\"\n"})
+        QVERIFY2(text.find(expected) != std::string::npos, text.c_str());
+    const Result check = cli({QStringLiteral("ledger"), QStringLiteral("check")});
+    QVERIFY2(check.exitCode == 0, qPrintable(check.out + check.err));
+}
+
+void TstLedgerCli::freezePicksTheLatestRecord()
+{
+    const std::string test = "tests/test_x.py::test_a";
+    QVERIFY(pw::core::writeFileAtomically(ledger("runs/a-newer.json").toStdString(),
+                                          attributionRecord(test, "2024-05-09", 3), true));
+    QVERIFY(pw::core::writeFileAtomically(ledger("runs/b-older.json").toStdString(),
+                                          attributionRecord(test, "2024-05-01", 4), true));
+    QVERIFY(pw::core::writeFileAtomically(
+        ledger("runs/c-other.json").toStdString(),
+        attributionRecord("tests/test_x.py::test_b", "2024-05-10", 5), true));
+    QVERIFY(
+        pw::core::writeFileAtomically(ledger("runs/d-broken.json").toStdString(), "{\"sch", true));
+    // Given values win over the record's.
+    const Result r = cli(freezeArgsWithoutEvidence(QString::fromStdString(test))
+                         << QStringLiteral("--mode") << QStringLiteral("swept")
+                         << QStringLiteral("--replay") << QStringLiteral("make repro"));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains(QLatin1String("evidence from runs/a-newer.json\n")), qPrintable(r.out));
+    const std::string text =
+        pw::core::readWholeFile(ledger("quarantine.toml").toStdString()).value_or("");
+    QVERIFY2(text.find("witness_seed = 3\n") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("mode = \"swept\"") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("replay = \"make repro\"\n") != std::string::npos, text.c_str());
+
+    // Without a record for the test nothing is filled in (and nothing is said).
+    const Result none = cli(freezeArgsWithoutEvidence(QStringLiteral("tests/test_x.py::test_q")));
+    QCOMPARE(none.exitCode, 3);
+    QVERIFY(!none.out.contains(QLatin1String("evidence from")));
+    QVERIFY2(none.err.contains(QLatin1String("missing required field `attribution`")),
+             qPrintable(none.err));
+}
+
+void TstLedgerCli::freezeFromRunRefusals_data()
+{
+    QTest::addColumn<QString>("record"); // runs/r.json
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message"); // part of stderr
+
+    const QString a = QStringLiteral("tests/test_x.py::test_a");
+    const QStringList fromRun = freezeArgsWithoutEvidence(a)
+                                << QStringLiteral("--from-run") << QStringLiteral("runs/r.json");
+    QTest::newRow("a record for another test")
+        << QString::fromStdString(attributionRecord("tests/test_x.py::test_b", "2024-05-09"))
+        << fromRun
+        << "runs/r.json is evidence for tests/test_x.py::test_b, not tests/test_x.py::test_a";
+    QTest::newRow("a malformed record")
+        << QStringLiteral("{\n  \"schema\": \"patchwitness.attribution/1\",\n  \"test\": "
+                          "\"tests/test_x.py::test_a\",,\n}\n")
+        << fromRun << "runs/r.json:3:37: ";
+    QTest::newRow("a record of the wrong type")
+        << QStringLiteral("{\"schema\": \"patchwitness.attribution/1\", \"test\": "
+                          "\"tests/test_x.py::test_a\", \"base_fail\": \"many\"}")
+        << fromRun << "runs/r.json: base_fail: must be a non-negative integer, got a string";
+    QTest::newRow("a record that does not exist")
+        << QString()
+        << (freezeArgsWithoutEvidence(a)
+            << QStringLiteral("--from-run") << QStringLiteral("runs/none.json"))
+        << "runs/none.json: cannot read the file";
+    QTest::newRow("a record with a patch-induced verdict")
+        << QString::fromStdString(attributionRecord("tests/test_x.py::test_a", "2024-05-09"))
+               .replace(QLatin1String("PRE_EXISTING"), QLatin1String("PATCH_INDUCED"))
+        << fromRun << "a freeze is allowed only for PRE_EXISTING";
+}
+
+void TstLedgerCli::freezeFromRunRefusals()
+{
+    QFETCH(QString, record);
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    if (!record.isEmpty())
+        QVERIFY(pw::core::writeFileAtomically(ledger("runs/r.json").toStdString(),
+                                              record.toStdString(), true));
+    const std::string path = ledger("quarantine.toml").toStdString();
+    const std::string existing = "# freezes\n";
+    QVERIFY(pw::core::writeFileAtomically(path, existing, true));
+    const Result r = cli(args);
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+    QCOMPARE(pw::core::readWholeFile(path).value_or(""), existing); // byte-identical
 }
 
 void TstLedgerCli::refusals_data()

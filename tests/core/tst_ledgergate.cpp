@@ -87,6 +87,19 @@ const QString kClosedRow = QStringLiteral(
     "\"2024-05-01\", \"closed_by\": \"carol\", \"closed_on\": \"2024-05-03\", \"replays\": "
     "[{\"outcome\": \"pass\", \"env\": \"e1\"}, {\"outcome\": \"pass\", \"env\": \"e1\"}]}\n");
 
+const std::string kFixture = "tests/fixtures/data.json";
+const std::string kFixtureOld = "{\"rows\": [1, 2, 3]}\n";
+const std::string kFixtureNew = "{\"rows\": [1, 2, 3, 4]}\n";
+
+// fixture_digest.json with one entry for kFixture; an empty note writes the plain form.
+QString digestLedger(const std::string &sha256, const std::string &note = {})
+{
+    if (note.empty())
+        return QString::fromStdString("{\n  \"" + kFixture + "\": \"" + sha256 + "\"\n}\n");
+    return QString::fromStdString("{\n  \"" + kFixture + "\": {\"sha256\": \"" + sha256 +
+                                  "\", \"note\": \"" + note + "\"}\n}\n");
+}
+
 // "CODE severity where[ <- satisfied_by]" rows.
 QStringList describe(const GateReport &r)
 {
@@ -125,6 +138,9 @@ private Q_SLOTS:
     void parseErrorNamesFileLineAndColumn();
     void todayIsInjectable();
     void ledgerDirectoryOutsideTheRepository();
+    void fixtureNotes_data();
+    void fixtureNotes();
+    void fixtureNoteOutsideTheRepository();
     void jsonReportCarriesSatisfiedBy();
 
 private:
@@ -414,6 +430,88 @@ void TstLedgerGate::ledgerDirectoryOutsideTheRepository()
     const Finding *del = findingOf(report, "T-DEL");
     QVERIFY(del && del->satisfiedBy);
     QCOMPARE(*del->satisfiedBy, "census_waiver.toml: " + sub.toStdString());
+}
+
+void TstLedgerGate::fixtureNotes_data()
+{
+    QTest::addColumn<QVariantMap>("base");
+    QTest::addColumn<QVariantMap>("head");
+    QTest::addColumn<QString>("drift");   // the F-DRIFT row (see describe())
+    QTest::addColumn<QString>("message"); // part of the F-DRIFT message (empty: not checked)
+    QTest::addColumn<QString>("verdict");
+
+    const QString fixture = QString::fromStdString(kFixture);
+    const QString ledger = kLedgers + QStringLiteral("fixture_digest.json");
+    const std::string oldSha = sha256Hex(kFixtureOld);
+    const std::string newSha = sha256Hex(kFixtureNew);
+    const QString changed = QString::fromStdString(kFixtureNew);
+    const QString satisfied =
+        QStringLiteral("F-DRIFT block %1 <- fixture_digest.json: %1").arg(fixture);
+    const QString unsatisfied = QStringLiteral("F-DRIFT block %1").arg(fixture);
+    const std::string why = "row 4 added with the new parser";
+
+    QTest::newRow("a note at base for the head digest satisfies F-DRIFT")
+        << QVariantMap{{ledger, digestLedger(newSha, why)}} << QVariantMap{{fixture, changed}}
+        << satisfied << QString() << "PASS";
+    QTest::newRow("a note for another digest does not")
+        << QVariantMap{{ledger, digestLedger(oldSha, why)}} << QVariantMap{{fixture, changed}}
+        << unsatisfied << QString() << "BLOCK";
+    QTest::newRow("the head digest without a note does not")
+        << QVariantMap{{ledger, digestLedger(newSha)}} << QVariantMap{{fixture, changed}}
+        << unsatisfied << QString() << "BLOCK";
+    QTest::newRow("a blank note does not")
+        << QVariantMap{{ledger, digestLedger(newSha, "  ")}} << QVariantMap{{fixture, changed}}
+        << unsatisfied << QString() << "BLOCK";
+    QTest::newRow("a note the patch adds satisfies nothing")
+        << QVariantMap() << QVariantMap{{fixture, changed}, {ledger, digestLedger(newSha, why)}}
+        << unsatisfied << QStringLiteral("a patch cannot approve itself") << "BLOCK";
+    QTest::newRow("a note the patch rewrites for its own digest satisfies nothing")
+        << QVariantMap{{ledger, digestLedger(oldSha, why)}}
+        << QVariantMap{{fixture, changed}, {ledger, digestLedger(newSha, why)}} << unsatisfied
+        << QStringLiteral("fixture_digest.json at head has a note for this digest") << "BLOCK";
+    QTest::newRow("a note the patch deletes no longer counts")
+        << QVariantMap{{ledger, digestLedger(newSha, why)}}
+        << QVariantMap{{fixture, changed}, {ledger, QVariant()}} << unsatisfied << QString()
+        << "BLOCK";
+    QTest::newRow("a removed fixture is not answered by a note")
+        << QVariantMap{{ledger, digestLedger(oldSha, why)}} << QVariantMap{{fixture, QVariant()}}
+        << unsatisfied << QStringLiteral("fixture removed") << "BLOCK";
+}
+
+void TstLedgerGate::fixtureNotes()
+{
+    QFETCH(QVariantMap, base);
+    QFETCH(QVariantMap, head);
+    QFETCH(QString, drift);
+    QFETCH(QString, message);
+    QFETCH(QString, verdict);
+
+    base.insert(QString::fromStdString(kFixture), QString::fromStdString(kFixtureOld));
+    const GateReport report = audit(base, head);
+    const QStringList got = describe(report);
+    QVERIFY2(got.contains(drift),
+             qPrintable(drift + QLatin1String(" not in:\n  ") + got.join(QLatin1String("\n  "))));
+    const Finding *f = findingOf(report, "F-DRIFT");
+    QVERIFY(f);
+    QVERIFY2(QString::fromStdString(f->message).contains(message), f->message.c_str());
+    QVERIFY2(QString::fromLatin1(verdictName(report.verdict)) == verdict,
+             qPrintable(got.join(QLatin1String("\n"))));
+}
+
+void TstLedgerGate::fixtureNoteOutsideTheRepository()
+{
+    QTemporaryDir outside;
+    QVERIFY(writeFileAtomically(
+        outside.filePath(QStringLiteral("fixture_digest.json")).toStdString(),
+        digestLedger(sha256Hex(kFixtureNew), "regenerated by the reviewers").toStdString()));
+    const QString fixture = QString::fromStdString(kFixture);
+    const GateReport report = audit(QVariantMap{{fixture, QString::fromStdString(kFixtureOld)}},
+                                    QVariantMap{{fixture, QString::fromStdString(kFixtureNew)}},
+                                    "2024-05-10", outside.path().toStdString());
+    const Finding *f = findingOf(report, "F-DRIFT");
+    QVERIFY(f && f->satisfiedBy);
+    QCOMPARE(*f->satisfiedBy, "fixture_digest.json: " + kFixture);
+    QCOMPARE(QString::fromLatin1(verdictName(report.verdict)), QStringLiteral("PASS"));
 }
 
 void TstLedgerGate::jsonReportCarriesSatisfiedBy()

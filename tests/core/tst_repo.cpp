@@ -5,6 +5,7 @@
 #include "RepoBuilder.h"
 #include "repo/GitError.h"
 #include "repo/PatchDiff.h"
+#include "repo/RepoWriter.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
 
@@ -173,6 +174,8 @@ private Q_SLOTS:
     void openRejectsPathsOutsideRepositories_data();
     void openRejectsPathsOutsideRepositories();
     void emptyRepository();
+    void userNameFromRepositoryConfig_data();
+    void userNameFromRepositoryConfig();
     void resolve_data();
     void resolve();
     void resolveErrors_data();
@@ -282,6 +285,25 @@ void TestRepo::emptyRepository()
 
 // ---------------------------------------------------------------------------------------
 // Revisions
+
+void TestRepo::userNameFromRepositoryConfig_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::newRow("plain") << QStringLiteral("Pat Reviewer");
+    QTest::newRow("non-ASCII") << QStringLiteral("Zoë Ørsted-Łukasz");
+}
+
+void TestRepo::userNameFromRepositoryConfig()
+{
+    // The repository's own config (written with libgit2, as `git config user.name` would)
+    // overrides whatever the global config says.
+    QFETCH(QString, name);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    pw::core::RepoWriter writer = pw::core::RepoWriter::init(dir.path().toStdString());
+    writer.setIdentity(name.toStdString(), "pat@example.com");
+    QCOMPARE(qs(Repository::open(dir.path().toStdString()).userName()), name);
+}
 
 void TestRepo::resolve_data()
 {

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pw::core {
+
+struct QuarantineEntry;
+
+// The attribution evidence of one test (SPEC §5.3), one JSON object per file in
+// `<ledger dir>/runs/` (SPEC §6 `runs/*.json`): written by the run engine, read by
+// `freeze` to fill a freeze's evidence fields so a reviewer does not copy numbers by hand.
+//
+//   {"schema": "patchwitness.attribution/1", "test": "tests/t.py::test_a",
+//    "verdict": "PRE_EXISTING", "mode": "matched", "base_fail": 3, "head_fail": 3,
+//    "runs": 5, "seeds": [0, 1, 2, 3, 4], "witness_seed": 2, "env_digest": "…",
+//    "baseline_sha": "<40 hex>", "base": "<rev>", "head": "<rev>", "attribution": "solo",
+//    "replay": "python -m pytest …", "recorded": "2026-11-30"}
+//
+// `schema` and `test` are required; every other field may be absent (or null).
+struct AttributionRecord
+{
+    static constexpr const char *kSchema = "patchwitness.attribution/1";
+    static constexpr const char *kRunsDir = "runs"; // inside the ledger directory
+
+    std::string file; // origin, as named in errors (the path it was read from)
+    std::string test;
+    std::optional<std::string> verdict; // NO_REPRO, PRE_EXISTING, HARNESS_ENV, ...
+    std::optional<std::string> mode;    // matched | swept
+    std::optional<long long> baseFail;
+    std::optional<long long> headFail;
+    std::optional<long long> runs;
+    std::optional<std::vector<long long>> seeds;
+    std::optional<long long> witnessSeed;
+    std::optional<std::string> envDigest;
+    std::optional<std::string> baselineSha;
+    std::optional<std::string> base; // revision specs as the run was asked for
+    std::optional<std::string> head;
+    std::optional<std::string> attribution; // solo / order / isolate / clock / ...
+    std::optional<std::string> replay;
+    std::optional<std::string> recorded; // YYYY-MM-DD, or an ISO 8601 timestamp
+    // Fields this reader does not know: (key, JSON text), in file order, written back as is.
+    std::vector<std::pair<std::string, std::string>> unknownFields;
+
+    // Throws Error::input "origin:line:column: message" for JSON that does not parse, and
+    // "origin: field: message" for a missing `schema`/`test`, another schema, or a field of
+    // the wrong type (counts are non-negative integers, `recorded` a date).
+    static AttributionRecord parse(const std::string &text, const std::string &origin);
+    // Two spaces of indent, known fields in the order above, then the unknown ones; a final
+    // newline. parse(format()) gives the record back.
+    std::string format() const;
+
+    // The newest record for `test` among `runsDir`/*.json: the latest `recorded` (a record
+    // without one is the oldest), ties broken by file name (the later name wins). Files that
+    // do not parse as attribution records (other ledgers, broken files) are skipped.
+    static std::optional<AttributionRecord> latestFor(const std::string &runsDir,
+                                                      const std::string &test);
+
+    // Fills what `entry` lacks — verdict, attribution, witness_seed, baseline_sha, replay and
+    // each evidence field (base_fail, head_fail, mode, seeds, env_digest) — from this record.
+    // Fields the entry already has are never changed: a value a person typed wins.
+    void fillFreeze(QuarantineEntry &entry) const;
+};
+
+} // namespace pw::core

@@ -1,0 +1,276 @@
+// Attribution records (SPEC §5.3, §6 runs/*.json): every field read with its type, errors
+// as "origin: field: message" or "origin:line:column: message", parse(format()) round trip
+// (unknown fields kept), the newest record for a test picked from runs/ (broken and
+// foreign files skipped), and a freeze filled only where it lacks a value.
+#include "ledger/QuarantineLedger.h"
+#include "ledger/RunEvidence.h"
+#include "util/Error.h"
+#include "util/Files.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace pw::core;
+
+namespace {
+
+const char *kFull = R"({
+  "schema": "patchwitness.attribution/1",
+  "test": "tests/t.py::test_a",
+  "verdict": "PRE_EXISTING",
+  "mode": "matched",
+  "base_fail": 3,
+  "head_fail": 3,
+  "runs": 5,
+  "seeds": [
+    0,
+    1,
+    2,
+    3,
+    4
+  ],
+  "witness_seed": 2,
+  "env_digest": "0123456789abcdef",
+  "baseline_sha": "0123456789abcdef0123456789abcdef01234567",
+  "base": "main",
+  "head": "WORKTREE",
+  "attribution": "solo",
+  "replay": "python -m pytest -p pw_plugin --seed 2 tests/t.py::test_a",
+  "recorded": "2026-11-30",
+  "runner": {
+    "host": "ci-7",
+    "cores": 2
+  }
+}
+)";
+
+std::string record(const std::string &test, const std::string &recorded,
+                   const std::string &extra = {})
+{
+    return R"({"schema": "patchwitness.attribution/1", "test": ")" + test +
+           R"(", "verdict": "PRE_EXISTING", "recorded": ")" + recorded + "\"" + extra + "}\n";
+}
+
+std::optional<std::string> inputErrorOf(const std::string &text)
+{
+    try {
+        AttributionRecord::parse(text, "runs/r.json");
+    } catch (const Error &e) {
+        if (e.kind() == Error::Kind::Input)
+            return std::string(e.what());
+        return "not an input error: " + std::string(e.what());
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+class TstRunEvidence : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void readsEveryField();
+    void formatRoundTrip_data();
+    void formatRoundTrip();
+    void errors_data();
+    void errors();
+    void nullMeansNotRecorded();
+    void latestFor();
+    void latestForWithoutDirectory();
+    void fillFreezeKeepsGivenValues();
+    void fillFreezeWithoutEvidenceFields();
+};
+
+void TstRunEvidence::readsEveryField()
+{
+    const AttributionRecord r = AttributionRecord::parse(kFull, "runs/a.json");
+    QCOMPARE(r.file, std::string("runs/a.json"));
+    QCOMPARE(r.test, std::string("tests/t.py::test_a"));
+    QCOMPARE(r.verdict.value_or(""), std::string("PRE_EXISTING"));
+    QCOMPARE(r.mode.value_or(""), std::string("matched"));
+    QCOMPARE(r.baseFail.value_or(-1), 3LL);
+    QCOMPARE(r.headFail.value_or(-1), 3LL);
+    QCOMPARE(r.runs.value_or(-1), 5LL);
+    QCOMPARE(r.seeds.value_or(std::vector<long long>()), (std::vector<long long>{0, 1, 2, 3, 4}));
+    QCOMPARE(r.witnessSeed.value_or(-1), 2LL);
+    QCOMPARE(r.envDigest.value_or(""), std::string("0123456789abcdef"));
+    QCOMPARE(r.baselineSha.value_or(""), std::string("0123456789abcdef0123456789abcdef01234567"));
+    QCOMPARE(r.base.value_or(""), std::string("main"));
+    QCOMPARE(r.head.value_or(""), std::string("WORKTREE"));
+    QCOMPARE(r.attribution.value_or(""), std::string("solo"));
+    QVERIFY(r.replay && r.replay->find("--seed 2") != std::string::npos);
+    QCOMPARE(r.recorded.value_or(""), std::string("2026-11-30"));
+    QCOMPARE(r.unknownFields.size(), size_t(1));
+    QCOMPARE(r.unknownFields[0].first, std::string("runner"));
+}
+
+void TstRunEvidence::formatRoundTrip_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::newRow("every field and an unknown one") << QString::fromUtf8(kFull);
+    QTest::newRow("only the required fields")
+        << QStringLiteral("{\n  \"schema\": \"patchwitness.attribution/1\",\n  \"test\": "
+                          "\"tests/t.py::test_b\"\n}\n");
+    QTest::newRow("a timestamp and non-ASCII text")
+        << QStringLiteral("{\n  \"schema\": \"patchwitness.attribution/1\",\n  \"test\": "
+                          "\"tests/t.py::test_ü[π]\",\n  \"verdict\": \"NO_REPRO\",\n  "
+                          "\"recorded\": \"2026-11-30T08:15:00Z\"\n}\n");
+}
+
+void TstRunEvidence::formatRoundTrip()
+{
+    QFETCH(QString, text);
+    const AttributionRecord r = AttributionRecord::parse(text.toStdString(), "runs/a.json");
+    // The canonical layout is written back byte for byte...
+    QCOMPARE(QString::fromStdString(r.format()), text);
+    // ...and any record survives format → parse.
+    const AttributionRecord again = AttributionRecord::parse(r.format(), "again");
+    QCOMPARE(again.format(), r.format());
+    QCOMPARE(again.seeds, r.seeds);
+    QCOMPARE(again.unknownFields, r.unknownFields);
+}
+
+void TstRunEvidence::errors_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("message"); // the whole error starts with this
+
+    const QString head = QStringLiteral("{\"schema\": \"patchwitness.attribution/1\", ");
+    QTest::newRow("truncated") << head + QStringLiteral("\"test\": \n") << "runs/r.json:2:1: ";
+    QTest::newRow("syntax error on line 3")
+        << QStringLiteral("{\n  \"schema\": \"patchwitness.attribution/1\",\n  \"test\" \"x\"\n}")
+        << "runs/r.json:3:12: ";
+    QTest::newRow("duplicate key") << QStringLiteral("{\"test\": \"a\", \"test\": \"b\"}")
+                                   << "runs/r.json:1:15: duplicate key \"test\"";
+    QTest::newRow("not an object") << QStringLiteral("[1, 2]")
+                                   << "runs/r.json:1:1: an attribution record must be a JSON "
+                                      "object, got an array";
+    QTest::newRow("missing schema")
+        << QStringLiteral("{\"test\": \"t\"}") << "runs/r.json: schema: missing";
+    QTest::newRow("another schema")
+        << QStringLiteral("{\"schema\": \"patchwitness.matrix/1\", \"test\": \"t\"}")
+        << "runs/r.json: schema: \"patchwitness.matrix/1\" is not patchwitness.attribution/1";
+    QTest::newRow("schema of the wrong type") << QStringLiteral("{\"schema\": 1, \"test\": \"t\"}")
+                                              << "runs/r.json: schema: must be a string, got an "
+                                                 "integer";
+    QTest::newRow("missing test") << head + QStringLiteral("\"verdict\": \"NO_REPRO\"}")
+                                  << "runs/r.json: test: missing";
+    QTest::newRow("test of the wrong type") << head + QStringLiteral("\"test\": [\"t\"]}")
+                                            << "runs/r.json: test: must be a string, got an array";
+    QTest::newRow("count as a string")
+        << head + QStringLiteral("\"test\": \"t\", \"base_fail\": \"3\"}")
+        << "runs/r.json: base_fail: must be a non-negative integer, got a string";
+    QTest::newRow("negative count") << head + QStringLiteral("\"test\": \"t\", \"head_fail\": -1}")
+                                    << "runs/r.json: head_fail: must not be negative, got -1";
+    QTest::newRow("fractional runs")
+        << head + QStringLiteral("\"test\": \"t\", \"runs\": 2.5}")
+        << "runs/r.json: runs: must be a non-negative integer, got a number";
+    QTest::newRow("seeds not an array")
+        << head + QStringLiteral("\"test\": \"t\", \"seeds\": 3}")
+        << "runs/r.json: seeds: must be an array of integers, got an integer";
+    QTest::newRow("seeds with a string")
+        << head + QStringLiteral("\"test\": \"t\", \"seeds\": [1, \"2\"]}")
+        << "runs/r.json: seeds: must be an array of integers, has a string";
+    QTest::newRow("witness seed as a boolean")
+        << head + QStringLiteral("\"test\": \"t\", \"witness_seed\": true}")
+        << "runs/r.json: witness_seed: must be an integer, got a boolean";
+    QTest::newRow("verdict of the wrong type")
+        << head + QStringLiteral("\"test\": \"t\", \"verdict\": {}}")
+        << "runs/r.json: verdict: must be a string, got an object";
+    QTest::newRow("recorded is not a date")
+        << head + QStringLiteral("\"test\": \"t\", \"recorded\": \"yesterday\"}")
+        << "runs/r.json: recorded: \"yesterday\" is not a date (YYYY-MM-DD)";
+}
+
+void TstRunEvidence::errors()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, message);
+    const std::optional<std::string> error = inputErrorOf(text.toStdString());
+    QVERIFY2(error, "must be refused");
+    QVERIFY2(QString::fromStdString(*error).startsWith(message), error->c_str());
+}
+
+void TstRunEvidence::nullMeansNotRecorded()
+{
+    const AttributionRecord r = AttributionRecord::parse(
+        record("t", "2026-01-01", ", \"witness_seed\": null, \"seeds\": null"), "r");
+    QVERIFY(!r.witnessSeed);
+    QVERIFY(!r.seeds);
+}
+
+void TstRunEvidence::latestFor()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string runs = dir.filePath(QStringLiteral("runs")).toStdString();
+    auto put = [&](const std::string &name, const std::string &text) {
+        QVERIFY(writeFileAtomically(runs + "/" + name, text, true));
+    };
+    const std::string a = "tests/t.py::test_a";
+    put("old.json", record(a, "2026-11-01"));
+    put("newest.json", record(a, "2026-11-30", ", \"witness_seed\": 9"));
+    put("z-tie-earlier.json", record(a, "2026-11-29"));
+    put("other-test.json", record("tests/t.py::test_b", "2027-01-01"));
+    put("broken.json", "{\"schema\": \"patchwitness.attribution/1\", \"test\": \"" + a + "\",");
+    put("matrix.json", "{\"impl\": \"head::t\", \"prop\": \"t\", \"replays\": 5}\n");
+    put("future.jsonl", record(a, "2099-01-01")); // not a *.json file
+    put("undated.json", "{\"schema\": \"patchwitness.attribution/1\", \"test\": \"" + a + "\"}");
+
+    std::optional<AttributionRecord> latest = AttributionRecord::latestFor(runs, a);
+    QVERIFY(latest);
+    QCOMPARE(latest->file, runs + "/newest.json");
+    QCOMPARE(latest->witnessSeed.value_or(-1), 9LL);
+
+    // Same day: the later file name wins.
+    put("zz-same-day.json", record(a, "2026-11-30", ", \"witness_seed\": 10"));
+    latest = AttributionRecord::latestFor(runs, a);
+    QVERIFY(latest);
+    QCOMPARE(latest->file, runs + "/zz-same-day.json");
+
+    QCOMPARE(AttributionRecord::latestFor(runs, "tests/t.py::test_b")->file,
+             runs + "/other-test.json");
+    QVERIFY(!AttributionRecord::latestFor(runs, "tests/t.py::test_none"));
+}
+
+void TstRunEvidence::latestForWithoutDirectory()
+{
+    QTemporaryDir dir;
+    QVERIFY(
+        !AttributionRecord::latestFor(dir.filePath(QStringLiteral("missing")).toStdString(), "t"));
+}
+
+void TstRunEvidence::fillFreezeKeepsGivenValues()
+{
+    const AttributionRecord r = AttributionRecord::parse(kFull, "runs/a.json");
+    QuarantineEntry e;
+    e.test = "tests/t.py::test_a";
+    e.witnessSeed = 7;
+    e.evidence.emplace();
+    e.evidence->mode = "swept";
+    r.fillFreeze(e);
+    QCOMPARE(e.verdict.value_or(""), std::string("PRE_EXISTING"));
+    QCOMPARE(e.attribution.value_or(""), std::string("solo"));
+    QCOMPARE(e.witnessSeed.value_or(-1), 7LL); // given: kept
+    QCOMPARE(e.baselineSha.value_or(""), *r.baselineSha);
+    QCOMPARE(e.replay.value_or(""), *r.replay);
+    QVERIFY(e.evidence);
+    QCOMPARE(e.evidence->baseFail.value_or(-1), 3LL);
+    QCOMPARE(e.evidence->headFail.value_or(-1), 3LL);
+    QCOMPARE(e.evidence->mode.value_or(""), std::string("swept")); // given: kept
+    QCOMPARE(e.evidence->seeds.value_or(std::vector<long long>()).size(), size_t(5));
+    QCOMPARE(e.evidence->envDigest.value_or(""), std::string("0123456789abcdef"));
+    QVERIFY(!e.owner && !e.obligation && !e.substitute && !e.guards && !e.expires);
+}
+
+void TstRunEvidence::fillFreezeWithoutEvidenceFields()
+{
+    const AttributionRecord r = AttributionRecord::parse(record("t", "2026-01-01"), "r");
+    QuarantineEntry e;
+    r.fillFreeze(e);
+    QCOMPARE(e.verdict.value_or(""), std::string("PRE_EXISTING"));
+    QVERIFY(!e.evidence); // nothing to put in it: not created empty
+}
+
+QTEST_GUILESS_MAIN(TstRunEvidence)
+#include "tst_runevidence.moc"
