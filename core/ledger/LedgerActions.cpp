@@ -2,6 +2,9 @@
 
 #include "util/Error.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace pw::core {
 namespace {
 
@@ -30,6 +33,18 @@ void duplicateOf(const std::vector<Entry> &entries, const Entry &entry, const st
         out.push_back(std::move(p));
         return;
     }
+}
+
+LedgerProblem missing(const std::string &file, const QuarantineEntry &entry, const char *field)
+{
+    LedgerProblem p;
+    p.file = file;
+    p.line = entry.info.line;
+    p.entry = entry.id();
+    p.field = field;
+    p.rule = "missing-field";
+    p.message = std::string("missing required field `") + field + "`";
+    return p;
 }
 
 } // namespace
@@ -83,30 +98,89 @@ std::string LedgerActions::freeze(const std::string &text, const std::string &or
     return QuarantineLedger::append(text, entry);
 }
 
-std::string LedgerActions::renew(const std::string &text, const std::string &origin,
+std::vector<LedgerProblem>
+LedgerActions::problemsOfRenewal(const std::string &text, const std::string &origin,
                                  const std::string &test, const QDate &lastReproduced,
                                  const QDate &expires, const std::string &by) const
 {
     const std::string result = QuarantineLedger::renew(
         text, origin, test, {m_validator.context().today, lastReproduced, expires, by});
     const QuarantineLedger ledger = QuarantineLedger::parse(result, origin);
-    const QuarantineEntry *entry = ledger.find(test);
-    std::vector<LedgerProblem> problems = m_validator.check(*entry, origin);
+    std::vector<LedgerProblem> out = m_validator.check(*ledger.find(test), origin);
+    if (by.empty())
+        out.push_back(missing(origin, *ledger.find(test), "renewed_by"));
+    return out;
+}
+
+std::string LedgerActions::renew(const std::string &text, const std::string &origin,
+                                 const std::string &test, const QDate &lastReproduced,
+                                 const QDate &expires, const std::string &by) const
+{
+    const std::vector<LedgerProblem> problems =
+        problemsOfRenewal(text, origin, test, lastReproduced, expires, by);
     if (!problems.empty())
         refuse("the renewal of " + test, problems);
-    return result;
+    return QuarantineLedger::renew(text, origin, test,
+                                   {m_validator.context().today, lastReproduced, expires, by});
+}
+
+std::vector<LedgerProblem> LedgerActions::problemsOfClosing(const std::string &text,
+                                                            const std::string &origin,
+                                                            const std::string &id,
+                                                            const std::string &by) const
+{
+    const std::string result =
+        SeedJournal::closeRow(text, origin, id, by, m_validator.context().today);
+    const SeedJournal journal = SeedJournal::parse(result, origin);
+    return m_validator.check(*journal.find(id), origin);
 }
 
 std::string LedgerActions::closeJournalRow(const std::string &text, const std::string &origin,
                                            const std::string &id, const std::string &by) const
 {
-    const std::string result =
-        SeedJournal::closeRow(text, origin, id, by, m_validator.context().today);
-    const SeedJournal journal = SeedJournal::parse(result, origin);
-    const std::vector<LedgerProblem> problems = m_validator.check(*journal.find(id), origin);
+    const std::vector<LedgerProblem> problems = problemsOfClosing(text, origin, id, by);
     if (!problems.empty())
         refuse("closing journal row " + id, problems);
-    return result;
+    return SeedJournal::closeRow(text, origin, id, by, m_validator.context().today);
+}
+
+std::vector<LedgerProblem> LedgerActions::problemsOfNote(const std::string &origin,
+                                                         const std::string &path,
+                                                         const std::string &sha256,
+                                                         const std::string &note) const
+{
+    std::vector<LedgerProblem> out;
+    auto add = [&](const char *field, const char *rule, const std::string &message) {
+        LedgerProblem p;
+        p.file = origin;
+        p.entry = path;
+        p.field = field;
+        p.rule = rule;
+        p.message = message;
+        out.push_back(std::move(p));
+    };
+    if (path.empty())
+        add("path", "missing-field", "the fixture path is required");
+    const bool hex = sha256.size() == 64 && std::all_of(sha256.begin(), sha256.end(), [](char c) {
+                         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                     });
+    if (!hex)
+        add("sha256", "digest", "the sha256 must be 64 lowercase hex digits");
+    if (std::all_of(note.begin(), note.end(), [](unsigned char c) { return std::isspace(c); }))
+        add("note", "missing-field",
+            "say why the fixture changed (the note is what answers F-DRIFT)");
+    return out;
+}
+
+std::string LedgerActions::noteFixture(const std::string &text, const std::string &origin,
+                                       const std::string &path, const std::string &sha256,
+                                       const std::string &note) const
+{
+    const std::vector<LedgerProblem> problems = problemsOfNote(origin, path, sha256, note);
+    if (!problems.empty())
+        refuse("the fixture note for " + (path.empty() ? std::string("a fixture") : path),
+               problems);
+    return FixtureDigestLedger::set(text, origin, path, sha256, note);
 }
 
 } // namespace pw::core

@@ -40,6 +40,25 @@ public:
                                           const WaiverEntry &entry) const;
     std::vector<LedgerProblem> problemsOf(const std::string &text, const std::string &origin,
                                           const QuarantineEntry &entry) const;
+    // The renewed entry's problems (throws Error::input when there is no freeze for `test`).
+    std::vector<LedgerProblem> problemsOfRenewal(const std::string &text, const std::string &origin,
+                                                 const std::string &test,
+                                                 const QDate &lastReproduced, const QDate &expires,
+                                                 const std::string &by) const;
+    // The closed row's problems (throws Error::input when there is no open row `id`).
+    std::vector<LedgerProblem> problemsOfClosing(const std::string &text, const std::string &origin,
+                                                 const std::string &id,
+                                                 const std::string &by) const;
+
+    // A fixture note (SPEC §4.5): `path` recorded with its new digest and why it changed,
+    // which answers F-DRIFT for that digest once a human merged it. Refused without a path,
+    // a 64-hex digest and a note.
+    std::string noteFixture(const std::string &text, const std::string &origin,
+                            const std::string &path, const std::string &sha256,
+                            const std::string &note) const;
+    std::vector<LedgerProblem> problemsOfNote(const std::string &origin, const std::string &path,
+                                              const std::string &sha256,
+                                              const std::string &note) const;
 
 private:
     LedgerValidator m_validator;

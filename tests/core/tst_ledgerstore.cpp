@@ -100,6 +100,7 @@ private Q_SLOTS:
     void refusedActionsLeaveTheFileByteIdentical();
     void validActionsWriteTheirEntry();
     void liveValidationOfANewEntry();
+    void fixtureNoteKeepsOtherPaths();
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -246,6 +247,27 @@ void TstLedgerStore::refusedActionsLeaveTheFileByteIdentical_data()
                return a.freeze(t, o, freezeOf("tests/t.py::test_c"));
            })
         << "quarantine.toml:1:";
+    QTest::newRow("renewal without a name")
+        << q << QString::fromUtf8(kLedger)
+        << Action([](const LedgerActions &a, const std::string &t, const std::string &o) {
+               return a.renew(t, o, "tests/t.py::test_a", kToday, kToday.addDays(7), "");
+           })
+        << "renewed_by";
+    const QString f = QStringLiteral("fixture_digest.json");
+    const QString digests = QStringLiteral("{\n  \"tests/golden/a.json\": \"%1\"\n}\n")
+                                .arg(QString(64, QLatin1Char('a')));
+    QTest::newRow("fixture note without a note")
+        << f << digests
+        << Action([](const LedgerActions &a, const std::string &t, const std::string &o) {
+               return a.noteFixture(t, o, "tests/golden/a.json", std::string(64, 'b'), "  ");
+           })
+        << "say why the fixture changed";
+    QTest::newRow("fixture note with a short digest")
+        << f << digests
+        << Action([](const LedgerActions &a, const std::string &t, const std::string &o) {
+               return a.noteFixture(t, o, "tests/golden/a.json", "abc", "new totals");
+           })
+        << "64 lowercase hex";
 }
 
 void TstLedgerStore::refusedActionsLeaveTheFileByteIdentical()
@@ -311,6 +333,21 @@ void TstLedgerStore::liveValidationOfANewEntry()
     fields.sort();
     QCOMPARE(fields, (QStringList{QStringLiteral("opened"), QStringLiteral("owner"),
                                   QStringLiteral("substitute"), QStringLiteral("verdict")}));
+}
+
+void TstLedgerStore::fixtureNoteKeepsOtherPaths()
+{
+    const std::string before = "{\n  \"b.json\": {\"sha256\": \"" + std::string(64, 'b') +
+                               "\", \"reviewer\": \"kept\"},\n  \"a.json\": \"" +
+                               std::string(64, 'a') + "\"\n}\n";
+    const std::string after = actions().noteFixture(before, "fixture_digest.json", "a.json",
+                                                    std::string(64, 'c'), "totals now round up");
+    QVERIFY(after.find("\"note\": \"totals now round up\"") != std::string::npos);
+    QVERIFY(after.find(std::string(64, 'c')) != std::string::npos);
+    QVERIFY(after.find("\"reviewer\": \"kept\"") != std::string::npos); // unknown key kept
+    QVERIFY(after.find(std::string(64, 'a')) == std::string::npos);
+    QCOMPARE(actions().problemsOfNote("f", "a.json", std::string(64, 'c'), "why").size(),
+             size_t(0));
 }
 
 QTEST_GUILESS_MAIN(TstLedgerStore)

@@ -1,0 +1,97 @@
+#include "ledger/TestLookup.h"
+
+#include "ledger/TestIndex.h"
+
+#include <set>
+
+namespace pw::core {
+
+TestLookup::TestLookup(std::shared_ptr<const Repository> repo, Revision rev, std::string python,
+                       std::string cacheDir)
+    : m_repo(std::move(repo)), m_rev(std::move(rev)),
+      m_extractor(std::move(python), std::move(cacheDir))
+{
+}
+
+const TestLookup::FileTests &TestLookup::load(const std::string &file)
+{
+    const auto found = m_files.find(file);
+    if (found != m_files.end())
+        return found->second;
+    FileTests &tests = m_files[file];
+    if (file.size() < 4 || file.compare(file.size() - 3, 3, ".py") != 0)
+        return tests;
+    std::optional<FileEntry> entry;
+    try {
+        entry = m_repo->entry(m_rev, file);
+    } catch (const std::exception &) {
+        return tests; // a path git cannot name holds no tests
+    }
+    if (!entry)
+        return tests;
+    const Repository *repo = m_repo.get();
+    const Revision *rev = &m_rev;
+    try {
+        const std::vector<FileFacts> facts =
+            m_extractor.extract({{file, entry->blob, [repo, rev, file] {
+                                      return repo->readFile(*rev, file);
+                                  }}});
+        if (!facts.empty() && !facts.front().error) {
+            for (const std::string &name : facts.front().defs)
+                tests.ids.push_back(file + "::" + name);
+            tests.imports = facts.front().imports;
+        }
+    } catch (const std::exception &) {
+        // No interpreter, or it crashed: nothing is known to exist (validation says so).
+    }
+    return tests;
+}
+
+bool TestLookup::contains(const std::string &testId)
+{
+    const std::string name = TestIndex::nameOf(testId);
+    if (name.empty())
+        return false;
+    const std::string wanted = TestIndex::fileOf(testId) + "::" + name;
+    for (const std::string &id : load(TestIndex::fileOf(testId)).ids) {
+        if (id == wanted)
+            return true;
+    }
+    return false;
+}
+
+std::vector<std::string> TestLookup::testsIn(const std::string &file)
+{
+    return load(file).ids;
+}
+
+std::vector<std::string> TestLookup::guardsFor(const std::string &testFile)
+{
+    std::vector<std::string> guards;
+    std::set<std::string> seen;
+    const auto add = [&](const std::string &path) {
+        bool exists = false;
+        try {
+            exists = m_repo->entry(m_rev, path).has_value();
+        } catch (const std::exception &) {
+        }
+        if (exists && seen.insert(path).second)
+            guards.push_back(path);
+    };
+    // Not the test file itself: the patch that adds the skip edits it, and the freeze is
+    // what sanctions that skip. The guards are what the test stands on.
+    // conftest.py files from the test's directory up to the root shape what it sees.
+    for (size_t slash = testFile.rfind('/'); slash != std::string::npos && slash > 0;
+         slash = testFile.rfind('/', slash - 1))
+        add(testFile.substr(0, slash) + "/conftest.py");
+    add("conftest.py");
+    for (const std::string &module : load(testFile).imports) {
+        for (const char *root : {"", "src/"}) {
+            add(root + module + ".py");
+            add(root + module + "/__init__.py");
+        }
+    }
+    return guards;
+}
+
+} // namespace pw::core

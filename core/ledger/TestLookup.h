@@ -1,0 +1,47 @@
+#pragma once
+
+#include "python/FactExtractor.h"
+#include "repo/Repository.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pw::core {
+
+// The tests of one revision, looked up file by file as they are asked for (facts through
+// the fact cache) — what a form needs while a reviewer types a witness or a substitute one
+// key at a time. Only existing `.py` files are read, each once. Not thread-safe: one owner.
+class TestLookup
+{
+public:
+    TestLookup(std::shared_ptr<const Repository> repo, Revision rev, std::string python,
+               std::string cacheDir);
+
+    // `path::name` or `path::Class::name` (a parameter suffix is ignored). A file that
+    // cannot be read or parsed holds no tests.
+    bool contains(const std::string &testId);
+    // The test ids of one file, in file order; empty when it has none or does not exist.
+    std::vector<std::string> testsIn(const std::string &file);
+    // The repository files a test file's imports name (module `a.b` → `a/b.py`,
+    // `a/b/__init__.py`, also under `src/`) and the conftest.py files above it: the files a
+    // freeze should guard (not the test file, which the patch adding the skip edits).
+    std::vector<std::string> guardsFor(const std::string &testFile);
+
+private:
+    struct FileTests
+    {
+        std::vector<std::string> ids;
+        std::vector<std::string> imports;
+    };
+    const FileTests &load(const std::string &file);
+
+    std::shared_ptr<const Repository> m_repo;
+    Revision m_rev;
+    FactExtractor m_extractor;
+    std::map<std::string, FileTests> m_files;
+};
+
+} // namespace pw::core
