@@ -1,12 +1,71 @@
 #include "AuditRunner.h"
 
+#include "ledger/LedgerDate.h"
+#include "ledger/LedgerValidator.h"
+#include "ledger/TestIndex.h"
+#include "python/FactExtractor.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
+#include "util/Files.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace pw::gui {
+namespace {
+
+// The ledgers on disk, named as in the repository (".patchwitness/quarantine.toml"), and
+// their problems. A ledger that cannot be judged is a problem, never a failed audit.
+void loadLedgers(const core::Repository &repo, const core::Revision &head, AuditOutcome &out)
+{
+    const QString root = QString::fromStdString(repo.workdir());
+    const QString dir = QDir::cleanPath(
+        QDir(root).absoluteFilePath(QString::fromStdString(out.request.audit.ledgerDir)));
+    out.ledgerDir = dir;
+    out.ledgerPrefix = dir.startsWith(root + QLatin1Char('/'))
+                           ? dir.mid(root.size() + 1) + QLatin1Char('/')
+                           : QString();
+    const std::string display =
+        out.ledgerPrefix.isEmpty() ? dir.toStdString() + "/" : out.ledgerPrefix.toStdString();
+    out.ledgers = core::LedgerSet::load(
+        [&dir](const std::string &name) {
+            return core::readWholeFile(
+                QDir(dir).filePath(QString::fromStdString(name)).toStdString());
+        },
+        display);
+    const std::optional<QDate> today = core::parseLedgerDate(out.request.audit.today);
+    out.today = today ? *today : QDate::currentDate();
+    core::ValidationContext ctx;
+    ctx.today = out.today;
+    ctx.freezeMaxDays = out.config.freezeMaxDays;
+    ctx.renewalRecencyDays = out.config.renewalRecencyDays;
+    for (const core::ChangedFile &f : out.report.changedFiles) {
+        ctx.patchedFiles.insert(f.path);
+        if (!f.oldPath.empty())
+            ctx.patchedFiles.insert(f.oldPath);
+    }
+    try {
+        core::FactExtractor extractor(out.request.audit.python.value_or(out.config.python),
+                                      out.request.audit.cacheDir.empty()
+                                          ? core::FactExtractor::defaultCacheDir()
+                                          : out.request.audit.cacheDir);
+        auto index = std::make_shared<core::TestIndex>(
+            core::TestIndex::build(repo, head, out.ledgers.referencedTests(), extractor));
+        ctx.testExistsAtHead = [index](const std::string &id) { return index->contains(id); };
+    } catch (const core::Error &e) {
+        core::LedgerProblem p;
+        p.file = display;
+        p.rule = "lookup";
+        p.message =
+            std::string("substitutes and witnesses were not looked up at head: ") + e.what();
+        out.ledgerProblems.push_back(std::move(p));
+    }
+    std::vector<core::LedgerProblem> problems = core::LedgerValidator(ctx).check(out.ledgers);
+    out.ledgerProblems.insert(out.ledgerProblems.end(), problems.begin(), problems.end());
+}
+
+} // namespace
 
 AuditRunner::AuditRunner(QObject *parent) : QObject(parent)
 {
@@ -29,6 +88,7 @@ AuditOutcome AuditRunner::runNow(const WorkbenchRequest &request)
         const core::Revision base = repo.resolve(*out.report.base.commit);
         const core::Revision head = repo.resolveHead(out.report.head.rev, base);
         out.diff = repo.diff(base, head, request.diff);
+        loadLedgers(repo, head, out);
         out.ok = true;
     } catch (const core::Error &e) {
         out.error = QString::fromStdString(e.what());

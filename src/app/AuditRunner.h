@@ -2,6 +2,7 @@
 
 #include "audit/Audit.h"
 #include "ledger/Config.h"
+#include "ledger/LedgerSet.h"
 #include "repo/PatchDiff.h"
 
 #include <QFutureWatcher>
@@ -28,6 +29,15 @@ struct AuditOutcome
     core::PatchDiff diff;
     core::Config config;
     WorkbenchRequest request;
+
+    // The ledger directory on disk — what the forms write and the Ledgers panel shows —
+    // with every entry judged as `ledger check` would: today, the config's limits, the
+    // tests at head, the files the patch changes.
+    QString ledgerDir;    // absolute
+    QString ledgerPrefix; // repository-relative "<dir>/"; empty when outside the repository
+    core::LedgerSet ledgers;
+    std::vector<core::LedgerProblem> ledgerProblems;
+    QDate today;
 };
 
 // Runs the audit off the GUI thread (QtConcurrent) and reports back on it. One audit at

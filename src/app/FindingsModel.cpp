@@ -70,6 +70,8 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
         return QString::fromStdString(f.test);
     case SeverityRole:
         return int(f.severity);
+    case CodeRole:
+        return QString::fromStdString(f.code);
     case SortRole:
         if (index.column() == SeverityColumn)
             return int(f.severity) * 2 + (f.satisfiedBy ? 0 : 1);

@@ -4,8 +4,11 @@
 #include "FindingsModel.h"
 #include "audit/ReportFormat.h"
 #include "diff/DiffView.h"
+#include "forms/LedgerDesk.h"
+#include "forms/LedgerFormDialog.h"
 #include "panels/EvidencePanel.h"
 #include "panels/LatitudeModel.h"
+#include "panels/LedgerHistoryPanel.h"
 #include "panels/LogModel.h"
 #include "panels/ManifestModel.h"
 #include "panels/StrengthModel.h"
@@ -25,6 +28,7 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -137,7 +141,7 @@ EvidencePanel *MainWindow::panel(const QString &objectName) const
 }
 
 QDockWidget *MainWindow::addPanelDock(const QString &title, const QString &objectName,
-                                      EvidencePanel *panel, Qt::DockWidgetArea area,
+                                      QWidget *panel, Qt::DockWidgetArea area,
                                       const QKeySequence &shortcut)
 {
     panel->setObjectName(objectName + QStringLiteral("Panel"));
@@ -145,10 +149,12 @@ QDockWidget *MainWindow::addPanelDock(const QString &title, const QString &objec
     dock->setObjectName(objectName + QStringLiteral("Dock"));
     dock->setWidget(panel);
     addDockWidget(area, dock);
-    connect(panel, &EvidencePanel::rowActivated, this,
-            [this](const QString &path, int line, const QString &) {
-                onPanelRowActivated(path, line);
-            });
+    if (auto *evidence = qobject_cast<EvidencePanel *>(panel)) {
+        connect(evidence, &EvidencePanel::rowActivated, this,
+                [this](const QString &path, int line, const QString &) {
+                    onPanelRowActivated(path, line);
+                });
+    }
     QAction *toggle = dock->toggleViewAction();
     toggle->setShortcut(shortcut);
     // Keyboard-first: the shortcut shows the panel and puts the focus in it.
@@ -160,6 +166,32 @@ QDockWidget *MainWindow::addPanelDock(const QString &title, const QString &objec
     });
     m_ui->menuView->addAction(toggle);
     return dock;
+}
+
+bool MainWindow::showPanel(const QString &name)
+{
+    auto *dock = findChild<QDockWidget *>(name + QStringLiteral("Dock"));
+    if (!dock)
+        return false;
+    dock->show();
+    dock->raise();
+    if (name == QLatin1String("history")) {
+        LedgerHistoryPanel *history = m_desk->historyPanel();
+        QEventLoop loop;
+        connect(history, &LedgerHistoryPanel::loaded, &loop, &QEventLoop::quit);
+        if (history->isLoading())
+            loop.exec();
+        if (history->selectEvent(0) && history->isReadingRevision()) {
+            connect(history, &LedgerHistoryPanel::revisionShown, &loop, &QEventLoop::quit);
+            loop.exec();
+        }
+    }
+    return true;
+}
+
+QDialog *MainWindow::openLedgerForm(const QString &kind, const QString &id)
+{
+    return m_desk->openForm(kind, id);
 }
 
 void MainWindow::setupPanels()
@@ -197,8 +229,19 @@ void MainWindow::setupPanels()
                                         Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+7")));
     tabifyDockWidget(findings, manifest);
     tabifyDockWidget(manifest, latitude);
+    m_desk = new LedgerDesk(this);
+    QDockWidget *ledgers =
+        addPanelDock(tr("Ledgers"), QStringLiteral("ledgers"), m_desk->ledgersPanel(),
+                     Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+8")));
+    QDockWidget *history =
+        addPanelDock(tr("Ledger history"), QStringLiteral("history"), m_desk->historyPanel(),
+                     Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+9")));
+    for (EvidencePanel *p : {m_findingsPanel, m_manifestPanel, m_latitudePanel, m_strengthPanel})
+        m_desk->watchPanel(p);
     tabifyDockWidget(latitude, strength);
-    tabifyDockWidget(strength, logDock);
+    tabifyDockWidget(strength, ledgers);
+    tabifyDockWidget(ledgers, history);
+    tabifyDockWidget(history, logDock);
     findings->raise();
     resizeDocks({findings}, {300}, Qt::Vertical);
 }
@@ -248,6 +291,11 @@ void MainWindow::setupActions()
     connect(m_ui->actionNextFile, &QAction::triggered, this, [this] { stepFile(+1); });
     connect(m_ui->actionPreviousFile, &QAction::triggered, this, [this] { stepFile(-1); });
     connect(m_ui->actionToggleViewed, &QAction::triggered, this, &MainWindow::toggleViewed);
+    m_ui->menuLedger->addActions(m_desk->formActions());
+    connect(m_desk, &LedgerDesk::ledgerWritten, this, [this](const QString &path) {
+        log(LogInfo, tr("Wrote %1").arg(QDir::toNativeSeparators(path)));
+        startAudit(); // the Ledgers panel and the badges follow the file
+    });
     connect(m_ui->actionFocusFiles, &QAction::triggered, m_ui->filesView,
             [this] { m_ui->filesView->setFocus(); });
     connect(m_ui->actionFocusDiff, &QAction::triggered, m_ui->diffView,
@@ -314,6 +362,7 @@ QString MainWindow::verdictText() const
 void MainWindow::showOutcome()
 {
     const AuditOutcome &out = m_runner->outcome();
+    m_desk->setOutcome(out);
     if (!out.ok) {
         m_files->setReport({}, {});
         m_findings->setFindings({});

@@ -5,6 +5,7 @@
 #include <QMainWindow>
 #include <memory>
 
+class QDialog;
 class QDockWidget;
 class QLabel;
 
@@ -19,6 +20,7 @@ class DiffView;
 class EvidencePanel;
 class FindingsModel;
 class LatitudeModel;
+class LedgerDesk;
 class LogModel;
 class ManifestModel;
 class RecentRepositories;
@@ -45,6 +47,12 @@ public:
     QString verdictText() const;
     QString currentPath() const { return m_currentPath; }
     DiffView *diffView() const;
+    LedgerDesk *ledgerDesk() const { return m_desk; }
+    // Raises the dock of a panel ("findings", "ledgers", ...); false when there is none.
+    // The history panel is shown once its events are read, newest selected.
+    bool showPanel(const QString &name);
+    // LedgerDesk::openForm: the dialog, or null.
+    QDialog *openLedgerForm(const QString &kind, const QString &id = {});
     EvidencePanel *panel(const QString &objectName) const;
 
 protected:
@@ -55,7 +63,7 @@ protected:
 private:
     void setupPanels();
     void setupActions();
-    QDockWidget *addPanelDock(const QString &title, const QString &objectName, EvidencePanel *panel,
+    QDockWidget *addPanelDock(const QString &title, const QString &objectName, QWidget *panel,
                               Qt::DockWidgetArea area, const QKeySequence &shortcut);
     WorkbenchRequest currentRequest() const;
     void startAudit();
@@ -91,6 +99,7 @@ private:
     EvidencePanel *m_latitudePanel = nullptr;
     EvidencePanel *m_strengthPanel = nullptr;
     EvidencePanel *m_logPanel = nullptr;
+    LedgerDesk *m_desk = nullptr;
     QLabel *m_verdictChip;
     QLabel *m_viewedLabel;
     std::unique_ptr<RecentRepositories> m_recent;

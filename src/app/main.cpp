@@ -4,6 +4,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDialog>
 #include <QScreen>
 #include <cstdio>
 
@@ -34,7 +35,18 @@ int main(int argc, char **argv)
         QStringLiteral("demo"),
         QStringLiteral("Open the demo repository (built on first use): an agent's patch that "
                        "shows every static verdict."));
-    parser.addOptions({repo, base, head, python, screenshot, demo});
+    const QCommandLineOption panel(
+        QStringLiteral("panel"),
+        QStringLiteral("Raise an evidence panel: findings, manifest, latitude, strength, "
+                       "ledgers, history or log."),
+        QStringLiteral("name"));
+    const QCommandLineOption form(
+        QStringLiteral("form"),
+        QStringLiteral("Open a ledger form after the audit: waiver, freeze, renew, close or "
+                       "note, as KIND or KIND=ID (default: the first finding or entry it applies "
+                       "to). With --screenshot the form is saved instead of the window."),
+        QStringLiteral("kind[=id]"));
+    parser.addOptions({repo, base, head, python, screenshot, demo, panel, form});
     parser.addPositionalArgument(QStringLiteral("repository"),
                                  QStringLiteral("Repository to open."));
     parser.process(app);
@@ -64,17 +76,40 @@ int main(int argc, char **argv)
     if (!path.isEmpty())
         window.openRepository(path, parser.value(base), parser.value(head));
 
-    if (parser.isSet(screenshot)) {
+    if (!parser.isSet(screenshot) && !parser.isSet(panel) && !parser.isSet(form)) {
         window.show();
-        window.runner().waitForFinished();
-        QApplication::processEvents();
+        return app.exec();
+    }
+    window.show();
+    window.runner().waitForFinished();
+    QApplication::processEvents();
+    if (parser.isSet(panel) && !window.showPanel(parser.value(panel))) {
+        std::fprintf(stderr, "patchwitness: no panel named %s\n", qPrintable(parser.value(panel)));
+        return 3;
+    }
+    QWidget *grabbed = &window;
+    if (parser.isSet(form)) {
+        const QString spec = parser.value(form);
+        const qsizetype eq = spec.indexOf(QLatin1Char('='));
+        QWidget *dialog = window.openLedgerForm(eq < 0 ? spec : spec.left(eq),
+                                                eq < 0 ? QString() : spec.mid(eq + 1));
+        if (!dialog) {
+            std::fprintf(stderr,
+                         "patchwitness: cannot open form %s (unknown kind, no audit, or no "
+                         "finding or entry it applies to)\n",
+                         qPrintable(spec));
+            return 3;
+        }
+        grabbed = dialog;
+    }
+    QApplication::processEvents();
+    if (parser.isSet(screenshot)) {
         const QString file = parser.value(screenshot);
-        if (!window.grab().save(file)) {
+        if (!grabbed->grab().save(file)) {
             std::fprintf(stderr, "patchwitness: cannot write screenshot %s\n", qPrintable(file));
             return 4;
         }
         return 0;
     }
-    window.show();
     return app.exec();
 }

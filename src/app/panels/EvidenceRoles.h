@@ -13,7 +13,8 @@ enum EvidenceRole : int
     LineRole,                     // int: head-side line, 0 when the row has no line
     TestRole,                     // QString: test id ("tests/x.py::test_y"), empty if none
     SeverityRole,                 // int: 0 info, 1 review, 2 block (core::Severity order)
-    SortRole                      // per column: a number where the column is numeric
+    SortRole,                     // per column: a number where the column is numeric
+    CodeRole // QString: the finding code ("T-DEL", "F-DRIFT"), empty for rows of no finding
 };
 
 } // namespace pw::gui

@@ -147,6 +147,8 @@ QVariant ManifestModel::data(const QModelIndex &index, int role) const
         return qs(f.test);
     case SeverityRole:
         return int(f.severity);
+    case CodeRole:
+        return qs(f.code);
     case SortRole:
         switch (index.column()) {
         case VerdictColumn:

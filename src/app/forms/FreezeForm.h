@@ -1,0 +1,52 @@
+#pragma once
+
+#include "forms/LedgerForm.h"
+#include "ledger/QuarantineLedger.h"
+
+#include <memory>
+
+namespace Ui {
+class FreezeForm;
+}
+
+namespace pw::gui {
+
+// What the evidence at hand says about a failing test: the entry as far as evidence fills
+// it (attribution verdict, seeds, env digest, baseline sha, guards from the test's imports,
+// replay command), owners from CODEOWNERS, and substitutes that exist at head.
+struct FreezeSeed
+{
+    core::QuarantineEntry entry;
+    QStringList ownerCandidates;
+    QStringList substituteCandidates;
+    QString evidenceSource; // "runs/attribution-….json", or empty when no run backs it
+};
+
+// Grant freeze (quarantine.toml): a test failing before the patch too (PRE_EXISTING) is
+// frozen for at most freeze_max_days, with an owner, an obligation, a substitute and the
+// files the patch must not touch meanwhile.
+class FreezeForm : public LedgerForm
+{
+    Q_OBJECT
+public:
+    FreezeForm(const FreezeSeed &seed, const LedgerFormContext &context, QWidget *parent = nullptr);
+    ~FreezeForm() override;
+
+    QString title() const override;
+    QString fileName() const override;
+    QString intro() const override;
+    std::vector<core::LedgerProblem> problems(const std::string &loaded, const std::string &origin,
+                                              const core::LedgerActions &actions) const override;
+    std::string draft(const std::string &loaded, const std::string &origin,
+                      const core::LedgerActions &actions) const override;
+    std::string apply(const std::string &loaded, const std::string &origin,
+                      const core::LedgerActions &actions) const override;
+
+    // The entry as typed; `problems` gets what cannot be read (a seed that is no integer).
+    core::QuarantineEntry entry(std::vector<core::LedgerProblem> *problems = nullptr) const;
+
+private:
+    std::unique_ptr<Ui::FreezeForm> m_ui;
+};
+
+} // namespace pw::gui

@@ -1,0 +1,494 @@
+#include "forms/LedgerDesk.h"
+
+#include "forms/JournalCloseForm.h"
+#include "forms/LedgerFormDialog.h"
+#include "forms/RenewForm.h"
+#include "ledger/RunEvidence.h"
+#include "ledger/TestIndex.h"
+#include "ledger/TestLookup.h"
+#include "panels/EvidencePanel.h"
+#include "panels/EvidenceProxyModel.h"
+#include "panels/EvidenceRoles.h"
+#include "panels/LedgerHistoryPanel.h"
+#include "panels/LedgersModel.h"
+#include "repo/Codeowners.h"
+#include "util/Error.h"
+
+#include <QAction>
+#include <QDir>
+#include <QItemSelectionModel>
+#include <QMenu>
+#include <QRegularExpression>
+#include <QTreeView>
+#include <algorithm>
+
+namespace pw::gui {
+namespace {
+
+QStringList toList(const std::vector<std::string> &items)
+{
+    QStringList out;
+    for (const std::string &s : items)
+        out << QString::fromStdString(s);
+    return out;
+}
+
+bool isRemoval(const QString &code)
+{
+    return code == QLatin1String("T-DEL") || code == QLatin1String("T-GONE") ||
+           code == QLatin1String("BLOCKER:deleted");
+}
+
+bool isSkip(const QString &code)
+{
+    return code == QLatin1String("T-SKIP") || code == QLatin1String("BLOCKER:marker") ||
+           code == QLatin1String("LATITUDE");
+}
+
+// `text` quoted for a POSIX shell when it needs it.
+QString shellQuoted(const QString &text)
+{
+    static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_./:=+@%-]+$"));
+    if (plain.match(text).hasMatch())
+        return text;
+    QString quoted = text;
+    quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
+    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
+}
+
+} // namespace
+
+LedgerDesk::LedgerDesk(QWidget *window)
+    : QObject(window), m_window(window), m_ledgers(new LedgersModel(this)),
+      m_ledgersPanel(new EvidencePanel(window)), m_history(new LedgerHistoryPanel(window))
+{
+    m_ledgersPanel->setObjectName(QStringLiteral("ledgersPanel"));
+    m_ledgersPanel->setModel(m_ledgers);
+    m_ledgersPanel->setPrimaryColumn(LedgersModel::EntryColumn);
+    m_history->setObjectName(QStringLiteral("historyPanel"));
+
+    const auto make = [this](const QString &text, const char *name, const QString &shortcut,
+                             const QString &tip) {
+        auto *a = new QAction(text, this);
+        a->setObjectName(QString::fromLatin1(name));
+        if (!shortcut.isEmpty())
+            a->setShortcut(QKeySequence(shortcut));
+        a->setStatusTip(tip);
+        return a;
+    };
+    m_waive = make(tr("Approve &Waiver…"), "actionApproveWaiver", tr("Ctrl+Alt+W"),
+                   tr("Accept the removal of the selected test node (census_waiver.toml)"));
+    m_freeze = make(tr("Grant &Freeze…"), "actionGrantFreeze", tr("Ctrl+Alt+F"),
+                    tr("Freeze the selected pre-existing failure (quarantine.toml)"));
+    m_renew = make(tr("&Renew Freeze…"), "actionRenewFreeze", tr("Ctrl+Alt+R"),
+                   tr("Renew the freeze selected in the Ledgers panel"));
+    m_close = make(tr("&Close Journal Row…"), "actionCloseJournalRow", tr("Ctrl+Alt+J"),
+                   tr("Close the seed journal row selected in the Ledgers panel"));
+    m_note = make(tr("Edit Fixture &Note…"), "actionEditFixtureNote", tr("Ctrl+Alt+N"),
+                  tr("Record why the selected fixture changed (fixture_digest.json)"));
+    connect(m_waive, &QAction::triggered, this, [this] {
+        const Target t = currentTarget();
+        approveWaiver(!t.test.isEmpty()                   ? t.test
+                      : t.code == QLatin1String("T-GONE") ? t.path
+                                                          : QString());
+    });
+    connect(m_freeze, &QAction::triggered, this, [this] { grantFreeze(currentTarget().test); });
+    connect(m_renew, &QAction::triggered, this, [this] { renewFreeze(currentTarget().test); });
+    connect(m_close, &QAction::triggered, this, [this] {
+        const Target t = currentTarget();
+        closeJournalRow(t.ledgerRow ? t.ledgerRow->entry : QString());
+    });
+    connect(m_note, &QAction::triggered, this, [this] {
+        const Target t = currentTarget();
+        editFixtureNote(t.code == QLatin1String("F-DRIFT") ||
+                                (t.ledgerRow && t.ledgerRow->kind == LedgerRow::Kind::Fixture)
+                            ? t.path
+                            : QString());
+    });
+    watchPanel(m_ledgersPanel);
+    updateActions();
+}
+
+LedgerDesk::~LedgerDesk() = default;
+
+QList<QAction *> LedgerDesk::formActions() const
+{
+    return {m_waive, m_freeze, m_renew, m_close, m_note};
+}
+
+QAction *LedgerDesk::action(const QString &objectName) const
+{
+    for (QAction *a : formActions()) {
+        if (a->objectName() == objectName)
+            return a;
+    }
+    return nullptr;
+}
+
+void LedgerDesk::clear()
+{
+    m_hasOutcome = false;
+    m_ledgers->clear();
+    m_ledgersPanel->setSummary(QString());
+    m_lookup.reset();
+    updateActions();
+}
+
+void LedgerDesk::setOutcome(const AuditOutcome &outcome)
+{
+    if (!outcome.ok) {
+        clear();
+        return;
+    }
+    m_hasOutcome = true;
+    m_report = outcome.report;
+    m_report.manifest.reset();
+    m_config = outcome.config;
+    m_ledgerSet = outcome.ledgers;
+    m_ledgerDir = outcome.ledgerDir;
+    m_ledgerPrefix = outcome.ledgerPrefix;
+    m_python = QString::fromStdString(outcome.request.audit.python.value_or(outcome.config.python));
+    m_cacheDir = outcome.request.audit.cacheDir.empty() ? core::FactExtractor::defaultCacheDir()
+                                                        : outcome.request.audit.cacheDir;
+    m_today = outcome.today;
+    m_lookup.reset();
+    m_ledgers->setLedgers(outcome.ledgers, outcome.ledgerProblems, outcome.today);
+    m_ledgersPanel->setSummary(m_ledgers->summary());
+    m_ledgersPanel->setSummarySeverity(m_ledgers->severity());
+    const QString relDir =
+        m_ledgerPrefix.isEmpty() ? m_ledgerDir : m_ledgerPrefix.chopped(1); // no final '/'
+    m_history->setRepository(QString::fromStdString(m_report.repo), relDir, m_today);
+    m_history->refresh(); // a re-audit may follow a commit that changed the ledgers
+    updateActions();
+}
+
+core::TestLookup *LedgerDesk::lookup()
+{
+    if (!m_hasOutcome)
+        return nullptr;
+    if (!m_lookup) {
+        try {
+            auto repo =
+                std::make_shared<const core::Repository>(core::Repository::open(m_report.repo));
+            const core::Revision base =
+                repo->resolve(m_report.base.commit.value_or(m_report.base.rev));
+            core::Revision head = repo->resolveHead(m_report.head.rev, base);
+            m_lookup = std::make_shared<core::TestLookup>(repo, std::move(head),
+                                                          m_python.toStdString(), m_cacheDir);
+            m_lookupError.clear();
+        } catch (const core::Error &e) {
+            m_lookupError = QString::fromUtf8(e.what());
+            return nullptr;
+        }
+    }
+    return m_lookup.get();
+}
+
+LedgerFormContext LedgerDesk::formContext()
+{
+    LedgerFormContext c;
+    c.ledgerDir = m_ledgerDir;
+    c.displayDir = m_ledgerPrefix.isEmpty() ? m_ledgerDir : m_ledgerPrefix.chopped(1);
+    c.validation.today = m_today;
+    c.validation.freezeMaxDays = m_config.freezeMaxDays;
+    c.validation.renewalRecencyDays = m_config.renewalRecencyDays;
+    for (const core::ChangedFile &f : m_report.changedFiles) {
+        c.validation.patchedFiles.insert(f.path);
+        if (!f.oldPath.empty())
+            c.validation.patchedFiles.insert(f.oldPath);
+    }
+    if (lookup()) {
+        // Shared: a form that stays open across a re-audit keeps its lookup alive.
+        std::shared_ptr<core::TestLookup> l = m_lookup;
+        c.validation.testExistsAtHead = [l](const std::string &id) { return l->contains(id); };
+    }
+    try {
+        c.reviewer =
+            QString::fromStdString(core::Repository::open(m_report.repo).userName()).trimmed();
+    } catch (const core::Error &) {
+    }
+    if (c.reviewer.isEmpty())
+        c.reviewer = qEnvironmentVariable("USER");
+    return c;
+}
+
+WaiverSeed LedgerDesk::waiverSeed(const QString &node)
+{
+    WaiverSeed seed;
+    seed.node = node;
+    QStringList candidates;
+    const std::string id = node.toStdString();
+    if (core::TestLookup *l = lookup()) {
+        for (const std::string &t : l->testsIn(core::TestIndex::fileOf(id))) {
+            if (core::TestIndex::fileOf(id) + "::" + core::TestIndex::nameOf(id) != t)
+                candidates << QString::fromStdString(t);
+        }
+    }
+    // Tests the patch added are the usual replacements.
+    for (const core::Finding &f : m_report.findings) {
+        if (f.code != "T-ADD" && f.code != "NEW:test")
+            continue;
+        if (!f.test.empty() && f.test != id)
+            candidates << QString::fromStdString(f.test);
+        else if (f.test.empty() && lookup())
+            candidates << toList(lookup()->testsIn(f.path));
+    }
+    candidates.removeDuplicates();
+    seed.witnessCandidates = candidates;
+    return seed;
+}
+
+FreezeSeed LedgerDesk::freezeSeed(const QString &test)
+{
+    FreezeSeed seed;
+    core::QuarantineEntry &e = seed.entry;
+    if (!test.isEmpty())
+        e.test = test.toStdString();
+    const std::string file = core::TestIndex::fileOf(test.toStdString());
+    if (!test.isEmpty()) {
+        const std::string runs =
+            QDir(m_ledgerDir)
+                .filePath(QString::fromLatin1(core::AttributionRecord::kRunsDir))
+                .toStdString();
+        if (const std::optional<core::AttributionRecord> record =
+                core::AttributionRecord::latestFor(runs, test.toStdString())) {
+            record->fillFreeze(e);
+            seed.evidenceSource =
+                QDir(m_ledgerDir).relativeFilePath(QString::fromStdString(record->file));
+        }
+    }
+    if (!e.baselineSha && m_report.base.commit)
+        e.baselineSha = *m_report.base.commit;
+    if (!e.replay && !test.isEmpty())
+        e.replay = QString(shellQuoted(m_python) +
+                           QStringLiteral(" -m pytest -p no:cacheprovider ") + shellQuoted(test))
+                       .toStdString();
+    if (core::TestLookup *l = lookup(); l && !file.empty()) {
+        if (!e.guards) {
+            std::vector<std::string> guards = l->guardsFor(file);
+            if (!guards.empty())
+                e.guards = std::move(guards);
+        }
+        for (const std::string &t : l->testsIn(file)) {
+            if (t != file + "::" + core::TestIndex::nameOf(test.toStdString()))
+                seed.substituteCandidates << QString::fromStdString(t);
+        }
+    }
+    if (!file.empty()) {
+        try {
+            const core::Repository repo = core::Repository::open(m_report.repo);
+            const core::Revision base =
+                repo.resolve(m_report.base.commit.value_or(m_report.base.rev));
+            const core::Codeowners owners =
+                core::Codeowners::load(repo, repo.resolveHead(m_report.head.rev, base));
+            seed.ownerCandidates = toList(owners.ownersOf(file));
+        } catch (const core::Error &) {
+            // No owners to offer; the reviewer types one.
+        }
+    }
+    return seed;
+}
+
+FixtureNoteSeed LedgerDesk::fixtureSeed(const QString &path) const
+{
+    FixtureNoteSeed seed;
+    seed.path = path;
+    for (const core::FixtureChange &c : m_report.fixtures) {
+        if (QString::fromStdString(c.path) != path)
+            continue;
+        seed.sha256 = QString::fromStdString(c.head.value_or(""));
+        seed.baseSha256 = QString::fromStdString(c.base.value_or(""));
+    }
+    if (m_ledgerSet.fixtureDigest) {
+        if (const core::FixtureDigestEntry *e =
+                m_ledgerSet.fixtureDigest->find(path.toStdString())) {
+            if (seed.sha256.isEmpty())
+                seed.sha256 = QString::fromStdString(e->sha256.value_or(""));
+            seed.note = QString::fromStdString(e->note.value_or(""));
+        }
+    }
+    return seed;
+}
+
+LedgerFormDialog *LedgerDesk::open(LedgerForm *form, const LedgerFormContext &context)
+{
+    auto *dialog = new LedgerFormDialog(form, context, m_window);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &LedgerFormDialog::ledgerWritten, this, &LedgerDesk::ledgerWritten);
+    dialog->open();
+    return dialog;
+}
+
+LedgerFormDialog *LedgerDesk::approveWaiver(const QString &node)
+{
+    if (!ready())
+        return nullptr;
+    const LedgerFormContext c = formContext();
+    return open(new WaiverForm(waiverSeed(node), c), c);
+}
+
+LedgerFormDialog *LedgerDesk::grantFreeze(const QString &test)
+{
+    if (!ready())
+        return nullptr;
+    const LedgerFormContext c = formContext();
+    return open(new FreezeForm(freezeSeed(test), c), c);
+}
+
+LedgerFormDialog *LedgerDesk::renewFreeze(const QString &test)
+{
+    if (!ready() || !m_ledgerSet.quarantine)
+        return nullptr;
+    const core::QuarantineEntry *entry = m_ledgerSet.quarantine->find(test.toStdString());
+    if (!entry)
+        return nullptr;
+    const LedgerFormContext c = formContext();
+    return open(new RenewForm(*entry, c), c);
+}
+
+LedgerFormDialog *LedgerDesk::closeJournalRow(const QString &id)
+{
+    if (!ready() || !m_ledgerSet.journal)
+        return nullptr;
+    const core::JournalRow *row = m_ledgerSet.journal->find(id.toStdString());
+    if (!row)
+        return nullptr;
+    const LedgerFormContext c = formContext();
+    return open(new JournalCloseForm(*row, c), c);
+}
+
+LedgerFormDialog *LedgerDesk::editFixtureNote(const QString &path)
+{
+    if (!ready())
+        return nullptr;
+    const LedgerFormContext c = formContext();
+    return open(new FixtureNoteForm(fixtureSeed(path), c), c);
+}
+
+LedgerFormDialog *LedgerDesk::openForm(const QString &kind, const QString &id)
+{
+    if (!ready())
+        return nullptr;
+    const auto firstFinding = [this](bool (*wanted)(const QString &), bool byPath) {
+        for (const core::Finding &f : m_report.findings) {
+            if (!f.satisfiedBy && wanted(QString::fromStdString(f.code)))
+                return QString::fromStdString(byPath || f.test.empty() ? f.path : f.test);
+        }
+        return QString();
+    };
+    const auto firstEntry = [this](LedgerRow::Kind k) {
+        for (int r = 0; r < m_ledgers->rowCount(); ++r) {
+            const LedgerRow *row = m_ledgers->rowAt(r);
+            if (row && row->kind == k && row->present &&
+                (k != LedgerRow::Kind::Journal || row->status != LedgerRow::Status::Valid))
+                return row->entry;
+        }
+        return QString();
+    };
+    if (kind == QLatin1String("waiver"))
+        return approveWaiver(!id.isEmpty() ? id : firstFinding(isRemoval, false));
+    if (kind == QLatin1String("freeze"))
+        return grantFreeze(!id.isEmpty() ? id : firstFinding(isSkip, false));
+    if (kind == QLatin1String("renew"))
+        return renewFreeze(!id.isEmpty() ? id : firstEntry(LedgerRow::Kind::Freeze));
+    if (kind == QLatin1String("close"))
+        return closeJournalRow(!id.isEmpty() ? id : firstEntry(LedgerRow::Kind::Journal));
+    if (kind == QLatin1String("note"))
+        return editFixtureNote(
+            !id.isEmpty() ? id
+                          : firstFinding([](const QString &c) { return c == "F-DRIFT"; }, true));
+    return nullptr;
+}
+
+LedgerDesk::Target LedgerDesk::targetOf(EvidencePanel *panel, const QModelIndex &proxyIndex) const
+{
+    Target t;
+    if (!panel || !proxyIndex.isValid())
+        return t;
+    t.test = proxyIndex.data(TestRole).toString();
+    t.path = proxyIndex.data(PathRole).toString();
+    t.code = proxyIndex.data(CodeRole).toString();
+    if (panel == m_ledgersPanel) {
+        const QModelIndex source = panel->proxy()->mapToSource(proxyIndex);
+        t.ledgerRow = m_ledgers->rowAt(source.row());
+        if (t.ledgerRow) {
+            t.test = t.ledgerRow->entry;
+            t.path = t.ledgerRow->entry;
+        }
+    }
+    return t;
+}
+
+LedgerDesk::Target LedgerDesk::currentTarget() const
+{
+    if (!m_lastPanel)
+        return {};
+    return targetOf(m_lastPanel, m_lastPanel->view()->currentIndex());
+}
+
+QList<QAction *> LedgerDesk::actionsFor(const Target &t)
+{
+    QList<QAction *> out;
+    if (t.ledgerRow) {
+        if (t.ledgerRow->kind == LedgerRow::Kind::Freeze && t.ledgerRow->present)
+            out << m_renew;
+        if (t.ledgerRow->kind == LedgerRow::Kind::Journal && t.ledgerRow->present &&
+            t.ledgerRow->status != LedgerRow::Status::Valid)
+            out << m_close;
+        if (t.ledgerRow->kind == LedgerRow::Kind::Fixture)
+            out << m_note;
+        return out;
+    }
+    if (isRemoval(t.code))
+        out << m_waive;
+    if (isSkip(t.code) && !t.test.isEmpty())
+        out << m_freeze;
+    if (t.code == QLatin1String("F-DRIFT"))
+        out << m_note;
+    return out;
+}
+
+void LedgerDesk::updateActions()
+{
+    const Target t = currentTarget();
+    const bool renewable =
+        t.ledgerRow && t.ledgerRow->kind == LedgerRow::Kind::Freeze && t.ledgerRow->present;
+    const bool closable = t.ledgerRow && t.ledgerRow->kind == LedgerRow::Kind::Journal &&
+                          t.ledgerRow->present && t.ledgerRow->status != LedgerRow::Status::Valid;
+    m_waive->setEnabled(ready());
+    m_freeze->setEnabled(ready());
+    m_note->setEnabled(ready());
+    m_renew->setEnabled(ready() && renewable);
+    m_close->setEnabled(ready() && closable);
+}
+
+void LedgerDesk::watchPanel(EvidencePanel *panel)
+{
+    m_panels << panel;
+    QTreeView *view = panel->view();
+    view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(view, &QWidget::customContextMenuRequested, this,
+            [this, panel](const QPoint &pos) { showContextMenu(panel, pos); });
+    connect(view->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this, panel](const QModelIndex &current) {
+                if (current.isValid())
+                    m_lastPanel = panel;
+                updateActions();
+            });
+}
+
+void LedgerDesk::showContextMenu(EvidencePanel *panel, const QPoint &pos)
+{
+    const QModelIndex index = panel->view()->indexAt(pos);
+    if (!index.isValid() || !ready())
+        return;
+    panel->view()->setCurrentIndex(index);
+    const QList<QAction *> actions = actionsFor(targetOf(panel, index));
+    if (actions.isEmpty())
+        return;
+    QMenu menu(panel);
+    menu.addActions(actions);
+    menu.exec(panel->view()->viewport()->mapToGlobal(pos));
+}
+
+} // namespace pw::gui

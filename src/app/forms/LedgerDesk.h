@@ -1,0 +1,120 @@
+#pragma once
+
+#include "AuditRunner.h"
+#include "forms/FixtureNoteForm.h"
+#include "forms/FreezeForm.h"
+#include "forms/LedgerForm.h"
+#include "forms/WaiverForm.h"
+
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <memory>
+
+class QAction;
+class QMenu;
+class QModelIndex;
+
+namespace pw::core {
+class TestLookup;
+}
+
+namespace pw::gui {
+
+class EvidencePanel;
+class LedgerFormDialog;
+class LedgerHistoryPanel;
+class LedgersModel;
+struct LedgerRow;
+
+// The window's ledger desk (SPEC §6, §8): the Ledgers panel (entries of the ledger
+// directory with validity badges), the History panel, and the five forms, opened from the
+// Ledger menu or from a row's context menu in the evidence panels and pre-filled from the
+// evidence at hand: the node or test of the selected finding, witness and substitute
+// candidates that exist at head, the base commit, guards from the test's imports, the
+// owners CODEOWNERS names, the newest attribution record in `runs/`.
+class LedgerDesk : public QObject
+{
+    Q_OBJECT
+public:
+    explicit LedgerDesk(QWidget *window);
+    ~LedgerDesk() override;
+
+    EvidencePanel *ledgersPanel() const { return m_ledgersPanel; }
+    LedgersModel *ledgersModel() const { return m_ledgers; }
+    LedgerHistoryPanel *historyPanel() const { return m_history; }
+    // Approve waiver, grant freeze, renew freeze, close journal row, edit fixture note.
+    QList<QAction *> formActions() const;
+    QAction *action(const QString &objectName) const;
+
+    void setOutcome(const AuditOutcome &outcome);
+    void clear();
+    // Its rows offer the forms their evidence supports (context menu), and the Ledger
+    // menu acts on the row selected last in any watched panel.
+    void watchPanel(EvidencePanel *panel);
+
+    // Each opens its form window-modal (deleted when closed) and returns it; null when
+    // there is no audited repository (or no such freeze / open journal row).
+    LedgerFormDialog *approveWaiver(const QString &node);
+    LedgerFormDialog *grantFreeze(const QString &test);
+    LedgerFormDialog *renewFreeze(const QString &test);
+    LedgerFormDialog *closeJournalRow(const QString &id);
+    LedgerFormDialog *editFixtureNote(const QString &path);
+
+    // Opens the form named `kind` — waiver, freeze, renew, close, note — for `id`, or, when
+    // `id` is empty, for the first finding (or ledger entry) it applies to. For --form.
+    LedgerFormDialog *openForm(const QString &kind, const QString &id = {});
+
+    // What the forms are pre-filled with (for tests).
+    LedgerFormContext formContext();
+    WaiverSeed waiverSeed(const QString &node);
+    FreezeSeed freezeSeed(const QString &test);
+    FixtureNoteSeed fixtureSeed(const QString &path) const;
+
+Q_SIGNALS:
+    void ledgerWritten(const QString &path);
+
+private:
+    // What the selected row is about.
+    struct Target
+    {
+        QString test;
+        QString path;
+        QString code;
+        const LedgerRow *ledgerRow = nullptr;
+    };
+    Target targetOf(EvidencePanel *panel, const QModelIndex &proxyIndex) const;
+    Target currentTarget() const;
+    QList<QAction *> actionsFor(const Target &target);
+    void updateActions();
+    void showContextMenu(EvidencePanel *panel, const QPoint &pos);
+    LedgerFormDialog *open(LedgerForm *form, const LedgerFormContext &context);
+    core::TestLookup *lookup();
+    bool ready() const { return m_hasOutcome; }
+
+    QWidget *m_window;
+    LedgersModel *m_ledgers;
+    EvidencePanel *m_ledgersPanel;
+    LedgerHistoryPanel *m_history;
+    QAction *m_waive;
+    QAction *m_freeze;
+    QAction *m_renew;
+    QAction *m_close;
+    QAction *m_note;
+    QList<QPointer<EvidencePanel>> m_panels;
+    QPointer<EvidencePanel> m_lastPanel;
+
+    bool m_hasOutcome = false;
+    core::GateReport m_report;
+    core::Config m_config;
+    core::LedgerSet m_ledgerSet;
+    QString m_ledgerDir;
+    QString m_ledgerPrefix;
+    QString m_python;
+    std::string m_cacheDir;
+    QDate m_today;
+    std::shared_ptr<core::TestLookup> m_lookup;
+    QString m_lookupError;
+};
+
+} // namespace pw::gui

@@ -1,0 +1,114 @@
+#include "forms/LedgerForm.h"
+
+#include <QAbstractSpinBox>
+#include <QComboBox>
+#include <QDateEdit>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+
+namespace pw::gui {
+
+LedgerForm::LedgerForm(QWidget *parent) : QWidget(parent) {}
+
+LedgerForm::~LedgerForm() = default;
+
+void LedgerForm::addField(QFormLayout *layout, QWidget *widget, const QStringList &fields)
+{
+    int row = -1;
+    QFormLayout::ItemRole role;
+    layout->getWidgetPosition(widget, &row, &role);
+    auto *reason = new QLabel(this);
+    reason->setObjectName(widget->objectName() + QStringLiteral("Reason"));
+    reason->setWordWrap(true);
+    reason->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    reason->setStyleSheet(QStringLiteral("QLabel { color: #c62828; }"));
+    reason->setVisible(false);
+    if (row >= 0)
+        layout->insertRow(row + 1, QString(), reason);
+    else
+        layout->addRow(QString(), reason);
+    m_fields.push_back({widget, reason, fields});
+
+    const auto emitChanged = [this] { Q_EMIT changed(); };
+    if (auto *edit = qobject_cast<QLineEdit *>(widget))
+        connect(edit, &QLineEdit::textChanged, this, emitChanged);
+    else if (auto *combo = qobject_cast<QComboBox *>(widget))
+        connect(combo, &QComboBox::currentTextChanged, this, emitChanged);
+    else if (auto *date = qobject_cast<QDateEdit *>(widget))
+        connect(date, &QDateEdit::dateChanged, this, emitChanged);
+    else if (auto *text = qobject_cast<QPlainTextEdit *>(widget))
+        connect(text, &QPlainTextEdit::textChanged, this, emitChanged);
+    // Composite fields (a group of edits) connect their parts themselves.
+}
+
+const LedgerForm::Field *LedgerForm::fieldFor(const QString &name) const
+{
+    for (const Field &f : m_fields) {
+        if (f.names.contains(name))
+            return &f;
+    }
+    for (const Field &f : m_fields) { // "evidence" answers for "evidence.mode"
+        for (const QString &n : f.names) {
+            if (name.startsWith(n + QLatin1Char('.')))
+                return &f;
+        }
+    }
+    return nullptr;
+}
+
+QWidget *LedgerForm::fieldWidget(const QString &field) const
+{
+    const Field *f = fieldFor(field);
+    return f ? f->widget : nullptr;
+}
+
+QString LedgerForm::reason(const QString &field) const
+{
+    const Field *f = fieldFor(field);
+    return f && !f->reason->isHidden() ? f->reason->text() : QString();
+}
+
+std::vector<core::LedgerProblem>
+LedgerForm::showProblems(const std::vector<core::LedgerProblem> &problems)
+{
+    std::vector<QStringList> reasons(m_fields.size());
+    std::vector<core::LedgerProblem> rest;
+    for (const core::LedgerProblem &p : problems) {
+        const Field *f = fieldFor(QString::fromStdString(p.field));
+        if (!f) {
+            rest.push_back(p);
+            continue;
+        }
+        QString text = QString::fromStdString(p.message);
+        // "missing required field `x`" says nothing new next to the field itself.
+        const bool plainMissing =
+            p.rule == "missing-field" && (p.message.rfind("missing required field", 0) == 0 ||
+                                          p.message.rfind("required field", 0) == 0);
+        if (plainMissing && f->names.size() == 1 &&
+            f->names.constFirst() == QString::fromStdString(p.field))
+            text = tr("Required.");
+        else if (plainMissing)
+            text = tr("Required: %1.").arg(QString::fromStdString(p.field));
+        reasons[size_t(f - m_fields.data())] << text;
+    }
+    for (size_t i = 0; i < m_fields.size(); ++i) {
+        const Field &f = m_fields[i];
+        reasons[i].removeDuplicates();
+        f.reason->setText(reasons[i].join(QLatin1Char('\n')));
+        f.reason->setVisible(!reasons[i].isEmpty());
+        f.widget->setToolTip(reasons[i].join(QLatin1Char('\n')));
+    }
+    return rest;
+}
+
+std::optional<std::string> LedgerForm::optionalText(const QString &text)
+{
+    const QString t = text.trimmed();
+    if (t.isEmpty())
+        return std::nullopt;
+    return t.toStdString();
+}
+
+} // namespace pw::gui

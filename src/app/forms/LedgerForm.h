@@ -1,0 +1,85 @@
+#pragma once
+
+#include "ledger/LedgerActions.h"
+#include "ledger/LedgerValidator.h"
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+#include <string>
+#include <vector>
+
+class QFormLayout;
+class QLabel;
+
+namespace pw::gui {
+
+// What every ledger form needs from the window: where the ledgers live, how entries are
+// judged (today, the config's limits, which tests exist at head) and who is deciding.
+struct LedgerFormContext
+{
+    QString ledgerDir;  // absolute directory on disk
+    QString displayDir; // how messages name it (".patchwitness")
+    core::ValidationContext validation;
+    QString reviewer; // pre-fills the "by" field (git config user.name, or settings)
+};
+
+// The field page of one ledger form (SPEC §8 "Forms"). A subclass lays out its fields in
+// its own .ui, registers each with addField() under the ledger field names it answers
+// for, and turns its values into the entry it writes: problems() for live validation,
+// apply() for the text to write. LedgerFormDialog hosts it.
+class LedgerForm : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit LedgerForm(QWidget *parent = nullptr);
+    ~LedgerForm() override;
+
+    virtual QString title() const = 0;
+    virtual QString fileName() const = 0; // "quarantine.toml"
+    virtual QString intro() const = 0;    // what the decision means, one or two sentences
+
+    // The problems of the entry the form would write into `loaded` (the file as read). A
+    // required field that is empty is one of them. Throws core::Error::input when `loaded`
+    // itself does not parse or the entry the form edits is not there.
+    virtual std::vector<core::LedgerProblem> problems(const std::string &loaded,
+                                                      const std::string &origin,
+                                                      const core::LedgerActions &actions) const = 0;
+    // The file's new text without validation, for the preview while fields are wrong.
+    virtual std::string draft(const std::string &loaded, const std::string &origin,
+                              const core::LedgerActions &actions) const = 0;
+    // The file's new text, validated by LedgerActions (throws core::Error::input if refused).
+    virtual std::string apply(const std::string &loaded, const std::string &origin,
+                              const core::LedgerActions &actions) const = 0;
+
+    // Shows each problem under the field it names and clears the others; returns the
+    // problems no field of this form shows (the dialog lists them).
+    std::vector<core::LedgerProblem> showProblems(const std::vector<core::LedgerProblem> &problems);
+    // The reason shown under the field that answers `field` ("" when none); for tests.
+    QString reason(const QString &field) const;
+    QWidget *fieldWidget(const QString &field) const;
+
+Q_SIGNALS:
+    void changed();
+
+protected:
+    // `widget` (a row of `layout`) answers for `fields` ("evidence" also answers for
+    // "evidence.mode" and the like). Adds a reason line under it and emits changed() when
+    // it is edited.
+    void addField(QFormLayout *layout, QWidget *widget, const QStringList &fields);
+    // Empty (or blank) text as an absent value: the validator names missing fields.
+    static std::optional<std::string> optionalText(const QString &text);
+
+private:
+    struct Field
+    {
+        QWidget *widget = nullptr;
+        QLabel *reason = nullptr;
+        QStringList names;
+    };
+    const Field *fieldFor(const QString &name) const;
+
+    std::vector<Field> m_fields;
+};
+
+} // namespace pw::gui

@@ -1,0 +1,508 @@
+#include "LedgersModel.h"
+
+#include "EvidenceRoles.h"
+#include "SeverityStyle.h"
+
+#include <QFont>
+#include <QIcon>
+#include <QPainter>
+#include <QPixmap>
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace pw::gui {
+
+namespace style = severity_style;
+
+namespace {
+
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+std::string baseName(const std::string &path)
+{
+    const size_t slash = path.find_last_of("/\\");
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Files in LedgerSet::fileNames() order; anything else after them.
+int fileRank(const std::string &file)
+{
+    const std::vector<std::string> &names = core::LedgerSet::fileNames();
+    const auto it = std::find(names.begin(), names.end(), baseName(file));
+    return int(it - names.begin());
+}
+
+LedgerRow::Kind kindOfFile(const std::string &file)
+{
+    const std::string name = baseName(file);
+    if (name == core::QuarantineLedger::kFileName)
+        return LedgerRow::Kind::Freeze;
+    if (name == core::WaiverLedger::kFileName)
+        return LedgerRow::Kind::Waiver;
+    if (name == core::SeedJournal::kFileName)
+        return LedgerRow::Kind::Journal;
+    if (name == core::FixtureDigestLedger::kFileName)
+        return LedgerRow::Kind::Fixture;
+    if (name == core::PropertyBudget::kFileName)
+        return LedgerRow::Kind::Budget;
+    return LedgerRow::Kind::File;
+}
+
+bool sameProblem(const core::LedgerProblem &a, const core::LedgerProblem &b)
+{
+    return a.file == b.file && a.line == b.line && a.column == b.column && a.entry == b.entry &&
+           a.field == b.field && a.rule == b.rule && a.message == b.message;
+}
+
+style::Tone toneOf(const LedgerRow &row)
+{
+    return style::toneForSeverity(row.severity());
+}
+
+// A round badge in the status cell: red, amber, green (valid) or grey (open journal row),
+// drawn once per tone.
+QIcon badgeIcon(const LedgerRow &row)
+{
+    enum
+    {
+        Red,
+        Amber,
+        Green,
+        Grey,
+        Count
+    };
+    static QIcon icons[Count];
+    int which = Green;
+    switch (row.status) {
+    case LedgerRow::Status::Problem:
+    case LedgerRow::Status::Expired:
+        which = Red;
+        break;
+    case LedgerRow::Status::Expiring:
+        which = Amber;
+        break;
+    case LedgerRow::Status::Open:
+        which = Grey;
+        break;
+    case LedgerRow::Status::Valid:
+        break;
+    }
+    if (icons[which].isNull()) {
+        const QColor colours[Count] = {QColor(0xd3, 0x2f, 0x2f), QColor(0xf0, 0x9a, 0x00),
+                                       QColor(0x38, 0x8e, 0x3c), QColor(0x90, 0x90, 0x90)};
+        QPixmap pixmap(12, 12);
+        pixmap.fill(Qt::transparent);
+        QPainter painter(&pixmap);
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(colours[which]);
+        painter.drawEllipse(QRectF(1.5, 1.5, 9, 9));
+        painter.end();
+        icons[which] = QIcon(pixmap);
+    }
+    return icons[which];
+}
+
+// The message, led by its field when the message does not name it ("max_workers: must be
+// an integer, got a string"; "missing required field `owner`" already does).
+QString problemText(const core::LedgerProblem &p)
+{
+    const QString message = qs(p.message);
+    if (p.field.empty() || p.message.find(p.field) != std::string::npos)
+        return message;
+    return qs(p.field) + QStringLiteral(": ") + message;
+}
+
+} // namespace
+
+int LedgerRow::severity() const
+{
+    switch (status) {
+    case Status::Problem:
+    case Status::Expired:
+        return 2;
+    case Status::Expiring:
+        return 1;
+    case Status::Valid:
+    case Status::Open:
+        break;
+    }
+    return 0;
+}
+
+QString LedgersModel::kindName(LedgerRow::Kind kind)
+{
+    switch (kind) {
+    case LedgerRow::Kind::Freeze:
+        return tr("freeze");
+    case LedgerRow::Kind::Waiver:
+        return tr("waiver");
+    case LedgerRow::Kind::Journal:
+        return tr("journal");
+    case LedgerRow::Kind::Fixture:
+        return tr("fixture");
+    case LedgerRow::Kind::Budget:
+        return tr("budget");
+    case LedgerRow::Kind::File:
+        return tr("file");
+    }
+    return {};
+}
+
+QString LedgersModel::statusText(const LedgerRow &row)
+{
+    const int n = int(row.problems.size());
+    switch (row.status) {
+    case LedgerRow::Status::Valid:
+        return tr("valid");
+    case LedgerRow::Status::Open:
+        return tr("open");
+    case LedgerRow::Status::Expiring:
+        return tr("expiring");
+    case LedgerRow::Status::Expired:
+        return n > 1 ? tr("expired · %1 problems").arg(n) : tr("expired");
+    case LedgerRow::Status::Problem:
+        return n > 1 ? tr("%1 problems").arg(n) : tr("problem");
+    }
+    return {};
+}
+
+void LedgersModel::clear()
+{
+    beginResetModel();
+    m_rows.clear();
+    endResetModel();
+}
+
+void LedgersModel::setLedgers(const core::LedgerSet &set,
+                              const std::vector<core::LedgerProblem> &problems, const QDate &today,
+                              int expiringSoonDays)
+{
+    std::vector<LedgerRow> rows;
+    auto entryRow = [&](LedgerRow::Kind kind, const std::string &file, const std::string &id,
+                        const core::LedgerEntryInfo &info, int index) -> LedgerRow & {
+        LedgerRow r;
+        r.kind = kind;
+        r.file = qs(file);
+        r.entry = qs(id);
+        r.line = info.line;
+        r.index = index;
+        rows.push_back(std::move(r));
+        return rows.back();
+    };
+
+    if (set.quarantine) {
+        int i = 0;
+        for (const core::QuarantineEntry &e : set.quarantine->entries) {
+            LedgerRow &r =
+                entryRow(LedgerRow::Kind::Freeze, set.quarantine->file, e.id(), e.info, i++);
+            r.owner = qs(e.owner.value_or(std::string()));
+            r.expires = e.expires;
+            if (e.expires)
+                r.daysLeft = int(today.daysTo(*e.expires));
+            const bool active = e.opened && e.expires && *e.opened <= today && today < *e.expires;
+            if (e.expires && today >= *e.expires)
+                r.status = LedgerRow::Status::Expired;
+            else if (active && r.daysLeft <= expiringSoonDays)
+                r.status = LedgerRow::Status::Expiring;
+        }
+    }
+    if (set.waivers) {
+        int i = 0;
+        for (const core::WaiverEntry &e : set.waivers->entries) {
+            LedgerRow &r =
+                entryRow(LedgerRow::Kind::Waiver, set.waivers->file, e.id(), e.info, i++);
+            r.owner = qs(e.approvedBy.value_or(std::string()));
+        }
+    }
+    if (set.journal) {
+        int i = 0;
+        for (const core::JournalRow &row : set.journal->rows) {
+            LedgerRow &r =
+                entryRow(LedgerRow::Kind::Journal, set.journal->file, row.key(), row.info, i++);
+            r.owner = qs(row.closedBy.value_or(std::string()));
+            if (row.isOpen())
+                r.status = LedgerRow::Status::Open;
+        }
+    }
+    if (set.fixtureDigest) {
+        int i = 0;
+        for (const core::FixtureDigestEntry &e : set.fixtureDigest->entries)
+            entryRow(LedgerRow::Kind::Fixture, set.fixtureDigest->file, e.path, e.info, i++);
+    }
+    if (set.propertyBudget) {
+        // LedgerValidator names the budget's problems with this entry id.
+        entryRow(LedgerRow::Kind::Budget, set.propertyBudget->file, "property_budget",
+                 set.propertyBudget->info, 0);
+    }
+
+    // The load problems are in `problems` when they come from LedgerValidator::check(set);
+    // take them from the set too, so a caller with only entry checks still sees them.
+    std::vector<core::LedgerProblem> all = problems;
+    for (const core::LedgerProblem &p : set.loadProblems) {
+        if (std::none_of(all.begin(), all.end(),
+                         [&](const core::LedgerProblem &q) { return sameProblem(p, q); }))
+            all.push_back(p);
+    }
+
+    // Problems to rows: by file and entry id; of several entries with one id (duplicates),
+    // the last one starting at or before the problem's line.
+    std::map<std::pair<std::string, std::string>, std::vector<size_t>> byEntry;
+    for (size_t i = 0; i < rows.size(); ++i)
+        byEntry[{rows[i].file.toStdString(), rows[i].entry.toStdString()}].push_back(i);
+    std::map<std::string, size_t> fileRows;
+    std::map<std::pair<std::string, std::string>, size_t> absentRows;
+    for (const core::LedgerProblem &p : all) {
+        size_t target = rows.size();
+        if (p.entry.empty()) {
+            const auto it = fileRows.find(p.file);
+            if (it != fileRows.end()) {
+                target = it->second;
+            } else {
+                LedgerRow r;
+                r.kind = LedgerRow::Kind::File;
+                r.file = qs(p.file);
+                r.entry = qs(baseName(p.file));
+                r.line = p.line;
+                fileRows[p.file] = rows.size();
+                rows.push_back(std::move(r));
+            }
+        } else if (const auto it = byEntry.find({p.file, p.entry}); it != byEntry.end()) {
+            target = it->second.front();
+            for (size_t candidate : it->second) {
+                if (p.line > 0 && rows[candidate].line <= p.line)
+                    target = candidate;
+            }
+        } else if (const auto absent = absentRows.find({p.file, p.entry});
+                   absent != absentRows.end()) {
+            target = absent->second;
+        } else {
+            LedgerRow r;
+            r.kind = kindOfFile(p.file);
+            r.file = qs(p.file);
+            r.entry = qs(p.entry);
+            r.line = p.line;
+            r.present = false;
+            absentRows[{p.file, p.entry}] = rows.size();
+            rows.push_back(std::move(r));
+        }
+        rows[target].problems.push_back(p);
+    }
+    for (LedgerRow &r : rows) {
+        if (!r.problems.empty() && r.status != LedgerRow::Status::Expired)
+            r.status = LedgerRow::Status::Problem;
+    }
+
+    // Each file's rows together, files in the usual order, a file's own row first and
+    // entries only problems name last.
+    std::vector<std::tuple<int, std::string, int, size_t>> order;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const LedgerRow &r = rows[i];
+        const int group = r.kind == LedgerRow::Kind::File ? 0 : r.present ? 1 : 2;
+        const std::string file = r.file.toStdString();
+        order.emplace_back(fileRank(file), file, group, i);
+    }
+    std::sort(order.begin(), order.end());
+    std::vector<LedgerRow> sorted;
+    sorted.reserve(rows.size());
+    for (const auto &o : order)
+        sorted.push_back(std::move(rows[std::get<3>(o)]));
+
+    beginResetModel();
+    m_rows = std::move(sorted);
+    endResetModel();
+}
+
+const LedgerRow *LedgersModel::rowAt(int row) const
+{
+    return row >= 0 && row < int(m_rows.size()) ? &m_rows[size_t(row)] : nullptr;
+}
+
+QString LedgersModel::summary() const
+{
+    if (m_rows.empty())
+        return tr("No ledger entries");
+    int entries = 0;
+    int withProblems = 0;
+    int expiring = 0;
+    int unreadable = 0;
+    for (const LedgerRow &r : m_rows) {
+        if (r.kind == LedgerRow::Kind::File) {
+            const bool parse =
+                std::any_of(r.problems.begin(), r.problems.end(),
+                            [](const core::LedgerProblem &p) { return p.rule == "parse"; });
+            (parse ? unreadable : withProblems) += 1;
+            continue;
+        }
+        ++entries;
+        if (!r.problems.empty())
+            ++withProblems;
+        if (r.status == LedgerRow::Status::Expiring)
+            ++expiring;
+    }
+    QStringList parts;
+    parts << (entries == 1 ? tr("1 entry") : tr("%1 entries").arg(entries));
+    if (withProblems)
+        parts << tr("%1 with problems").arg(withProblems);
+    if (expiring)
+        parts << tr("%1 expiring soon").arg(expiring);
+    if (unreadable)
+        parts << (unreadable == 1 ? tr("1 file does not parse")
+                                  : tr("%1 files do not parse").arg(unreadable));
+    return parts.join(QStringLiteral(" · "));
+}
+
+int LedgersModel::severity() const
+{
+    int worst = 0;
+    for (const LedgerRow &r : m_rows)
+        worst = std::max(worst, r.severity());
+    return worst;
+}
+
+int LedgersModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int LedgersModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString LedgersModel::text(const LedgerRow &r, int column) const
+{
+    switch (column) {
+    case StatusColumn:
+        return statusText(r);
+    case KindColumn:
+        return kindName(r.kind);
+    case EntryColumn:
+        return r.present ? r.entry : tr("%1 (gone)").arg(r.entry);
+    case OwnerColumn:
+        return r.owner;
+    case ExpiresColumn:
+        if (r.kind != LedgerRow::Kind::Freeze || !r.present)
+            return {};
+        if (!r.expires)
+            return QStringLiteral("—");
+        if (r.status == LedgerRow::Status::Expiring)
+            return r.daysLeft == 1 ? tr("tomorrow") : tr("in %1 days").arg(r.daysLeft);
+        return r.expires->toString(Qt::ISODate);
+    case ProblemColumn:
+        return r.problems.empty() ? QString() : problemText(r.problems.front());
+    case FileColumn: {
+        // The directory is the same for every row; the name and line are what differ.
+        const QString name = qs(baseName(r.file.toStdString()));
+        return r.line > 0 ? QString(name + QLatin1Char(':') + QString::number(r.line)) : name;
+    }
+    }
+    return {};
+}
+
+QString LedgersModel::toolTip(const LedgerRow &r) const
+{
+    if (!r.problems.empty()) {
+        QStringList lines;
+        for (const core::LedgerProblem &p : r.problems)
+            lines << qs(p.toString());
+        return lines.join(QLatin1Char('\n'));
+    }
+    if (r.expires && r.status == LedgerRow::Status::Expiring)
+        return tr("Expires on %1 (in %2 days): renew it with a fresh reproduction or restore "
+                  "the test")
+            .arg(r.expires->toString(Qt::ISODate))
+            .arg(r.daysLeft);
+    if (r.status == LedgerRow::Status::Open)
+        return tr("Open: a human closes it after two consecutive passing replays");
+    return {};
+}
+
+QVariant LedgersModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount)
+        return {};
+    const LedgerRow &r = m_rows[size_t(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+        return text(r, index.column());
+    case Qt::ToolTipRole:
+        return toolTip(r);
+    case Qt::DecorationRole:
+        if (index.column() == StatusColumn)
+            return badgeIcon(r);
+        break;
+    case Qt::ForegroundRole:
+        if (index.column() == StatusColumn ||
+            (index.column() == ProblemColumn && r.severity() >= 2) ||
+            (index.column() == ExpiresColumn && r.severity() >= 1))
+            return style::foregroundData(toneOf(r));
+        if (!r.present && index.column() == EntryColumn)
+            return style::foregroundData(style::Tone::Block);
+        break;
+    case Qt::BackgroundRole:
+        if (index.column() == StatusColumn)
+            return style::backgroundData(toneOf(r));
+        break;
+    case Qt::FontRole:
+        if (index.column() == StatusColumn && r.severity() >= 2) {
+            QFont bold;
+            bold.setBold(true);
+            return bold;
+        }
+        break;
+    case PathRole:
+        return r.file;
+    case LineRole:
+        return r.line;
+    case TestRole:
+        return r.kind == LedgerRow::Kind::File ? QString() : r.entry;
+    case SeverityRole:
+        return r.severity();
+    case CodeRole:
+        return QString(); // rows are ledger entries / events, not findings
+    case SortRole:
+        switch (index.column()) {
+        case StatusColumn:
+            return int(r.status) * 1000 + int(r.problems.size());
+        case ExpiresColumn:
+            return r.expires ? r.expires->toJulianDay() : std::numeric_limits<qint64>::max();
+        case FileColumn:
+            return QString(r.file + QLatin1Char(':') +
+                           QStringLiteral("%1").arg(r.line, 8, 10, QLatin1Char('0')));
+        default:
+            return text(r, index.column());
+        }
+    }
+    return {};
+}
+
+QVariant LedgersModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case StatusColumn:
+        return tr("Status");
+    case KindColumn:
+        return tr("Kind");
+    case EntryColumn:
+        return tr("Entry");
+    case OwnerColumn:
+        return tr("Owner / by");
+    case ExpiresColumn:
+        return tr("Expires");
+    case ProblemColumn:
+        return tr("First problem");
+    case FileColumn:
+        return tr("File");
+    }
+    return {};
+}
+
+} // namespace pw::gui

@@ -1,0 +1,542 @@
+// The five ledger forms (SPEC §6, §8) driven offscreen through their real widgets: OK stays
+// disabled until every required field holds up and the field says why, the preview shows
+// the exact lines, and the written file equals the golden file (tests/golden/ledgerforms).
+#include "AuditRunner.h"
+#include "RepoBuilder.h"
+#include "TestSupport.h"
+#include "forms/FixtureNoteForm.h"
+#include "forms/FreezeForm.h"
+#include "forms/JournalCloseForm.h"
+#include "forms/LedgerDesk.h"
+#include "forms/LedgerFormDialog.h"
+#include "forms/RenewForm.h"
+#include "forms/WaiverForm.h"
+#include "ledger/QuarantineLedger.h"
+#include "ledger/SeedJournal.h"
+
+#include <QComboBox>
+#include <QDateEdit>
+#include <QDialogButtonBox>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <set>
+
+using namespace pw::gui;
+
+namespace {
+
+const QDate kToday(2024, 5, 1);
+const std::string kBaseSha = "0123456789abcdef0123456789abcdef01234567";
+
+QByteArray readBytes(const QString &path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return QByteArray("<missing>");
+    return f.readAll();
+}
+
+void writeBytes(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(bytes);
+}
+
+LedgerFormContext contextFor(const QString &dir)
+{
+    LedgerFormContext c;
+    c.ledgerDir = dir;
+    c.displayDir = QStringLiteral(".patchwitness");
+    c.validation.today = kToday;
+    static const std::set<std::string> atHead = {"tests/test_parse.py::test_roundtrip",
+                                                 "tests/test_parse.py::test_empty"};
+    c.validation.testExistsAtHead = [](const std::string &id) { return atHead.count(id) > 0; };
+    c.reviewer = QStringLiteral("Ada Reviewer");
+    return c;
+}
+
+template <typename W> W *child(QWidget *parent, const char *name)
+{
+    W *w = parent->findChild<W *>(QString::fromLatin1(name));
+    if (!w)
+        qFatal("no %s named %s", W::staticMetaObject.className(), name);
+    return w;
+}
+
+QPushButton *okButton(LedgerFormDialog &d)
+{
+    return d.findChild<QDialogButtonBox *>(QStringLiteral("buttonBox"))
+        ->button(QDialogButtonBox::Ok);
+}
+
+void verifyGolden(const QString &name, const QByteArray &actual)
+{
+    QString diff;
+    QVERIFY2(pw::test::compareGolden(QStringLiteral("ledgerforms/") + name, actual, &diff),
+             qPrintable(diff));
+}
+
+// A complete freeze as an attribution run would leave it, owner aside.
+pw::core::QuarantineEntry evidenceOnlyFreeze()
+{
+    pw::core::QuarantineEntry e;
+    e.test = "tests/test_net.py::test_retry";
+    e.verdict = "PRE_EXISTING";
+    e.attribution = "order";
+    e.witnessSeed = 7;
+    e.baselineSha = kBaseSha;
+    pw::core::FreezeEvidence ev;
+    ev.baseFail = 3;
+    ev.headFail = 3;
+    ev.mode = "matched";
+    ev.seeds = std::vector<long long>{0, 7, 9};
+    ev.envDigest = "4f1c2a9be0d17c35";
+    e.evidence = ev;
+    e.guards = std::vector<std::string>{"src/net.py"};
+    e.replay = "python -m pytest -p patchwitness.plugin --pw-seed 7 tests/test_net.py::test_retry";
+    return e;
+}
+
+const char kQuarantineWithComments[] = "# Freezes granted by reviewers (SPEC §6)\n"
+                                       "\n"
+                                       "[[quarantine]]\n"
+                                       "test = \"tests/test_db.py::test_pool\"  # flaky pool\n"
+                                       "owner = \"grace\"\n"
+                                       "opened = 2024-04-25\n"
+                                       "expires = 2024-05-06\n"
+                                       "verdict = \"PRE_EXISTING\"\n"
+                                       "attribution = \"solo\"\n"
+                                       "witness_seed = 3\n"
+                                       "baseline_sha = \"0123456789abcdef\"\n"
+                                       "evidence = { base_fail = 2, head_fail = 2, mode = "
+                                       "\"matched\", seeds = [3], env_digest = \"aaaa\" }\n"
+                                       "obligation = \"pool returns connections\"\n"
+                                       "substitute = \"tests/test_parse.py::test_empty\"\n"
+                                       "guards = [\"src/db.py\"]\n"
+                                       "replay = \"pytest tests/test_db.py::test_pool\"\n"
+                                       "last_reproduced = 2024-04-25\n"
+                                       "ticket = \"DB-12\"  # unknown fields survive\n";
+
+} // namespace
+
+class TestLedgerForms : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void waiverNeedsReasonWitnessAndApprover();
+    void waiverFieldsSayWhy_data();
+    void waiverFieldsSayWhy();
+    void freezeNeedsOwnerAndTightExpiry();
+    void freezeRefusesNonPreExistingVerdict();
+    void renewInPlace();
+    void journalRowClosesOnlyAfterTwoPasses();
+    void fixtureNote();
+    void changedOnDiskIsRefusedAndNothingLost();
+    void unparseableLedgerDisablesWrite();
+    void deskPrefillsFromEvidence();
+};
+
+void TestLedgerForms::waiverNeedsReasonWitnessAndApprover()
+{
+    QTemporaryDir dir;
+    WaiverSeed seed;
+    seed.node = QStringLiteral("tests/test_parse.py::test_legacy_format");
+    seed.witnessCandidates = QStringList{QStringLiteral("tests/test_parse.py::test_roundtrip"),
+                                         QStringLiteral("tests/test_parse.py::test_empty")};
+    auto *form = new WaiverForm(seed, contextFor(dir.path()));
+    LedgerFormDialog dialog(form, contextFor(dir.path()));
+
+    // Prefilled: node, the first witness candidate that exists at head, the reviewer.
+    QCOMPARE(child<QLineEdit>(form, "nodeEdit")->text(), seed.node);
+    QCOMPARE(child<QComboBox>(form, "witnessCombo")->currentText(),
+             seed.witnessCandidates.constFirst());
+    QCOMPARE(child<QLineEdit>(form, "byEdit")->text(), QStringLiteral("Ada Reviewer"));
+    // The reason is a decision nobody may make by default.
+    QVERIFY(!dialog.isValid());
+    QVERIFY(!okButton(dialog)->isEnabled());
+    QCOMPARE(form->reason(QStringLiteral("reason")), QStringLiteral("Required."));
+
+    child<QComboBox>(form, "reasonCombo")
+        ->setCurrentIndex(
+            child<QComboBox>(form, "reasonCombo")->findText(QStringLiteral("obsolete-behavior")));
+    QVERIFY(dialog.isValid());
+    QVERIFY(okButton(dialog)->isEnabled());
+    QCOMPARE(dialog.previewCaption(),
+             QStringLiteral("Creates .patchwitness/census_waiver.toml with:"));
+
+    dialog.accept();
+    QVERIFY2(dialog.written(), qPrintable(dialog.lastError()));
+    const QByteArray written = readBytes(dir.filePath(QStringLiteral("census_waiver.toml")));
+    verifyGolden(QStringLiteral("waiver.toml"), written);
+    // The preview showed exactly the lines that were written.
+    QCOMPARE(dialog.previewText() + QLatin1Char('\n'), QString::fromUtf8(written));
+}
+
+void TestLedgerForms::waiverFieldsSayWhy_data()
+{
+    QTest::addColumn<QString>("reason");
+    QTest::addColumn<QString>("witness");
+    QTest::addColumn<QString>("by");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("why");
+
+    QTest::newRow("witness unknown at head") << "duplicate-coverage"
+                                             << "tests/test_parse.py::test_gone"
+                                             << "Ada"
+                                             << "witness"
+                                             << "not collected at head";
+    QTest::newRow("witness is the node") << "duplicate-coverage"
+                                         << "tests/test_parse.py::test_legacy_format"
+                                         << "Ada"
+                                         << "witness"
+                                         << "another test";
+    QTest::newRow("witness missing") << "obsolete-behavior"
+                                     << ""
+                                     << "Ada"
+                                     << "witness"
+                                     << "names the test that covers";
+    QTest::newRow("approver missing") << "environment"
+                                      << ""
+                                      << ""
+                                      << "approved_by"
+                                      << "Required.";
+}
+
+void TestLedgerForms::waiverFieldsSayWhy()
+{
+    QFETCH(QString, reason);
+    QFETCH(QString, witness);
+    QFETCH(QString, by);
+    QFETCH(QString, field);
+    QFETCH(QString, why);
+    QTemporaryDir dir;
+    WaiverSeed seed;
+    seed.node = QStringLiteral("tests/test_parse.py::test_legacy_format");
+    auto *form = new WaiverForm(seed, contextFor(dir.path()));
+    LedgerFormDialog dialog(form, contextFor(dir.path()));
+    child<QComboBox>(form, "reasonCombo")
+        ->setCurrentIndex(child<QComboBox>(form, "reasonCombo")->findText(reason));
+    child<QComboBox>(form, "witnessCombo")->setCurrentText(witness);
+    child<QLineEdit>(form, "byEdit")->setText(by);
+    QVERIFY(!dialog.isValid());
+    QVERIFY(!okButton(dialog)->isEnabled());
+    QVERIFY2(form->reason(field).contains(why), qPrintable(form->reason(field)));
+    dialog.accept(); // refused: nothing is written
+    QVERIFY(!dialog.written());
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("census_waiver.toml"))));
+}
+
+void TestLedgerForms::freezeNeedsOwnerAndTightExpiry()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("quarantine.toml"));
+    writeBytes(path, kQuarantineWithComments);
+    FreezeSeed seed;
+    seed.entry = evidenceOnlyFreeze();
+    seed.substituteCandidates = QStringList{QStringLiteral("tests/test_parse.py::test_roundtrip")};
+    seed.evidenceSource = QStringLiteral("runs/attribution-test_retry.json");
+    auto *form = new FreezeForm(seed, contextFor(dir.path()));
+    LedgerFormDialog dialog(form, contextFor(dir.path()));
+
+    // Prefilled from the evidence; opened today, expiring after freeze_max_days.
+    QCOMPARE(child<QDateEdit>(form, "openedEdit")->date(), kToday);
+    QCOMPARE(child<QDateEdit>(form, "expiresEdit")->date(), kToday.addDays(14));
+    QCOMPARE(child<QLineEdit>(form, "seedsEdit")->text(), QStringLiteral("0, 7, 9"));
+    QCOMPARE(child<QComboBox>(form, "substituteCombo")->currentText(),
+             QStringLiteral("tests/test_parse.py::test_roundtrip"));
+    QVERIFY(!dialog.isValid());
+    QCOMPARE(form->reason(QStringLiteral("owner")), QStringLiteral("Required."));
+    QCOMPARE(form->reason(QStringLiteral("obligation")), QStringLiteral("Required."));
+
+    child<QComboBox>(form, "ownerCombo")->setCurrentText(QStringLiteral("linus"));
+    child<QLineEdit>(form, "obligationEdit")
+        ->setText(QStringLiteral("retry gives up after three attempts with a clear error"));
+    child<QDateEdit>(form, "expiresEdit")->setDate(kToday.addDays(20));
+    QVERIFY(!dialog.isValid());
+    QVERIFY2(form->reason(QStringLiteral("expires")).contains(QStringLiteral("at most 14")),
+             qPrintable(form->reason(QStringLiteral("expires"))));
+    child<QComboBox>(form, "substituteCombo")
+        ->setCurrentText(QStringLiteral("tests/test_net.py::test_retry"));
+    QVERIFY(form->reason(QStringLiteral("substitute")).contains(QStringLiteral("another test")));
+    child<QComboBox>(form, "substituteCombo")
+        ->setCurrentText(QStringLiteral("tests/test_parse.py::test_empty"));
+    child<QLineEdit>(form, "witnessSeedEdit")->clear();
+    QCOMPARE(form->reason(QStringLiteral("witness_seed")), QStringLiteral("Required."));
+    child<QLineEdit>(form, "witnessSeedEdit")->setText(QStringLiteral("7"));
+    child<QDateEdit>(form, "expiresEdit")->setDate(kToday.addDays(14));
+    QVERIFY2(dialog.isValid(), qPrintable(dialog.generalProblems()));
+    QVERIFY2(dialog.previewCaption().startsWith(
+                 QStringLiteral("Appends to .patchwitness/quarantine.toml after line 18")),
+             qPrintable(dialog.previewCaption()));
+
+    dialog.accept();
+    QVERIFY2(dialog.written(), qPrintable(dialog.lastError()));
+    const QByteArray written = readBytes(path);
+    // Comments and unknown fields of the existing entry survive byte for byte.
+    QVERIFY(written.startsWith(kQuarantineWithComments));
+    verifyGolden(QStringLiteral("freeze.toml"), written);
+}
+
+void TestLedgerForms::freezeRefusesNonPreExistingVerdict()
+{
+    QTemporaryDir dir;
+    FreezeSeed seed;
+    seed.entry = evidenceOnlyFreeze();
+    seed.entry.verdict = "PATCH_BUG";
+    seed.entry.owner = "linus";
+    seed.entry.obligation = "retry works";
+    seed.entry.substitute = "tests/test_parse.py::test_empty";
+    auto *form = new FreezeForm(seed, contextFor(dir.path()));
+    LedgerFormDialog dialog(form, contextFor(dir.path()));
+    QCOMPARE(child<QComboBox>(form, "verdictCombo")->currentText(), QStringLiteral("PATCH_BUG"));
+    QVERIFY(!dialog.isValid());
+    QVERIFY(form->reason(QStringLiteral("verdict")).contains(QStringLiteral("PRE_EXISTING")));
+    child<QLineEdit>(form, "byEdit")->clear();
+    QVERIFY(form->reason(QStringLiteral("granted_by")).contains(QStringLiteral("who grants")));
+    child<QLineEdit>(form, "byEdit")->setText(QStringLiteral("Ada"));
+    child<QComboBox>(form, "verdictCombo")->setCurrentText(QStringLiteral("PRE_EXISTING"));
+    QVERIFY2(dialog.isValid(), qPrintable(dialog.generalProblems()));
+}
+
+void TestLedgerForms::renewInPlace()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("quarantine.toml"));
+    writeBytes(path, kQuarantineWithComments);
+    const auto ledger = pw::core::QuarantineLedger::parse(kQuarantineWithComments, "q");
+    auto *form = new RenewForm(ledger.entries.front(), contextFor(dir.path()));
+    LedgerFormDialog dialog(form, contextFor(dir.path()));
+    QCOMPARE(child<QLineEdit>(form, "testEdit")->text(),
+             QStringLiteral("tests/test_db.py::test_pool"));
+    QCOMPARE(child<QDateEdit>(form, "expiresEdit")->date(), kToday.addDays(14));
+    QVERIFY2(dialog.isValid(), qPrintable(dialog.generalProblems()));
+
+    child<QDateEdit>(form, "lastReproducedEdit")->setDate(kToday.addDays(-20));
+    QVERIFY(!dialog.isValid());
+    QVERIFY(form->reason(QStringLiteral("last_reproduced")).contains(QStringLiteral("at most 14")));
+    child<QDateEdit>(form, "lastReproducedEdit")->setDate(kToday.addDays(-1));
+    child<QDateEdit>(form, "expiresEdit")->setDate(kToday.addDays(15));
+    QVERIFY(!dialog.isValid());
+    QVERIFY(form->reason(QStringLiteral("expires")).contains(QStringLiteral("at most 14")));
+    child<QDateEdit>(form, "expiresEdit")->setDate(kToday.addDays(10));
+    child<QLineEdit>(form, "byEdit")->clear();
+    QVERIFY(!dialog.isValid());
+    QCOMPARE(form->reason(QStringLiteral("renewed_by")), QStringLiteral("Required."));
+    child<QLineEdit>(form, "byEdit")->setText(QStringLiteral("Grace Owner"));
+    QVERIFY(dialog.isValid());
+
+    dialog.accept();
+    QVERIFY2(dialog.written(), qPrintable(dialog.lastError()));
+    verifyGolden(QStringLiteral("renew.toml"), readBytes(path));
+}
+
+void TestLedgerForms::journalRowClosesOnlyAfterTwoPasses()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("seed_journal.jsonl"));
+    const QByteArray journal =
+        "{\"id\": \"j1\", \"seed\": 7, \"env\": \"e1\", \"status\": \"open\", "
+        "\"opened\": \"2024-04-20\", \"replays\": [{\"outcome\": \"fail\", \"env\": \"e1\"}, "
+        "{\"outcome\": \"pass\", \"env\": \"e1\"}]}\n"
+        "{\"id\": \"j2\", \"seed\": null, \"env\": \"e1\", \"status\": \"open\", "
+        "\"opened\": \"2024-04-21\", \"replays\": [{\"outcome\": \"pass\", \"env\": \"e1\"}, "
+        "{\"outcome\": \"pass\", \"env\": \"e1\"}], \"note\": \"kept\"}\n";
+    writeBytes(path, journal);
+    const auto parsed = pw::core::SeedJournal::parse(journal.toStdString(), "j");
+
+    {
+        auto *form = new JournalCloseForm(parsed.rows[0], contextFor(dir.path()));
+        LedgerFormDialog dialog(form, contextFor(dir.path()));
+        QVERIFY(!dialog.isValid());
+        QVERIFY2(form->reason(QStringLiteral("replays")).contains(QStringLiteral("two")),
+                 qPrintable(form->reason(QStringLiteral("replays")) + dialog.generalProblems()));
+        dialog.accept();
+        QVERIFY(!dialog.written());
+        QCOMPARE(readBytes(path), journal);
+    }
+    auto *form = new JournalCloseForm(parsed.rows[1], contextFor(dir.path()));
+    LedgerFormDialog dialog(form, contextFor(dir.path()));
+    QVERIFY2(dialog.isValid(), qPrintable(dialog.generalProblems()));
+    QCOMPARE(dialog.previewCaption(),
+             QStringLiteral("Replaces line 2 of .patchwitness/seed_journal.jsonl with:"));
+    dialog.accept();
+    QVERIFY2(dialog.written(), qPrintable(dialog.lastError()));
+    verifyGolden(QStringLiteral("journal_close.jsonl"), readBytes(path));
+}
+
+void TestLedgerForms::fixtureNote()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("fixture_digest.json"));
+    const QByteArray before = "{\n  \"tests/golden/a.json\": \"" + QByteArray(64, 'a') +
+                              "\",\n  \"tests/golden/b.json\": \"" + QByteArray(64, 'b') +
+                              "\"\n}\n";
+    writeBytes(path, before);
+    FixtureNoteSeed seed;
+    seed.path = QStringLiteral("tests/golden/b.json");
+    seed.baseSha256 = QString(64, QLatin1Char('b'));
+    seed.sha256 = QString(64, QLatin1Char('c'));
+    auto *form = new FixtureNoteForm(seed, contextFor(dir.path()));
+    LedgerFormDialog dialog(form, contextFor(dir.path()));
+    QVERIFY(!dialog.isValid());
+    QVERIFY(form->reason(QStringLiteral("note")).contains(QStringLiteral("F-DRIFT")));
+    child<QLineEdit>(form, "shaEdit")->setText(QStringLiteral("xyz"));
+    child<QLineEdit>(form, "noteEdit")
+        ->setText(QStringLiteral("the parser now keeps trailing commas"));
+    QVERIFY(!dialog.isValid());
+    QVERIFY(form->reason(QStringLiteral("sha256")).contains(QStringLiteral("64")));
+    child<QLineEdit>(form, "shaEdit")->setText(seed.sha256);
+    QVERIFY2(dialog.isValid(), qPrintable(dialog.generalProblems()));
+    dialog.accept();
+    QVERIFY2(dialog.written(), qPrintable(dialog.lastError()));
+    verifyGolden(QStringLiteral("fixture_digest.json"), readBytes(path));
+}
+
+void TestLedgerForms::changedOnDiskIsRefusedAndNothingLost()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("census_waiver.toml"));
+    writeBytes(path, "# waivers\n");
+    WaiverSeed seed;
+    seed.node = QStringLiteral("tests/test_parse.py::test_legacy_format");
+    seed.reason = QStringLiteral("environment");
+    auto *form = new WaiverForm(seed, contextFor(dir.path()));
+    LedgerFormDialog dialog(form, contextFor(dir.path()));
+    QVERIFY(dialog.isValid());
+
+    // Someone else writes the file while the form is open.
+    const QByteArray theirs = "# waivers\n[[waiver]]\nnode = \"tests/x.py::test_y\"\n"
+                              "reason = \"environment\"\napproved_by = \"Bob\"\n"
+                              "approved_on = 2024-04-30\n";
+    writeBytes(path, theirs);
+    dialog.accept();
+    QVERIFY(!dialog.written());
+    QCOMPARE(dialog.result(), int(QDialog::Rejected));
+    QVERIFY2(dialog.lastError().contains(QStringLiteral("changed on disk")),
+             qPrintable(dialog.lastError()));
+    QVERIFY(dialog.generalProblems().contains(QStringLiteral("Nothing was written")));
+    QCOMPARE(readBytes(path), theirs);
+    QVERIFY(!okButton(dialog)->isEnabled());
+    QCOMPARE(child<QLineEdit>(form, "nodeEdit")->text(),
+             seed.node); // the reviewer's entries are kept
+
+    dialog.findChild<QPushButton *>(QStringLiteral("reloadButton"))->click();
+    QVERIFY2(dialog.isValid(), qPrintable(dialog.generalProblems()));
+    dialog.accept();
+    QVERIFY2(dialog.written(), qPrintable(dialog.lastError()));
+    const QByteArray after = readBytes(path);
+    QVERIFY(after.startsWith(theirs));
+    QVERIFY(after.contains("node = \"tests/test_parse.py::test_legacy_format\""));
+}
+
+void TestLedgerForms::unparseableLedgerDisablesWrite()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("census_waiver.toml"));
+    const QByteArray broken = "[[waiver]]\nnode = \"tests/x.py::test_y\n";
+    writeBytes(path, broken);
+    WaiverSeed seed;
+    seed.node = QStringLiteral("tests/test_parse.py::test_legacy_format");
+    seed.reason = QStringLiteral("environment");
+    auto *form = new WaiverForm(seed, contextFor(dir.path()));
+    LedgerFormDialog dialog(form, contextFor(dir.path()));
+    QVERIFY(!dialog.isValid());
+    QVERIFY2(
+        dialog.generalProblems().contains(QStringLiteral(".patchwitness/census_waiver.toml:2:")),
+        qPrintable(dialog.generalProblems()));
+    dialog.accept();
+    QCOMPARE(readBytes(path), broken);
+}
+
+void TestLedgerForms::deskPrefillsFromEvidence()
+{
+    pw::test::RepoBuilder repo;
+    repo.write(".github/CODEOWNERS", "*.py @core-team\ntests/ @qa-team\n");
+    repo.write("calc.py", "def add(a, b):\n    return a + b\n");
+    repo.write("tests/conftest.py", "");
+    repo.write("tests/test_calc.py", "import calc\nimport os\n\n"
+                                     "def test_one():\n    assert calc.add(1, 1) == 2\n\n"
+                                     "def test_two():\n    assert calc.add(2, 2) == 4\n\n"
+                                     "def test_three():\n    assert calc.add(0, 0) == 0\n");
+    const std::string base = repo.commit("base");
+    repo.write("tests/test_calc.py", "import calc\nimport os\nimport pytest\n\n"
+                                     "def test_one():\n    assert calc.add(1, 1) == 2\n\n"
+                                     "@pytest.mark.skip(reason='flaky')\n"
+                                     "def test_three():\n    assert calc.add(0, 0) == 0\n");
+    repo.commit("agent: drop test_two, skip test_three");
+    repo.write(".patchwitness/runs/attr-three.json",
+               "{\"schema\": \"patchwitness.attribution/1\", \"test\": "
+               "\"tests/test_calc.py::test_three\", \"verdict\": \"PRE_EXISTING\", "
+               "\"mode\": \"swept\", \"base_fail\": 4, \"head_fail\": 5, \"seeds\": [1, 2], "
+               "\"witness_seed\": 2, \"env_digest\": \"0011223344556677\", "
+               "\"attribution\": \"clock\", \"recorded\": \"2024-04-30\"}\n");
+
+    QTemporaryDir cache;
+    WorkbenchRequest request;
+    request.audit.repoPath = repo.root();
+    request.audit.base = base;
+    request.audit.head = "HEAD";
+    request.audit.python = pw::test::testPython();
+    request.audit.cacheDir = cache.path().toStdString();
+    request.audit.today = "2024-05-01";
+    const AuditOutcome outcome = AuditRunner::runNow(request);
+    QVERIFY2(outcome.ok, qPrintable(outcome.error));
+    QCOMPARE(outcome.ledgerDir, QString::fromStdString(repo.root()) + "/.patchwitness");
+    QCOMPARE(outcome.ledgerPrefix, QStringLiteral(".patchwitness/"));
+
+    QWidget window;
+    LedgerDesk desk(&window);
+    desk.setOutcome(outcome);
+
+    const WaiverSeed waiver = desk.waiverSeed(QStringLiteral("tests/test_calc.py::test_two"));
+    QCOMPARE(waiver.witnessCandidates,
+             QStringList({QStringLiteral("tests/test_calc.py::test_one"),
+                          QStringLiteral("tests/test_calc.py::test_three")}));
+
+    const FreezeSeed freeze = desk.freezeSeed(QStringLiteral("tests/test_calc.py::test_three"));
+    QCOMPARE(freeze.ownerCandidates, QStringList({QStringLiteral("@qa-team")})); // last rule wins
+    QCOMPARE(freeze.substituteCandidates,
+             QStringList({QStringLiteral("tests/test_calc.py::test_one")}));
+    QCOMPARE(freeze.entry.baselineSha.value_or(""), base);
+    QCOMPARE(freeze.entry.guards.value_or(std::vector<std::string>()),
+             std::vector<std::string>({"tests/conftest.py", "calc.py"}));
+    QCOMPARE(freeze.evidenceSource, QStringLiteral("runs/attr-three.json"));
+    QCOMPARE(freeze.entry.attribution.value_or(""), std::string("clock"));
+    QCOMPARE(freeze.entry.witnessSeed.value_or(-1), 2LL);
+    QVERIFY(freeze.entry.evidence && freeze.entry.evidence->envDigest == "0011223344556677");
+    QVERIFY(freeze.entry.replay &&
+            freeze.entry.replay->find("tests/test_calc.py::test_three") != std::string::npos);
+
+    // Approving the waiver from the desk writes the ledger and says so.
+    QSignalSpy written(&desk, &LedgerDesk::ledgerWritten);
+    LedgerFormDialog *dialog = desk.approveWaiver(QStringLiteral("tests/test_calc.py::test_two"));
+    QVERIFY(dialog);
+    auto *form = dialog->form();
+    QVERIFY(!dialog->isValid());
+    child<QComboBox>(form, "reasonCombo")
+        ->setCurrentIndex(child<QComboBox>(form, "reasonCombo")->findText("duplicate-coverage"));
+    child<QLineEdit>(form, "byEdit")->setText(QStringLiteral("Ada"));
+    // The witness must exist at head: looked up through the facts, file by file.
+    child<QComboBox>(form, "witnessCombo")->setCurrentText("tests/test_calc.py::test_two");
+    QVERIFY(!dialog->isValid());
+    child<QComboBox>(form, "witnessCombo")->setCurrentText("tests/test_calc.py::test_nope");
+    QVERIFY(form->reason(QStringLiteral("witness")).contains(QStringLiteral("not collected")));
+    child<QComboBox>(form, "witnessCombo")->setCurrentText("tests/test_calc.py::test_one");
+    QVERIFY2(dialog->isValid(), qPrintable(dialog->generalProblems()));
+    dialog->accept();
+    QCOMPARE(written.count(), 1);
+    QVERIFY(QFileInfo::exists(QString::fromStdString(repo.root()) +
+                              "/.patchwitness/census_waiver.toml"));
+
+    // Renew and close need an entry of the ledger on disk.
+    QVERIFY(!desk.renewFreeze(QStringLiteral("tests/test_calc.py::test_three")));
+    QVERIFY(!desk.closeJournalRow(QStringLiteral("j1")));
+}
+
+QTEST_MAIN(TestLedgerForms)
+#include "tst_ledgerforms.moc"
