@@ -131,6 +131,15 @@ EvidencePanel::EvidencePanel(QWidget *parent)
         endQuiet();
         m_userSizedColumns = false;
         fitColumns();
+        // This runs before the view has laid out the new rows (its connection comes
+        // later), so fit once more when it has.
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                if (!m_userSizedColumns)
+                    fitColumns();
+            },
+            Qt::QueuedConnection);
     });
     connect(m_proxy, &QAbstractItemModel::layoutAboutToBeChanged, this, [this] { beginQuiet(); });
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, [this] { endQuiet(); });
