@@ -121,6 +121,12 @@ public:
     std::string readFile(const Revision &rev, const std::string &path) const;
     // `blobId` may be abbreviated, except for blobs that only a PATCH revision made.
     std::string readBlob(const std::string &blobId) const;
+    // Writes every file of `rev` (as listFiles) into `dir`, created when missing and
+    // expected empty: blobs from the object database (PATCH: from memory), WORKTREE files
+    // from the disk; symlinks as symlinks, the executable bit as git records it; bytes as
+    // git stores them (no checkout filters); no `.git`. The repository and its working
+    // tree are only read. Returns the files written; an unwritable `dir` is Error::input.
+    std::vector<FileEntry> materialize(const Revision &rev, const std::string &dir) const;
 
     // Base→head diff. Cost follows the change: identical subtrees are not walked.
     PatchDiff diff(const Revision &base, const Revision &head, const DiffOptions &options) const;

@@ -1,0 +1,241 @@
+#include "run/PytestRun.h"
+
+#include "util/Error.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <csignal>
+#include <sys/types.h>
+#include <unistd.h>
+
+namespace pw::core {
+
+namespace {
+
+constexpr int kSliceMs = 50; // how often the run loop looks at cancel and timeout
+constexpr int kStartTimeoutMs = 30000;
+constexpr int kReapTimeoutMs = 10000; // after SIGKILL
+
+// QProcess whose child starts a new session (and so a new process group) before exec.
+// Qt 6 has setChildProcessModifier; Qt 5.15 only the virtual setupChildProcess().
+class GroupProcess : public QProcess
+{
+public:
+    GroupProcess()
+    {
+#if QT_VERSION >= QT_VERSION_CHECK(6, 0, 0)
+        setChildProcessModifier([] { ::setsid(); });
+#endif
+    }
+
+#if QT_VERSION < QT_VERSION_CHECK(6, 0, 0)
+protected:
+    void setupChildProcess() override
+    {
+        ::setsid();
+    }
+#endif
+};
+
+void appendTail(std::string &buffer, const QByteArray &chunk, size_t max, int64_t &dropped)
+{
+    buffer.append(chunk.constData(), size_t(chunk.size()));
+    if (buffer.size() > max) {
+        dropped += int64_t(buffer.size() - max);
+        buffer.erase(0, buffer.size() - max);
+    }
+}
+
+std::string exitCodeReason(int code)
+{
+    switch (code) {
+    case 2:
+        return "pytest exit 2: interrupted (collection errors or a KeyboardInterrupt)";
+    case 3:
+        return "pytest exit 3: internal error";
+    case 4:
+        return "pytest exit 4: usage error (bad option, or a selected node does not exist)";
+    case 5:
+        return "pytest exit 5: no tests collected";
+    default:
+        return "pytest exit " + std::to_string(code) + ": not an exit code pytest gives";
+    }
+}
+
+// A selected node id (not a path) the run reported under it, e.g. "f" as "f[1]".
+bool reported(const std::vector<NodeOutcome> &rows, const std::string &selected)
+{
+    for (const NodeOutcome &row : rows) {
+        const std::string &id = row.nodeId;
+        if (id == selected ||
+            (id.size() > selected.size() && id.compare(0, selected.size(), selected) == 0 &&
+             (id[selected.size()] == '[' || id[selected.size()] == ':')))
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+const char *runStatusName(RunStatus status)
+{
+    switch (status) {
+    case RunStatus::Completed:
+        return "completed";
+    case RunStatus::TimedOut:
+        return "timed_out";
+    case RunStatus::Crashed:
+        return "crashed";
+    case RunStatus::Cancelled:
+        return "cancelled";
+    case RunStatus::FailedToStart:
+        return "failed_to_start";
+    }
+    return "failed_to_start";
+}
+
+int RunResult::count(Outcome outcome) const
+{
+    int n = 0;
+    for (const NodeOutcome &row : outcomes)
+        n += row.outcome == outcome ? 1 : 0;
+    return n;
+}
+
+void PytestRun::killProcessGroup(int64_t pgid)
+{
+    if (pgid > 1)
+        ::kill(-pid_t(pgid), SIGKILL); // ESRCH when the group is already gone
+}
+
+RunResult PytestRun::run()
+{
+    if (m_spec.runDir.empty()) {
+        QTemporaryDir tmp(QDir::tempPath() + QStringLiteral("/patchwitness-run-XXXXXX"));
+        if (!tmp.isValid())
+            throw Error::input(
+                QDir::tempPath().toStdString() +
+                ": cannot create a run directory: " + tmp.errorString().toStdString());
+        return execute(tmp.path().toStdString());
+    }
+    if (!QDir().mkpath(QString::fromStdString(m_spec.runDir)))
+        throw Error::input(m_spec.runDir + ": cannot create the run directory");
+    return execute(m_spec.runDir);
+}
+
+RunResult PytestRun::execute(const std::string &runDir)
+{
+    RunEnvironment env = m_spec.env;
+    if (env.homeDir.empty())
+        env.homeDir = runDir + "/home";
+    if (env.tmpDir.empty())
+        env.tmpDir = runDir + "/tmp";
+    QDir().mkpath(QString::fromStdString(env.homeDir));
+    QDir().mkpath(QString::fromStdString(env.tmpDir));
+    const std::string junit = runDir + "/junit.xml";
+    QFile::remove(QString::fromStdString(junit)); // a reused run dir must not leak the last run
+
+    RunResult result;
+    result.arm = m_spec.arm;
+    result.seed = env.hashSeed;
+    result.envDigest = envDigest(env); // Error::input for a missing interpreter
+    const QStringList args = env.pytestArguments(junit, m_spec.selection, m_spec.extraArgs);
+    result.command = env.shellCommand(m_spec.treeDir, args);
+
+    const size_t maxOutput = size_t(std::max(1024, m_spec.maxOutputBytes));
+    GroupProcess process;
+    process.setProcessEnvironment(env.environment());
+    process.setWorkingDirectory(QString::fromStdString(m_spec.treeDir));
+    process.setStandardInputFile(QProcess::nullDevice());
+    QElapsedTimer clock;
+    clock.start();
+    if (m_cancel.load()) {
+        result.status = RunStatus::Cancelled;
+        result.harnessReason = "cancelled before it started";
+        return result;
+    }
+    process.start(QString::fromStdString(env.python), args);
+    if (!process.waitForStarted(kStartTimeoutMs)) {
+        result.status = RunStatus::FailedToStart;
+        result.harnessReason =
+            "cannot start '" + env.python + "': " + process.errorString().toStdString();
+        result.durationMs = clock.elapsed();
+        return result;
+    }
+    const int64_t pid = process.processId();
+    result.pid = pid;
+
+    bool timedOut = false;
+    bool cancelled = false;
+    while (process.state() != QProcess::NotRunning && !process.waitForFinished(kSliceMs)) {
+        appendTail(result.stdoutTail, process.readAllStandardOutput(), maxOutput,
+                   result.outputDropped);
+        appendTail(result.stderrTail, process.readAllStandardError(), maxOutput,
+                   result.outputDropped);
+        cancelled = m_cancel.load();
+        timedOut = !cancelled && clock.elapsed() > m_spec.timeoutMs;
+        if (cancelled || timedOut) {
+            killProcessGroup(pid);
+            process.waitForFinished(kReapTimeoutMs);
+            break;
+        }
+    }
+    // Whatever of the group outlived pytest (a daemon a test forgot) dies with the run.
+    killProcessGroup(pid);
+    result.durationMs = clock.elapsed();
+    appendTail(result.stdoutTail, process.readAllStandardOutput(), maxOutput, result.outputDropped);
+    appendTail(result.stderrTail, process.readAllStandardError(), maxOutput, result.outputDropped);
+
+    if (cancelled) {
+        result.status = RunStatus::Cancelled;
+        result.harnessReason = "cancelled; process group killed";
+    } else if (timedOut) {
+        result.status = RunStatus::TimedOut;
+        result.harnessReason = "timed out after " +
+                               QString::number(m_spec.timeoutMs / 1000.0, 'g', 4).toStdString() +
+                               " s; process group killed";
+    } else if (process.exitStatus() == QProcess::CrashExit) {
+        result.status = RunStatus::Crashed;
+        result.harnessReason = "pytest died from a signal (the interpreter crashed or was killed)";
+    } else {
+        result.status = RunStatus::Completed;
+        result.exitCode = process.exitCode();
+    }
+
+    const JUnitReport report = JUnitReader(m_spec.treeDir).readFile(junit);
+    if (report.ok())
+        result.outcomes = report.nodes;
+    const bool ranToEnd = result.status == RunStatus::Completed;
+    if (!ranToEnd) {
+        // harnessReason already says why
+    } else if (result.exitCode != 0 && result.exitCode != 1) {
+        result.harnessReason = exitCodeReason(result.exitCode);
+    } else if (!report.ok()) {
+        result.harnessReason = report.error;
+    } else {
+        const int failing = result.count(Outcome::Fail) + result.count(Outcome::Error);
+        const int total = int(result.outcomes.size());
+        if (total >= m_spec.infraMinTests && failing * 100 > m_spec.infraFailPct * total)
+            result.harnessReason = std::to_string(failing) + " of " + std::to_string(total) +
+                                   " tests failed (more than infra_fail_pct " +
+                                   std::to_string(m_spec.infraFailPct) +
+                                   "%): treated as an infrastructure failure";
+    }
+    result.harnessError = !result.harnessReason.empty();
+
+    for (const std::string &selected : m_spec.selection) {
+        if (selected.find("::") == std::string::npos || reported(result.outcomes, selected))
+            continue;
+        NodeOutcome row;
+        row.nodeId = selected;
+        row.outcome = report.ok() && ranToEnd ? Outcome::NotCollected : Outcome::HarnessError;
+        row.message = report.ok() && ranToEnd ? "not reported by the run" : result.harnessReason;
+        result.outcomes.push_back(std::move(row));
+    }
+    return result;
+}
+
+} // namespace pw::core

@@ -1,0 +1,94 @@
+#pragma once
+
+#include "run/JUnitReader.h"
+#include "run/RunEnvironment.h"
+
+#include <QStringList>
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pw::core {
+
+// One pytest invocation to make (what RunPool queues).
+struct RunSpec
+{
+    std::string treeDir; // where pytest runs: a materialised tree (TreeCache)
+    RunEnvironment env;
+    std::vector<std::string> selection; // node ids or paths; empty = the whole suite
+    QStringList extraArgs;              // before the selection
+    int timeoutMs = 900 * 1000;         // config `timeouts` per run
+    // junit.xml, home/ and tmp/ of the run; empty: a temporary directory removed after.
+    std::string runDir;
+    std::string arm;       // "base" / "head": carried into the result
+    int infraFailPct = 50; // SPEC §10 `infra_fail_pct`
+    // The share check needs this many reported tests: one selected test that fails is
+    // a result, not an infrastructure failure.
+    int infraMinTests = 5;
+    int maxOutputBytes = 256 * 1024; // per stream; the tail is kept
+};
+
+enum class RunStatus
+{
+    Completed,     // pytest exited by itself (any exit code)
+    TimedOut,      // killed (with its process group) at the timeout
+    Crashed,       // died from a signal it was not sent by us
+    Cancelled,     // killed by cancel()
+    FailedToStart, // the interpreter could not be started
+};
+
+const char *runStatusName(RunStatus status); // "completed", "timed_out", …
+
+struct RunResult
+{
+    std::string arm;
+    RunStatus status = RunStatus::FailedToStart;
+    int exitCode = -1; // pytest's, when Completed
+    int64_t durationMs = 0;
+    int64_t pid = 0;     // of pytest, which is also its process group id
+    std::string command; // copyable shell line (RunEnvironment::shellCommand)
+    std::string envDigest;
+    uint32_t seed = 0; // PYTHONHASHSEED of the run
+    // From the JUnit file; without one, every selected node as HarnessError. Selected
+    // node ids the run never reported are NotCollected.
+    std::vector<NodeOutcome> outcomes;
+    // SPEC §5.1/§10: exit 2–5 or another unexpected code, timeout, crash, cancel, no or
+    // broken JUnit, or more than infra_fail_pct failing. Such a run's outcomes are never
+    // evidence for or against a test.
+    bool harnessError = true;
+    std::string harnessReason;
+    std::string stdoutTail;
+    std::string stderrTail;
+    int64_t outputDropped = 0; // bytes cut from the front of both streams
+
+    bool evidence() const { return !harnessError; }
+    bool caught() const { return evidence() && exitCode == 1; } // a test failed
+    int count(Outcome outcome) const;
+};
+
+// Runs pytest once, in its own session and process group, with the pinned environment.
+// The timeout and cancel() kill the whole group (SIGKILL to -pgid), so a test's
+// subprocesses die with it; after a normal exit, leftovers of the group are killed too.
+// (A process that starts its own session escapes the group; the sandbox is the answer.)
+class PytestRun
+{
+public:
+    explicit PytestRun(RunSpec spec) : m_spec(std::move(spec)) {}
+
+    // Blocking; call once, from any thread. Throws Error::input when the interpreter is
+    // missing or has no pytest (the env digest needs it), never for what pytest does.
+    RunResult run();
+    // Thread-safe; before run() it makes run() return Cancelled at once.
+    void cancel() { m_cancel.store(true); }
+
+    static void killProcessGroup(int64_t pgid);
+
+private:
+    RunResult execute(const std::string &runDir);
+
+    RunSpec m_spec;
+    std::atomic<bool> m_cancel{false};
+};
+
+} // namespace pw::core

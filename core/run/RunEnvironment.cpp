@@ -1,0 +1,218 @@
+#include "run/RunEnvironment.h"
+
+#include "ledger/Config.h"
+#include "util/Error.h"
+#include "util/Files.h"
+
+#include <QDateTime>
+#include <QFileInfo>
+#include <QProcess>
+#include <QStandardPaths>
+#include <algorithm>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+namespace pw::core {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kProbeTimeoutMs = 60 * 1000;
+
+// Printed as one JSON line; pytest's absence is an answer, not a crash. -I keeps the
+// current directory (a stray pytest.py) and PYTHON* variables out of the answer.
+const char kProbeScript[] = "import json, platform, sys\n"
+                            "try:\n"
+                            "    import pytest\n"
+                            "    v = pytest.__version__\n"
+                            "except Exception as e:\n"
+                            "    print(json.dumps({'error': repr(e)}))\n"
+                            "    sys.exit(0)\n"
+                            "print(json.dumps({'python': sys.version, 'pytest': v,\n"
+                            "                  'platform': platform.platform()}))\n";
+
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+// The interpreter file behind `python` (a name on PATH or a path); empty when none.
+QFileInfo interpreterFile(const std::string &python)
+{
+    const QString name = qs(python);
+    if (name.isEmpty())
+        return {};
+    if (!name.contains(QLatin1Char('/'))) {
+        const QString found = QStandardPaths::findExecutable(name);
+        return found.isEmpty() ? QFileInfo() : QFileInfo(found);
+    }
+    const QFileInfo info(name);
+    return info.exists() ? info : QFileInfo();
+}
+
+std::mutex s_probeMutex;
+std::map<std::string, InterpreterProbe> s_probes; // by resolved file + size + mtime
+
+InterpreterProbe runProbe(const std::string &python, const QString &program)
+{
+    RunEnvironment env;
+    env.python = python;
+    QProcess process;
+    process.setProcessEnvironment(env.environment());
+    process.setStandardInputFile(QProcess::nullDevice());
+    process.start(program,
+                  {QStringLiteral("-I"), QStringLiteral("-c"), QString::fromLatin1(kProbeScript)});
+    if (!process.waitForStarted(kProbeTimeoutMs))
+        throw Error::input("cannot run the Python interpreter '" + python + "': " +
+                           process.errorString().toStdString() + " (set `python` in config.toml)");
+    if (!process.waitForFinished(kProbeTimeoutMs)) {
+        process.kill();
+        process.waitForFinished(5000);
+        throw Error::harness("the Python interpreter '" + python + "' did not answer within " +
+                             std::to_string(kProbeTimeoutMs / 1000) + " s");
+    }
+    const QByteArray out = process.readAllStandardOutput().trimmed();
+    const json answer = json::parse(out.constData(), out.constData() + out.size(), nullptr, false);
+    if (process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0 ||
+        !answer.is_object())
+        throw Error::harness("the Python interpreter '" + python +
+                             "' did not answer the version probe: " +
+                             process.readAllStandardError().right(400).trimmed().toStdString());
+    if (answer.contains("error"))
+        throw Error::input("the Python interpreter '" + python + "' cannot import pytest (" +
+                           answer.value("error", std::string()) +
+                           "); install pytest for it or set `python` in config.toml");
+    InterpreterProbe probe;
+    probe.python = python;
+    probe.pythonVersion = answer.value("python", std::string());
+    probe.pytestVersion = answer.value("pytest", std::string());
+    probe.platform = answer.value("platform", std::string());
+    return probe;
+}
+
+} // namespace
+
+RunEnvironment RunEnvironment::fromConfig(const Config &config)
+{
+    RunEnvironment env;
+    env.python = config.python;
+    env.plugins = config.plugins;
+    return env;
+}
+
+QProcessEnvironment RunEnvironment::environment() const
+{
+    const QProcessEnvironment parent = QProcessEnvironment::systemEnvironment();
+    QProcessEnvironment env;
+    // The parent's PATH keeps tools the tests call reachable; USER/LOGNAME keep getpass
+    // working. Everything else is set here or absent.
+    for (const char *key : {"PATH", "USER", "LOGNAME"}) {
+        const QString name = QString::fromLatin1(key);
+        if (parent.contains(name))
+            env.insert(name, parent.value(name));
+    }
+    if (!env.contains(QStringLiteral("PATH")))
+        env.insert(QStringLiteral("PATH"), QStringLiteral("/usr/local/bin:/usr/bin:/bin"));
+    if (!homeDir.empty())
+        env.insert(QStringLiteral("HOME"), qs(homeDir));
+    if (!tmpDir.empty())
+        env.insert(QStringLiteral("TMPDIR"), qs(tmpDir));
+    env.insert(QStringLiteral("PYTHONHASHSEED"), QString::number(hashSeed));
+    env.insert(QStringLiteral("TZ"), QStringLiteral("UTC"));
+    env.insert(QStringLiteral("LC_ALL"), QStringLiteral("C.UTF-8"));
+    env.insert(QStringLiteral("PYTEST_DISABLE_PLUGIN_AUTOLOAD"), QStringLiteral("1"));
+    for (const auto &[key, value] : extraVariables)
+        env.insert(qs(key), qs(value));
+    return env;
+}
+
+QStringList RunEnvironment::pytestArguments(const std::string &junitXml,
+                                            const std::vector<std::string> &selection,
+                                            const QStringList &extraArgs) const
+{
+    QStringList args = {QStringLiteral("-m"), QStringLiteral("pytest"), QStringLiteral("-p"),
+                        QStringLiteral("no:cacheprovider")};
+    for (const std::string &plugin : plugins)
+        args << QStringLiteral("-p") << qs(plugin);
+    args << QStringLiteral("-o") << QStringLiteral("junit_family=xunit1")
+         << QStringLiteral("--junitxml=") + qs(junitXml) << QStringLiteral("-q");
+    args << extraArgs;
+    for (const std::string &node : selection)
+        args << qs(node);
+    return args;
+}
+
+std::string shellQuote(const std::string &text)
+{
+    const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
+    });
+    if (plain)
+        return text;
+    std::string out = "'";
+    for (char c : text)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+std::string RunEnvironment::shellCommand(const std::string &dir, const QStringList &arguments) const
+{
+    const QProcessEnvironment env = environment();
+    QStringList keys = env.keys();
+    keys.sort();
+    std::string line = "cd " + shellQuote(dir) + " && env -i";
+    for (const QString &key : keys)
+        line += ' ' + shellQuote(QString(key + QLatin1Char('=') + env.value(key)).toStdString());
+    line += ' ' + shellQuote(python);
+    for (const QString &arg : arguments)
+        line += ' ' + shellQuote(arg.toStdString());
+    return line;
+}
+
+InterpreterProbe probeInterpreter(const std::string &python)
+{
+    const QFileInfo file = interpreterFile(python);
+    if (!file.exists())
+        throw Error::input("Python interpreter '" + python +
+                           "' not found (set `python` in config.toml or pass --python)");
+    const std::string key = file.absoluteFilePath().toStdString() + '\0' +
+                            std::to_string(file.size()) + '\0' +
+                            std::to_string(file.lastModified().toMSecsSinceEpoch());
+    {
+        std::lock_guard<std::mutex> lock(s_probeMutex);
+        const auto it = s_probes.find(key);
+        if (it != s_probes.end()) {
+            InterpreterProbe probe = it->second;
+            probe.python = python;
+            return probe;
+        }
+    }
+    // Probed outside the lock: two threads may both probe once, never wait on each other.
+    InterpreterProbe probe = runProbe(python, file.absoluteFilePath());
+    std::lock_guard<std::mutex> lock(s_probeMutex);
+    s_probes.emplace(key, probe);
+    return probe;
+}
+
+std::string envDigest(const InterpreterProbe &probe, const RunEnvironment &env)
+{
+    std::vector<std::string> plugins = env.plugins;
+    std::sort(plugins.begin(), plugins.end());
+    std::string joined;
+    for (const std::string &plugin : plugins)
+        joined += (joined.empty() ? "" : ",") + plugin;
+    const std::string text = "python=" + probe.pythonVersion + "\npytest=" + probe.pytestVersion +
+                             "\nhashseed=" + std::to_string(env.hashSeed) +
+                             "\nautoload=0\nplugins=" + joined + "\nplatform=" + probe.platform +
+                             "\n";
+    return sha256Hex(text, 16);
+}
+
+std::string envDigest(const RunEnvironment &env)
+{
+    return envDigest(probeInterpreter(env.python), env);
+}
+
+} // namespace pw::core

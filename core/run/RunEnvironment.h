@@ -1,0 +1,71 @@
+#pragma once
+
+#include <QProcessEnvironment>
+#include <QStringList>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pw::core {
+
+struct Config;
+
+// The pinned environment every pytest run gets (SPEC §5.1), as a value: the same value
+// gives the same process environment and the same arguments, so a run can be repeated
+// from its command line and two runs are comparable when their env digests are equal.
+// Nothing of the parent's environment reaches the run except PATH, USER and LOGNAME.
+struct RunEnvironment
+{
+    std::string python = "python3"; // interpreter (name on PATH or path), config `python`
+    uint32_t hashSeed = 0;          // PYTHONHASHSEED, always explicit
+    // Plugins loaded with `-p <module>`: with PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 nothing
+    // else loads, so these are module names (config `plugins`), not entry-point names.
+    std::vector<std::string> plugins;
+    std::string homeDir; // HOME: a private directory (PytestRun gives each run one)
+    std::string tmpDir;  // TMPDIR: likewise; pytest's tmp_path lives below it
+    // Set last, over the pinned values (the `clock` cell sets TZ, a test map may add keys).
+    std::map<std::string, std::string> extraVariables;
+
+    // python and plugins from config.toml.
+    static RunEnvironment fromConfig(const Config &config);
+
+    // The whole environment of a run, built from nothing (no PYTHON* or PYTEST_ADDOPTS
+    // from the parent).
+    QProcessEnvironment environment() const;
+    // Interpreter arguments: `-m pytest -p no:cacheprovider -p <plugin>… -o
+    // junit_family=xunit1 --junitxml=<junitXml> -q`, then `extraArgs`, then the
+    // selection (node ids or paths; empty = the whole suite). xunit1 keeps the `file`
+    // attribute JUnitReader maps node ids from (xunit2 drops it).
+    QStringList pytestArguments(const std::string &junitXml,
+                                const std::vector<std::string> &selection = {},
+                                const QStringList &extraArgs = {}) const;
+    // `cd <dir> && env -i K=V… <python> <args…>`, quoted for a POSIX shell: the exact
+    // command, copyable into a terminal.
+    std::string shellCommand(const std::string &dir, const QStringList &arguments) const;
+};
+
+// What the interpreter reports about itself; one subprocess per interpreter file (path,
+// size and mtime), cached in memory for the life of the process.
+struct InterpreterProbe
+{
+    std::string python;        // as asked
+    std::string pythonVersion; // sys.version
+    std::string pytestVersion; // pytest.__version__
+    std::string platform;      // platform.platform()
+};
+
+// Throws Error::input naming the interpreter when it does not exist or cannot import
+// pytest, Error::harness when it answers garbage. Thread-safe.
+InterpreterProbe probeInterpreter(const std::string &python);
+
+// SPEC §5.1: sha256 (first 16 hex) over python version, pytest version, hash seed,
+// autoload flag, sorted plugin list and platform.
+std::string envDigest(const InterpreterProbe &probe, const RunEnvironment &env);
+// probeInterpreter(env.python), then the digest.
+std::string envDigest(const RunEnvironment &env);
+
+// `text` quoted for a POSIX shell ('…' when it holds anything but [A-Za-z0-9_@%+=:,./-]).
+std::string shellQuote(const std::string &text);
+
+} // namespace pw::core

@@ -1,0 +1,325 @@
+#include "run/TreeCache.h"
+
+#include "repo/Repository.h"
+#include "util/Error.h"
+#include "util/Files.h"
+
+#include <QDir>
+#include <QStandardPaths>
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+namespace pw::core {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr int kPollMs = 20;
+
+// Leases this process holds per tree directory. flock cannot tell threads of one process
+// apart from its own lease, so a thread that rebuilt a tree another thread of ours still
+// runs in would wait for itself; this count turns that into an error instead.
+std::mutex s_heldMutex;
+std::map<std::string, int> s_held;
+
+int heldInProcess(const std::string &dir)
+{
+    std::lock_guard<std::mutex> lock(s_heldMutex);
+    const auto it = s_held.find(dir);
+    return it == s_held.end() ? 0 : it->second;
+}
+
+// An open descriptor of `path` locked with `op` (LOCK_SH / LOCK_EX), or -1 when the lock
+// was not granted within `timeoutMs` (0: do not wait). The evictor unlinks lock files it
+// holds exclusively, so a lock on a file that is no longer at `path` is retried.
+int lockFile(const std::string &path, int op, int timeoutMs)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    for (;;) {
+        const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0)
+            throw Error::input(path + ": cannot create lock file: " + std::strerror(errno));
+        while (::flock(fd, op | LOCK_NB) != 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EWOULDBLOCK || std::chrono::steady_clock::now() >= deadline) {
+                ::close(fd);
+                return -1;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
+        }
+        struct stat held, current;
+        if (::fstat(fd, &held) == 0 && ::stat(path.c_str(), &current) == 0 &&
+            held.st_ino == current.st_ino && held.st_dev == current.st_dev)
+            return fd;
+        ::close(fd);
+    }
+}
+
+// The lease behind MaterializedTree: a shared flock plus this process's count.
+struct Lease
+{
+    Lease(int fd, std::string dir) : fd(fd), dir(std::move(dir))
+    {
+        std::lock_guard<std::mutex> lock(s_heldMutex);
+        ++s_held[this->dir];
+    }
+    ~Lease()
+    {
+        {
+            std::lock_guard<std::mutex> lock(s_heldMutex);
+            if (--s_held[dir] <= 0)
+                s_held.erase(dir);
+        }
+        ::close(fd);
+    }
+    Lease(const Lease &) = delete;
+    Lease &operator=(const Lease &) = delete;
+
+    int fd;
+    std::string dir;
+};
+
+// Digest of what is on disk under `dir`: one line per file or symlink (relative path,
+// type, size, mtime in ns, executable bit), sorted; CPython's `__pycache__` is skipped.
+// Empty when the directory cannot be walked.
+std::string statDigest(const std::string &dir, size_t *count = nullptr)
+{
+    std::vector<std::string> lines;
+    std::error_code ec;
+    fs::recursive_directory_iterator it(dir, ec), end;
+    if (ec)
+        return {};
+    for (; it != end; it.increment(ec)) {
+        if (ec)
+            return {};
+        const fs::path &p = it->path();
+        struct stat st;
+        if (::lstat(p.c_str(), &st) != 0)
+            return {};
+        if (S_ISDIR(st.st_mode)) {
+            if (p.filename() == "__pycache__")
+                it.disable_recursion_pending();
+            continue;
+        }
+        const char type = S_ISLNK(st.st_mode) ? 'l' : S_ISREG(st.st_mode) ? 'f' : 'o';
+        lines.push_back(p.lexically_relative(dir).string() + '\t' + type + '\t' +
+                        std::to_string(st.st_size) + '\t' + std::to_string(st.st_mtim.tv_sec) +
+                        '.' + std::to_string(st.st_mtim.tv_nsec) + '\t' +
+                        ((st.st_mode & S_IXUSR) ? 'x' : '-') + '\n');
+    }
+    if (ec)
+        return {};
+    std::sort(lines.begin(), lines.end());
+    std::string all;
+    for (const std::string &line : lines)
+        all += line;
+    if (count)
+        *count = lines.size();
+    return sha256Hex(all);
+}
+
+bool isIntact(const std::string &dir, const std::string &markerPath, const std::string &key)
+{
+    const std::optional<std::string> text = readWholeFile(markerPath);
+    if (!text)
+        return false;
+    const json marker = json::parse(*text, nullptr, false);
+    if (!marker.is_object() || marker.value("key", std::string()) != key)
+        return false;
+    const std::string digest = statDigest(dir);
+    return !digest.empty() && marker.value("stat", std::string()) == digest;
+}
+
+void touch(const std::string &path)
+{
+    ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0); // LRU order; failure only costs order
+}
+
+std::string worktreeKey(const std::vector<FileEntry> &files)
+{
+    std::string listing;
+    for (const FileEntry &f : files)
+        listing += std::to_string(f.mode) + ' ' + f.blob + ' ' + f.path + '\n';
+    return "wt-" + sha256Hex(listing, 40);
+}
+
+void removeTree(const std::string &dir, const std::string &markerPath)
+{
+    ::unlink(markerPath.c_str()); // first: a half-removed tree must never look intact
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    if (ec)
+        throw Error::input(dir + ": cannot remove stale cached tree: " + ec.message());
+}
+
+void rebuild(const Repository &repo, const Revision &rev, const std::string &key,
+             const std::string &dir, const std::string &markerPath)
+{
+    removeTree(dir, markerPath);
+    const std::vector<FileEntry> files = repo.materialize(rev, dir);
+    if (rev.isWorktree() && worktreeKey(files) != key) {
+        removeTree(dir, markerPath);
+        throw Error::input(rev.spec + ": the working tree changed while it was copied; try again");
+    }
+    size_t count = 0;
+    const std::string digest = statDigest(dir, &count);
+    if (digest.empty())
+        throw Error::input(dir + ": cannot read back the materialised tree");
+    const json marker = {{"key", key},     {"revision", rev.spec}, {"commit", rev.commit},
+                         {"stat", digest}, {"files", count},       {"written", files.size()}};
+    if (!writeFileReplacing(markerPath, marker.dump(1) + "\n"))
+        throw Error::input(markerPath + ": cannot write the cache marker");
+}
+
+} // namespace
+
+TreeCache::TreeCache(std::string root, int maxTrees)
+    : m_root(std::move(root)), m_maxTrees(std::max(1, maxTrees))
+{
+    while (m_root.size() > 1 && m_root.back() == '/')
+        m_root.pop_back();
+}
+
+std::string TreeCache::defaultRoot()
+{
+    const QString base = QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation);
+    return QDir(base).filePath(QStringLiteral("patchwitness")).toStdString();
+}
+
+std::string TreeCache::keyFor(const Repository &repo, const Revision &rev)
+{
+    if (rev.isWorktree())
+        return worktreeKey(repo.listFiles(rev));
+    const std::string &id = rev.isPatch() ? rev.tree : rev.commit;
+    if (id.size() != 40)
+        throw Error::input("'" + rev.spec + "': no commit to materialise");
+    return id;
+}
+
+MaterializedTree TreeCache::acquire(const Repository &repo, const Revision &rev) const
+{
+    const std::string key = keyFor(repo, rev);
+    const std::string trees = treesDir();
+    std::error_code ec;
+    fs::create_directories(trees, ec);
+    if (ec)
+        throw Error::input(trees + ": cannot create the tree cache: " + ec.message());
+    const std::string dir = trees + "/" + key;
+    const std::string markerPath = dir + ".marker";
+    const std::string lockPath = dir + ".lock";
+
+    MaterializedTree tree;
+    tree.m_path = dir;
+    tree.m_key = key;
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(m_lockTimeoutMs);
+    for (;;) {
+        const int remainingMs =
+            int(std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                           deadline - std::chrono::steady_clock::now())
+                                           .count()));
+        const int shared = lockFile(lockPath, LOCK_SH, remainingMs);
+        if (shared < 0)
+            break;
+        if (isIntact(dir, markerPath, key)) {
+            touch(markerPath);
+            tree.m_lease = std::make_shared<Lease>(shared, dir);
+            evict(key);
+            return tree;
+        }
+        ::close(shared);
+        if (heldInProcess(dir) > 0)
+            throw Error::harness(dir + ": the cached tree was changed while runs of this "
+                                       "process still use it; it is rebuilt once they end");
+        const int exclusive = lockFile(lockPath, LOCK_EX, 0);
+        if (exclusive >= 0) {
+            try {
+                if (!isIntact(dir, markerPath, key)) {
+                    rebuild(repo, rev, key, dir, markerPath);
+                    tree.m_rebuilt = true;
+                }
+            } catch (...) {
+                ::close(exclusive);
+                throw;
+            }
+            // Downgrade (not atomic: an evictor may slip in, but it takes the least
+            // recently used tree, and this one was just touched).
+            ::flock(exclusive, LOCK_SH);
+            touch(markerPath);
+            tree.m_lease = std::make_shared<Lease>(exclusive, dir);
+            evict(key);
+            return tree;
+        }
+        // Another thread or process is writing or holding it: look again shortly.
+        if (std::chrono::steady_clock::now() >= deadline)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));
+    }
+    throw Error::harness(lockPath + ": the cached tree stayed locked for " +
+                         std::to_string(m_lockTimeoutMs / 1000) +
+                         " s (another patchwitness still runs in it?)");
+}
+
+std::vector<std::string> TreeCache::keys() const
+{
+    std::vector<std::pair<long long, std::string>> entries;
+    std::error_code ec;
+    for (const fs::directory_entry &e : fs::directory_iterator(treesDir(), ec)) {
+        if (!e.is_directory(ec) || e.is_symlink(ec))
+            continue;
+        const std::string key = e.path().filename().string();
+        struct stat st;
+        const std::string marker = e.path().string() + ".marker";
+        if (::stat(marker.c_str(), &st) != 0 && ::stat(e.path().c_str(), &st) != 0)
+            continue;
+        entries.emplace_back(st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec, key);
+    }
+    std::sort(entries.begin(), entries.end(), [](const auto &a, const auto &b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    std::vector<std::string> out;
+    out.reserve(entries.size());
+    for (auto &entry : entries)
+        out.push_back(std::move(entry.second));
+    return out;
+}
+
+void TreeCache::evict(const std::string &keep) const
+{
+    std::vector<std::string> all = keys();
+    size_t count = all.size();
+    for (auto it = all.rbegin(); it != all.rend() && count > size_t(m_maxTrees); ++it) {
+        if (*it == keep)
+            continue;
+        const std::string dir = treesDir() + "/" + *it;
+        const std::string lockPath = dir + ".lock";
+        const int fd = lockFile(lockPath, LOCK_EX, 0);
+        if (fd < 0)
+            continue; // in use: a later acquire evicts it
+        try {
+            removeTree(dir, dir + ".marker");
+        } catch (const Error &) {
+            ::close(fd);
+            continue; // cannot remove (permissions): leave it, do not fail the acquire
+        }
+        ::unlink(lockPath.c_str());
+        ::close(fd);
+        --count;
+    }
+}
+
+} // namespace pw::core

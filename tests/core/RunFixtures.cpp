@@ -1,0 +1,129 @@
+#include "RunFixtures.h"
+
+#include "TestSupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QThread>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace pw::test {
+
+void writeText(const std::string &dir, const std::string &relPath, const std::string &content)
+{
+    const QString path = QString::fromStdString(dir + "/" + relPath);
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        throw std::runtime_error("cannot write " + path.toStdString());
+    file.write(content.data(), qint64(content.size()));
+}
+
+core::RunSpec runSpec(const std::string &treeDir, const std::string &runDir)
+{
+    core::RunSpec spec;
+    spec.treeDir = treeDir;
+    spec.runDir = runDir;
+    spec.env.python = testPython();
+    spec.timeoutMs = 120 * 1000;
+    return spec;
+}
+
+std::string hangingTestSource(const std::string &pidFile)
+{
+    const std::string file = "'" + pidFile + "'";
+    return "import os, subprocess, time\n"
+           "\n"
+           "def test_hangs():\n"
+           "    child = subprocess.Popen(['sleep', '600'])\n"
+           "    with open(" +
+           file +
+           " + '.tmp', 'w') as f:\n"
+           "        f.write('%d %d' % (os.getpid(), child.pid))\n"
+           "    os.rename(" +
+           file + " + '.tmp', " + file +
+           ")\n"
+           "    time.sleep(600)\n";
+}
+
+std::vector<long> readPids(const std::string &pidFile)
+{
+    std::ifstream in(pidFile);
+    std::vector<long> pids;
+    long pid = 0;
+    while (in >> pid)
+        pids.push_back(pid);
+    return pids;
+}
+
+bool waitForFile(const std::string &path, int timeoutMs)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    while (!QFileInfo::exists(QString::fromStdString(path))) {
+        if (std::chrono::steady_clock::now() > deadline)
+            return false;
+        QThread::msleep(20);
+    }
+    return true;
+}
+
+namespace {
+
+// Fields of /proc/<pid>/stat after the command name: state, ppid, pgrp, …
+bool readStat(long pid, char *state, long *pgrp)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t close = text.rfind(')');
+    if (close == std::string::npos)
+        return false;
+    std::istringstream rest(text.substr(close + 1));
+    long ppid = 0;
+    rest >> *state >> ppid >> *pgrp;
+    return bool(rest);
+}
+
+} // namespace
+
+bool isAlive(long pid)
+{
+    char state = 0;
+    long pgrp = 0;
+    return pid > 0 && readStat(pid, &state, &pgrp) && state != 'Z' && state != 'X';
+}
+
+std::vector<long> liveGroupMembers(long pgid)
+{
+    std::vector<long> members;
+    const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
+    for (const QString &entry : entries) {
+        bool ok = false;
+        const long pid = entry.toLong(&ok);
+        char state = 0;
+        long pgrp = 0;
+        if (ok && readStat(pid, &state, &pgrp) && pgrp == pgid && state != 'Z' && state != 'X')
+            members.push_back(pid);
+    }
+    return members;
+}
+
+bool waitUntilGone(const std::vector<long> &pids, int timeoutMs)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    for (;;) {
+        bool any = false;
+        for (long pid : pids)
+            any = any || isAlive(pid);
+        if (!any)
+            return true;
+        if (std::chrono::steady_clock::now() > deadline)
+            return false;
+        QThread::msleep(20);
+    }
+}
+
+} // namespace pw::test

@@ -1,0 +1,36 @@
+#pragma once
+
+// Helpers shared by the run-engine tests (tst_pytestrun, tst_runpool): fixture Python
+// projects written into a directory, and process checks that read /proc.
+
+#include "run/PytestRun.h"
+
+#include <string>
+#include <vector>
+
+namespace pw::test {
+
+// Writes `content` to `dir/relPath`, creating directories.
+void writeText(const std::string &dir, const std::string &relPath, const std::string &content);
+
+// A spec for `dir` with /usr/bin/python3 (testPython()), a 120 s timeout and `runDir`.
+core::RunSpec runSpec(const std::string &treeDir, const std::string &runDir);
+
+// A test module whose one test starts a grandchild `sleep 600`, writes its own pid and
+// the grandchild's as "<pytest pid> <sleep pid>" into `pidFile`, then sleeps 600 s.
+std::string hangingTestSource(const std::string &pidFile);
+
+// Pids read from a file written by hangingTestSource; empty until it exists.
+std::vector<long> readPids(const std::string &pidFile);
+// Polls until `path` exists (true) or `timeoutMs` passes (false).
+bool waitForFile(const std::string &path, int timeoutMs);
+
+// Alive = exists and is not a zombie (an orphan's zombie waits for a reaper we do not
+// control; it runs nothing).
+bool isAlive(long pid);
+// Live processes whose process group is `pgid`.
+std::vector<long> liveGroupMembers(long pgid);
+// Polls until none of `pids` is alive; true when that happened within `timeoutMs`.
+bool waitUntilGone(const std::vector<long> &pids, int timeoutMs);
+
+} // namespace pw::test

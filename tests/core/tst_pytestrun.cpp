@@ -1,0 +1,336 @@
+// PytestRun (core/run): one pytest run on fixture projects with Debian's pytest — exit
+// codes mapped as SPEC §5.1, harness errors for everything that is not a test result,
+// infrastructure-failure protection (SPEC §10), and no process outliving its run.
+
+#include "RunFixtures.h"
+#include "run/PytestRun.h"
+#include "util/Error.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+#include <chrono>
+#include <future>
+
+using pw::core::Error;
+using pw::core::NodeOutcome;
+using pw::core::Outcome;
+using pw::core::PytestRun;
+using pw::core::RunResult;
+using pw::core::RunSpec;
+using pw::core::RunStatus;
+using pw::test::writeText;
+
+namespace {
+
+// A fixture project: `tree/` holds the files, `run/` the run's private directory.
+struct Project
+{
+    QTemporaryDir dir;
+    std::string tree() const { return dir.path().toStdString() + "/tree"; }
+    std::string runDir() const { return dir.path().toStdString() + "/run"; }
+    std::string pidFile() const { return dir.path().toStdString() + "/pids"; }
+    void write(const std::string &path, const std::string &content) const
+    {
+        writeText(tree(), path, content);
+    }
+    RunSpec spec() const { return pw::test::runSpec(tree(), runDir()); }
+};
+
+Outcome outcomeOf(const RunResult &result, const std::string &nodeId)
+{
+    for (const NodeOutcome &row : result.outcomes) {
+        if (row.nodeId == nodeId)
+            return row.outcome;
+    }
+    return Outcome::NotCollected;
+}
+
+const char kPassing[] = "def test_a():\n    assert 1\n\n"
+                        "def test_b():\n    assert 'x'\n\n"
+                        "class TestC:\n    def test_c(self):\n        pass\n";
+
+// Runs `spec` on another thread; the run must end within `limitS` (else its process group
+// is killed so nothing leaks, and the test fails).
+RunResult runBounded(PytestRun &run, int limitS = 90)
+{
+    auto future = std::async(std::launch::async, [&run] { return run.run(); });
+    if (future.wait_for(std::chrono::seconds(limitS)) != std::future_status::ready) {
+        run.cancel();
+        future.wait();
+        throw std::runtime_error("the run did not end within " + std::to_string(limitS) + " s");
+    }
+    return future.get();
+}
+
+} // namespace
+
+class TestPytestRun : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void passingSuiteIsExitZeroAndEveryNodePasses()
+    {
+        Project p;
+        p.write("tests/test_ok.py", kPassing);
+        RunSpec spec = p.spec();
+        spec.arm = "base";
+        spec.env.hashSeed = 4;
+        const RunResult r = PytestRun(spec).run();
+        QCOMPARE(r.status, RunStatus::Completed);
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.evidence(), r.harnessReason.c_str());
+        QVERIFY(!r.caught());
+        QCOMPARE(r.outcomes.size(), size_t(3));
+        for (const NodeOutcome &row : r.outcomes)
+            QCOMPARE(row.outcome, Outcome::Pass);
+        QCOMPARE(outcomeOf(r, "tests/test_ok.py::TestC::test_c"), Outcome::Pass);
+        QCOMPARE(r.arm, std::string("base"));
+        QCOMPARE(r.seed, 4u);
+        QCOMPARE(r.envDigest.size(), size_t(16));
+        QVERIFY(r.pid > 0);
+        QVERIFY(r.command.find("PYTHONHASHSEED=4") != std::string::npos);
+        QVERIFY(r.command.find("cd " + p.tree()) == 0);
+        QVERIFY(r.stdoutTail.find("3 passed") != std::string::npos);
+    }
+
+    void failingTestIsCaught()
+    {
+        Project p;
+        p.write("tests/test_mixed.py", "def test_ok():\n    pass\n\n"
+                                       "def test_broken():\n    assert 1 == 2\n\n"
+                                       "def test_ok2():\n    pass\n");
+        const RunResult r = PytestRun(p.spec()).run();
+        QCOMPARE(r.status, RunStatus::Completed);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.caught());
+        QCOMPARE(outcomeOf(r, "tests/test_mixed.py::test_broken"), Outcome::Fail);
+        QCOMPARE(outcomeOf(r, "tests/test_mixed.py::test_ok"), Outcome::Pass);
+    }
+
+    void errorExitsAreHarnessErrors_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("content");
+        QTest::addColumn<int>("exitCode");
+        QTest::newRow("collection error → 2")
+            << "tests/test_broken.py"
+            << "import no_such_module_pw\n\ndef test_x():\n    pass\n"
+            << 2;
+        QTest::newRow("nothing collected → 5") << "tests/helper.py"
+                                               << "X = 1\n"
+                                               << 5;
+        QTest::newRow("usage error → 4") << "tests/conftest.py"
+                                         << "def pytest_configure(config):\n"
+                                            "    import pytest\n"
+                                            "    raise pytest.UsageError('bad option')\n"
+                                         << 4;
+    }
+
+    void errorExitsAreHarnessErrors()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, content);
+        QFETCH(int, exitCode);
+        Project p;
+        p.write(file.toStdString(), content.toStdString());
+        const RunResult r = PytestRun(p.spec()).run();
+        QCOMPARE(r.status, RunStatus::Completed);
+        QCOMPARE(r.exitCode, exitCode);
+        QVERIFY(r.harnessError);
+        QVERIFY(!r.caught());
+        QVERIFY2(r.harnessReason.find("exit " + std::to_string(exitCode)) != std::string::npos,
+                 r.harnessReason.c_str());
+    }
+
+    void hangingTestTimesOutAndItsProcessGroupIsGone()
+    {
+        Project p;
+        p.write("tests/test_hang.py", pw::test::hangingTestSource(p.pidFile()));
+        RunSpec spec = p.spec();
+        spec.timeoutMs = 2000;
+        PytestRun run(spec);
+        const RunResult r = runBounded(run);
+        QCOMPARE(r.status, RunStatus::TimedOut);
+        QVERIFY(r.harnessError);
+        QVERIFY(r.harnessReason.find("timed out") != std::string::npos);
+        QVERIFY(r.outcomes.empty()); // no JUnit file, no selection: nothing to report
+        const std::vector<long> pids = pw::test::readPids(p.pidFile());
+        QCOMPARE(pids.size(), size_t(2));
+        QCOMPARE(pids[0], long(r.pid));
+        QVERIFY(pw::test::waitUntilGone(pids, 10000));
+        QVERIFY(pw::test::liveGroupMembers(r.pid).empty());
+    }
+
+    void timedOutSelectionIsHarnessErrorPerNode()
+    {
+        Project p;
+        p.write("tests/test_hang.py", pw::test::hangingTestSource(p.pidFile()));
+        RunSpec spec = p.spec();
+        spec.timeoutMs = 2000;
+        spec.selection = {"tests/test_hang.py::test_hangs"};
+        PytestRun run(spec);
+        const RunResult r = runBounded(run);
+        QCOMPARE(r.status, RunStatus::TimedOut);
+        QCOMPARE(outcomeOf(r, "tests/test_hang.py::test_hangs"), Outcome::HarnessError);
+        QVERIFY(pw::test::waitUntilGone(pw::test::readPids(p.pidFile()), 10000));
+    }
+
+    void killedInterpreterIsACrash()
+    {
+        Project p;
+        p.write("tests/test_die.py",
+                "import os, signal\n\n"
+                "def test_ok():\n    pass\n\n"
+                "def test_dies():\n    os.kill(os.getpid(), signal.SIGKILL)\n");
+        PytestRun run(p.spec());
+        const RunResult r = runBounded(run);
+        QCOMPARE(r.status, RunStatus::Crashed);
+        QVERIFY(r.harnessError);
+        QVERIFY(!r.caught());
+    }
+
+    void cancelFromAnotherThreadStopsAHangingRun()
+    {
+        Project p;
+        p.write("tests/test_hang.py", pw::test::hangingTestSource(p.pidFile()));
+        PytestRun run(p.spec()); // 120 s timeout: only cancel() can end it in time
+        auto future = std::async(std::launch::async, [&run] { return run.run(); });
+        QVERIFY(pw::test::waitForFile(p.pidFile(), 60000));
+        run.cancel();
+        QVERIFY(future.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+        const RunResult r = future.get();
+        QCOMPARE(r.status, RunStatus::Cancelled);
+        QVERIFY(r.harnessError);
+        QVERIFY(pw::test::waitUntilGone(pw::test::readPids(p.pidFile()), 10000));
+        QVERIFY(pw::test::liveGroupMembers(r.pid).empty());
+    }
+
+    void cancelBeforeRunStartsNothing()
+    {
+        Project p;
+        p.write("tests/test_ok.py", kPassing);
+        PytestRun run(p.spec());
+        run.cancel();
+        const RunResult r = run.run();
+        QCOMPARE(r.status, RunStatus::Cancelled);
+        QCOMPARE(r.pid, int64_t(0));
+    }
+
+    void backgroundProcessesDoNotOutliveTheRun()
+    {
+        Project p;
+        p.write("tests/test_daemon.py", "import subprocess\n\n"
+                                        "def test_leaves_a_daemon():\n"
+                                        "    child = subprocess.Popen(['sleep', '600'])\n"
+                                        "    open('" +
+                                            p.pidFile() + "', 'w').write(str(child.pid))\n");
+        const RunResult r = PytestRun(p.spec()).run();
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(pw::test::waitUntilGone(pw::test::readPids(p.pidFile()), 10000));
+    }
+
+    void mostlyFailingRunIsAnInfrastructureFailure()
+    {
+        Project p;
+        std::string source;
+        for (int i = 0; i < 6; ++i)
+            source += "def test_" + std::to_string(i) + "():\n    assert " +
+                      (i < 4 ? "False" : "True") + "\n\n";
+        p.write("tests/test_infra.py", source);
+        const RunResult r = PytestRun(p.spec()).run();
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.harnessError); // 4 of 6 > 50 %
+        QVERIFY(!r.caught());
+        QVERIFY2(r.harnessReason.find("infra_fail_pct") != std::string::npos,
+                 r.harnessReason.c_str());
+        QCOMPARE(r.count(Outcome::Fail), 4); // kept for display, flagged as no evidence
+
+        RunSpec lenient = p.spec();
+        lenient.infraFailPct = 70;
+        QVERIFY(PytestRun(lenient).run().caught());
+
+        // One selected failing test is a result, not an infrastructure failure.
+        RunSpec single = p.spec();
+        single.selection = {"tests/test_infra.py::test_0"};
+        const RunResult one = PytestRun(single).run();
+        QVERIFY2(one.caught(), one.harnessReason.c_str());
+    }
+
+    void deselectedNodeIsNotCollected()
+    {
+        Project p;
+        p.write("tests/test_ok.py", kPassing);
+        RunSpec spec = p.spec();
+        spec.selection = {"tests/test_ok.py::test_a", "tests/test_ok.py::test_b"};
+        spec.extraArgs = QStringList{QStringLiteral("-k"), QStringLiteral("test_a")};
+        const RunResult r = PytestRun(spec).run();
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(outcomeOf(r, "tests/test_ok.py::test_a"), Outcome::Pass);
+        bool seen = false;
+        for (const NodeOutcome &row : r.outcomes)
+            seen = seen || (row.nodeId == "tests/test_ok.py::test_b" &&
+                            row.outcome == Outcome::NotCollected);
+        QVERIFY(seen);
+    }
+
+    void runSeesOnlyThePinnedEnvironment()
+    {
+        Project p;
+        p.write("tests/test_env.py",
+                "import os\n\n"
+                "def test_env():\n"
+                "    e = os.environ\n"
+                "    assert e['PYTHONHASHSEED'] == '5'\n"
+                "    assert e['TZ'] == 'UTC' and e['LC_ALL'] == 'C.UTF-8'\n"
+                "    assert e['PYTEST_DISABLE_PLUGIN_AUTOLOAD'] == '1'\n"
+                "    assert e['HOME'] == '" +
+                    p.runDir() +
+                    "/home'\n"
+                    "    assert e['TMPDIR'] == '" +
+                    p.runDir() +
+                    "/tmp'\n"
+                    "    assert 'PYTHONPATH' not in e and 'PW_SECRET' not in e\n"
+                    "    assert hash('abc') == hash('abc')\n");
+        qputenv("PYTHONPATH", "/leaked");
+        qputenv("PW_SECRET", "token");
+        RunSpec spec = p.spec();
+        spec.env.hashSeed = 5;
+        const RunResult r = PytestRun(spec).run();
+        qunsetenv("PYTHONPATH");
+        qunsetenv("PW_SECRET");
+        QVERIFY2(r.exitCode == 0, r.stdoutTail.c_str());
+    }
+
+    void outputIsBounded()
+    {
+        Project p;
+        p.write("tests/test_loud.py",
+                "def test_loud():\n    print('x' * 200000)\n    assert False\n");
+        RunSpec spec = p.spec();
+        spec.maxOutputBytes = 4096;
+        const RunResult r = PytestRun(spec).run();
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.stdoutTail.size() <= 4096);
+        QVERIFY(r.outputDropped > 0);
+        QVERIFY(r.stdoutTail.find("failed") != std::string::npos); // the summary is the tail
+    }
+
+    void missingInterpreterIsAnInputError()
+    {
+        Project p;
+        p.write("tests/test_ok.py", kPassing);
+        RunSpec spec = p.spec();
+        spec.env.python = "/nonexistent/python3";
+        try {
+            PytestRun(spec).run();
+            QFAIL("a run with a missing interpreter did not throw");
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), Error::Kind::Input);
+            QVERIFY(std::string(e.what()).find("/nonexistent/python3") != std::string::npos);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPytestRun)
+#include "tst_pytestrun.moc"

@@ -1,0 +1,372 @@
+// TreeCache (core/run) and Repository::materialize (core/repo): revisions copied into an
+// isolated cache for runs, reused while intact, rebuilt when damaged, bounded by LRU,
+// safe from two threads, and never writing into the reviewer's repository.
+
+#include "RepoBuilder.h"
+#include "repo/Repository.h"
+#include "run/TreeCache.h"
+#include "util/Error.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+using pw::core::Error;
+using pw::core::MaterializedTree;
+using pw::core::Repository;
+using pw::core::Revision;
+using pw::core::TreeCache;
+using pw::test::RepoBuilder;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readText(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// path → (size, mtime ns, mode, content) of everything under `root`, .git included.
+std::map<std::string, std::string> snapshot(const std::string &root)
+{
+    std::map<std::string, std::string> out;
+    for (const auto &e : fs::recursive_directory_iterator(root)) {
+        struct stat st;
+        ::lstat(e.path().c_str(), &st);
+        std::string line = std::to_string(st.st_mode) + " " + std::to_string(st.st_mtim.tv_sec) +
+                           "." + std::to_string(st.st_mtim.tv_nsec);
+        if (S_ISREG(st.st_mode))
+            line += " " + readText(e.path().string());
+        out[e.path().lexically_relative(root).string()] = line;
+    }
+    return out;
+}
+
+// mtime (ns) of every file of a materialised tree.
+std::map<std::string, long long> mtimes(const std::string &dir)
+{
+    std::map<std::string, long long> out;
+    for (const auto &e : fs::recursive_directory_iterator(dir)) {
+        struct stat st;
+        ::lstat(e.path().c_str(), &st);
+        out[e.path().string()] = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    }
+    return out;
+}
+
+std::string patchFile(const QTemporaryDir &dir)
+{
+    const std::string path = dir.path().toStdString() + "/agent.patch";
+    std::ofstream(path) << "diff --git a/pkg/calc.py b/pkg/calc.py\n"
+                           "--- a/pkg/calc.py\n"
+                           "+++ b/pkg/calc.py\n"
+                           "@@ -1 +1 @@\n"
+                           "-X = 1\n"
+                           "+X = 2\n";
+    return path;
+}
+
+} // namespace
+
+class TestTreeCache : public QObject
+{
+    Q_OBJECT
+
+private:
+    // A repository with a module, a test, an executable script and a symlink.
+    void fill(RepoBuilder &repo)
+    {
+        repo.write("pkg/calc.py", "X = 1\n");
+        repo.write("tests/test_calc.py", "from pkg.calc import X\n\ndef test_x():\n    assert X\n");
+        repo.write("run.sh", "#!/bin/sh\necho hi\n");
+        fs::permissions(repo.root() + "/run.sh", fs::perms::owner_exec, fs::perm_options::add);
+        fs::create_symlink("pkg/calc.py", repo.root() + "/link.py");
+        repo.write(".gitignore", "*.log\n");
+    }
+
+private Q_SLOTS:
+    void materialisesACommitWithModesAndLinks()
+    {
+        RepoBuilder builder;
+        fill(builder);
+        const std::string commit = builder.commit("base");
+        QTemporaryDir cacheDir;
+        const TreeCache cache(cacheDir.path().toStdString());
+        const Repository repo = Repository::open(builder.root());
+        const MaterializedTree tree = cache.acquire(repo, repo.resolve("HEAD"));
+
+        QCOMPARE(tree.key(), commit);
+        QCOMPARE(tree.path(), cache.treesDir() + "/" + commit);
+        QVERIFY(tree.rebuilt());
+        QCOMPARE(readText(tree.path() + "/pkg/calc.py"), std::string("X = 1\n"));
+        QVERIFY((fs::status(tree.path() + "/run.sh").permissions() & fs::perms::owner_exec) !=
+                fs::perms::none);
+        QVERIFY((fs::status(tree.path() + "/pkg/calc.py").permissions() & fs::perms::owner_exec) ==
+                fs::perms::none);
+        QVERIFY(fs::is_symlink(tree.path() + "/link.py"));
+        QCOMPARE(fs::read_symlink(tree.path() + "/link.py").string(), std::string("pkg/calc.py"));
+        QVERIFY(!fs::exists(tree.path() + "/.git"));
+        QVERIFY(fs::exists(tree.path() + ".marker"));
+    }
+
+    void materialisesTheWorktreeWithUntrackedFiles()
+    {
+        RepoBuilder builder;
+        fill(builder);
+        builder.commit("base");
+        builder.write("pkg/calc.py", "X = 3\n");
+        builder.write("tests/test_new.py", "def test_new():\n    pass\n"); // untracked
+        builder.write("debug.log", "ignored\n");
+        builder.remove("run.sh");
+        QTemporaryDir cacheDir;
+        const TreeCache cache(cacheDir.path().toStdString());
+        const Repository repo = Repository::open(builder.root());
+        const MaterializedTree tree = cache.acquire(repo, repo.resolve("WORKTREE"));
+
+        QVERIFY(tree.key().rfind("wt-", 0) == 0);
+        QCOMPARE(readText(tree.path() + "/pkg/calc.py"), std::string("X = 3\n"));
+        QVERIFY(fs::exists(tree.path() + "/tests/test_new.py"));
+        QVERIFY(!fs::exists(tree.path() + "/debug.log"));
+        QVERIFY(!fs::exists(tree.path() + "/run.sh"));
+
+        // Another state of the work tree is another entry; the same state the same one.
+        QCOMPARE(TreeCache::keyFor(repo, repo.resolve("WORKTREE")), tree.key());
+        builder.write("pkg/calc.py", "X = 4\n");
+        QVERIFY(TreeCache::keyFor(repo, repo.resolve("WORKTREE")) != tree.key());
+    }
+
+    void materialisesAPatchHead()
+    {
+        RepoBuilder builder;
+        fill(builder);
+        builder.commit("base");
+        QTemporaryDir patchDir, cacheDir;
+        const std::string spec = "PATCH:" + patchFile(patchDir);
+        const TreeCache cache(cacheDir.path().toStdString());
+        const Repository repo = Repository::open(builder.root());
+        const Revision base = repo.resolve("HEAD");
+        const Revision head = repo.resolveHead(spec, base);
+        const MaterializedTree tree = cache.acquire(repo, head);
+        QCOMPARE(tree.key(), head.tree);
+        QCOMPARE(readText(tree.path() + "/pkg/calc.py"), std::string("X = 2\n"));
+        QCOMPARE(builder.read("pkg/calc.py"), std::string("X = 1\n"));
+
+        // A fresh instance (another thread's) applies the file again and reuses the entry.
+        const Repository other = Repository::open(builder.root());
+        const MaterializedTree again = cache.acquire(other, head);
+        QCOMPARE(again.path(), tree.path());
+        QVERIFY(!again.rebuilt());
+    }
+
+    void reusesAnIntactTreeWithoutWriting()
+    {
+        RepoBuilder builder;
+        fill(builder);
+        builder.commit("base");
+        QTemporaryDir cacheDir;
+        const TreeCache cache(cacheDir.path().toStdString());
+        const Repository repo = Repository::open(builder.root());
+        const Revision rev = repo.resolve("HEAD");
+        std::map<std::string, long long> before;
+        std::string marker;
+        {
+            const MaterializedTree first = cache.acquire(repo, rev);
+            before = mtimes(first.path());
+            marker = readText(first.path() + ".marker");
+        }
+        // CPython's bytecode next to the sources is not damage.
+        fs::create_directories(cache.treesDir() + "/" + rev.commit + "/tests/__pycache__");
+        std::ofstream(cache.treesDir() + "/" + rev.commit + "/tests/__pycache__/t.pyc") << "x";
+        const MaterializedTree second = cache.acquire(repo, rev);
+        QVERIFY(!second.rebuilt());
+        std::map<std::string, long long> after = mtimes(second.path());
+        after.erase(second.path() + "/tests/__pycache__");
+        after.erase(second.path() + "/tests/__pycache__/t.pyc");
+        before.erase(second.path() + "/tests"); // its mtime moved with the new directory
+        after.erase(second.path() + "/tests");
+        QCOMPARE(after, before);
+        QCOMPARE(readText(second.path() + ".marker"), marker);
+    }
+
+    void rebuildsADamagedTree_data()
+    {
+        QTest::addColumn<QString>("damage");
+        QTest::newRow("file deleted, marker kept") << "delete";
+        QTest::newRow("file edited") << "edit";
+        QTest::newRow("file left behind by a run") << "extra";
+        QTest::newRow("crash before the marker") << "nomarker";
+        QTest::newRow("marker garbage") << "badmarker";
+    }
+
+    void rebuildsADamagedTree()
+    {
+        QFETCH(QString, damage);
+        RepoBuilder builder;
+        fill(builder);
+        builder.commit("base");
+        QTemporaryDir cacheDir;
+        const TreeCache cache(cacheDir.path().toStdString());
+        const Repository repo = Repository::open(builder.root());
+        const Revision rev = repo.resolve("HEAD");
+        std::string dir;
+        {
+            dir = cache.acquire(repo, rev).path();
+        }
+        if (damage == QLatin1String("delete"))
+            fs::remove(dir + "/pkg/calc.py");
+        else if (damage == QLatin1String("edit"))
+            std::ofstream(dir + "/pkg/calc.py") << "X = 99  # edited by a test\n";
+        else if (damage == QLatin1String("extra"))
+            std::ofstream(dir + "/tests/conftest.py") << "raise SystemExit\n";
+        else if (damage == QLatin1String("nomarker"))
+            fs::remove(dir + ".marker");
+        else
+            std::ofstream(dir + ".marker") << "{not json";
+
+        const MaterializedTree tree = cache.acquire(repo, rev);
+        QVERIFY(tree.rebuilt());
+        QCOMPARE(readText(dir + "/pkg/calc.py"), std::string("X = 1\n"));
+        QVERIFY(!fs::exists(dir + "/tests/conftest.py"));
+    }
+
+    void refusesToRebuildATreeThisProcessStillHolds()
+    {
+        RepoBuilder builder;
+        fill(builder);
+        builder.commit("base");
+        QTemporaryDir cacheDir;
+        const TreeCache cache(cacheDir.path().toStdString());
+        const Repository repo = Repository::open(builder.root());
+        const Revision rev = repo.resolve("HEAD");
+        const MaterializedTree held = cache.acquire(repo, rev);
+        fs::remove(held.path() + "/pkg/calc.py");
+        try {
+            cache.acquire(repo, rev);
+            QFAIL("a damaged tree in use was handed out again");
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), Error::Kind::Harness);
+            QVERIFY(std::string(e.what()).find(held.path()) != std::string::npos);
+        }
+    }
+
+    void evictsTheLeastRecentlyUsed()
+    {
+        RepoBuilder builder;
+        std::vector<std::string> commits;
+        for (int i = 0; i < 4; ++i) {
+            builder.write("pkg/calc.py", "X = " + std::to_string(i) + "\n");
+            commits.push_back(builder.commit("c" + std::to_string(i)));
+        }
+        QTemporaryDir cacheDir;
+        const TreeCache cache(cacheDir.path().toStdString(), 2);
+        const Repository repo = Repository::open(builder.root());
+        auto use = [&](int i) {
+            cache.acquire(repo, repo.resolve(commits[size_t(i)]));
+            QThread::msleep(15); // distinct marker mtimes, whatever the clock's granularity
+        };
+        use(0);
+        use(1);
+        use(0); // 0 is now more recent than 1
+        use(2);
+        std::vector<std::string> keys = cache.keys();
+        QCOMPARE(keys, (std::vector<std::string>{commits[2], commits[0]}));
+        QVERIFY(!fs::exists(cache.treesDir() + "/" + commits[1]));
+        QVERIFY(!fs::exists(cache.treesDir() + "/" + commits[1] + ".marker"));
+
+        // A held tree is not evicted, however old: the next oldest goes instead.
+        {
+            const MaterializedTree held = cache.acquire(repo, repo.resolve(commits[0]));
+            QThread::msleep(15);
+            use(2);
+            use(3); // commits[0] is now the least recently used
+            QVERIFY(fs::exists(held.path() + "/pkg/calc.py"));
+            QCOMPARE(cache.keys(), (std::vector<std::string>{commits[3], commits[0]}));
+        }
+        use(1);
+        QCOMPARE(cache.keys(), (std::vector<std::string>{commits[1], commits[3]}));
+    }
+
+    void twoThreadsShareOneKey()
+    {
+        RepoBuilder builder;
+        fill(builder);
+        for (int i = 0; i < 200; ++i) // enough files that the writers overlap
+            builder.write("data/f" + std::to_string(i) + ".txt",
+                          std::string(2000, char('a' + i % 26)));
+        const std::string commit = builder.commit("base");
+        QTemporaryDir cacheDir;
+        const TreeCache cache(cacheDir.path().toStdString());
+        std::atomic<int> rebuilt{0}, intact{0};
+        std::vector<std::string> errors(2);
+        auto work = [&](int slot) {
+            try {
+                const Repository repo = Repository::open(builder.root()); // one per thread
+                const MaterializedTree tree = cache.acquire(repo, repo.resolve(commit));
+                rebuilt += tree.rebuilt() ? 1 : 0;
+                if (readText(tree.path() + "/data/f199.txt") ==
+                    std::string(2000, char('a' + 199 % 26)))
+                    ++intact;
+            } catch (const std::exception &e) {
+                errors[size_t(slot)] = e.what();
+            }
+        };
+        std::thread a(work, 0), b(work, 1);
+        a.join();
+        b.join();
+        QCOMPARE(errors, (std::vector<std::string>{"", ""}));
+        QCOMPARE(rebuilt.load(), 1);
+        QCOMPARE(intact.load(), 2);
+    }
+
+    void neverWritesIntoTheReviewersRepository()
+    {
+        RepoBuilder builder;
+        fill(builder);
+        builder.commit("base");
+        builder.write("pkg/calc.py", "X = 5\n");
+        builder.write("tests/test_untracked.py", "def test_u():\n    pass\n");
+        QTemporaryDir patchDir, cacheDir;
+        const std::string spec = "PATCH:" + patchFile(patchDir);
+        const auto before = snapshot(builder.root());
+        {
+            const TreeCache cache(cacheDir.path().toStdString());
+            const Repository repo = Repository::open(builder.root());
+            const Revision base = repo.resolve("HEAD");
+            cache.acquire(repo, base);
+            cache.acquire(repo, repo.resolve("WORKTREE"));
+            cache.acquire(repo, repo.resolveHead(spec, base));
+        }
+        QCOMPARE(snapshot(builder.root()), before);
+    }
+
+    void anUnwritableCacheIsAnInputError()
+    {
+        RepoBuilder builder;
+        fill(builder);
+        builder.commit("base");
+        QTemporaryDir dir;
+        const std::string file = dir.path().toStdString() + "/plain-file";
+        std::ofstream(file) << "x";
+        const TreeCache cache(file + "/cache");
+        const Repository repo = Repository::open(builder.root());
+        try {
+            cache.acquire(repo, repo.resolve("HEAD"));
+            QFAIL("a cache below a regular file was accepted");
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), Error::Kind::Input);
+            QVERIFY(std::string(e.what()).find(file) != std::string::npos);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTreeCache)
+#include "tst_treecache.moc"
