@@ -370,10 +370,9 @@ private:
                     if (!e.test || (m_base.quarantine && m_base.quarantine->find(*e.test)))
                         continue;
                     std::string edited;
-                    for (const std::string &g : e.guards.value_or(std::vector<std::string>())) {
-                        if (patched.count(g))
-                            edited += (edited.empty() ? "" : ", ") + g;
-                    }
+                    for (const std::string &g : LedgerValidator::editedGuards(
+                             e.guards.value_or(std::vector<std::string>()), patched))
+                        edited += (edited.empty() ? "" : ", ") + g;
                     if (edited.empty())
                         continue;
                     handled.insert(*e.test);

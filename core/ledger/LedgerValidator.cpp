@@ -106,6 +106,22 @@ void append(std::vector<LedgerProblem> &out, std::vector<LedgerProblem> more)
 
 LedgerValidator::LedgerValidator(ValidationContext context) : m_context(std::move(context)) {}
 
+std::vector<std::string> LedgerValidator::editedGuards(const std::vector<std::string> &guards,
+                                                       const std::set<std::string> &patchedFiles)
+{
+    std::vector<std::string> edited;
+    for (const std::string &guard : guards) {
+        bool touched = patchedFiles.count(guard) > 0;
+        if (!touched && !guard.empty() && guard.back() == '/') {
+            const auto it = patchedFiles.lower_bound(guard);
+            touched = it != patchedFiles.end() && it->compare(0, guard.size(), guard) == 0;
+        }
+        if (touched)
+            edited.push_back(guard);
+    }
+    return edited;
+}
+
 bool LedgerValidator::isActive(const QuarantineEntry &e) const
 {
     return e.opened && e.expires && *e.opened <= m_context.today && m_context.today < *e.expires;
@@ -188,12 +204,11 @@ std::vector<LedgerProblem> LedgerValidator::check(const QuarantineEntry &e,
         }
     }
     if (e.guards && isActive(e)) {
-        for (const std::string &guard : *e.guards) {
-            if (m_context.patchedFiles.count(guard))
-                p.add("guards", "guard-edited",
-                      "the patch edits guarded file " + guard +
-                          " while the freeze is active: restore the test or extend the "
-                          "substitute");
+        for (const std::string &guard : editedGuards(*e.guards, m_context.patchedFiles)) {
+            p.add("guards", "guard-edited",
+                  "the patch edits guarded file " + guard +
+                      " while the freeze is active: restore the test or extend the "
+                      "substitute");
         }
     }
     return p.take();

@@ -70,6 +70,11 @@ public:
     // Active on opened <= today < expires (an entry without both dates is not active).
     bool isActive(const QuarantineEntry &entry) const;
 
+    // The guards of `guards` that `patchedFiles` touches: a guard is a file, or a directory
+    // when it ends with '/' (a package: `mypkg/` covers every file under it).
+    static std::vector<std::string> editedGuards(const std::vector<std::string> &guards,
+                                                 const std::set<std::string> &patchedFiles);
+
 private:
     ValidationContext m_context;
 };

@@ -32,10 +32,8 @@ const TestLookup::FileTests &TestLookup::load(const std::string &file)
     const Repository *repo = m_repo.get();
     const Revision *rev = &m_rev;
     try {
-        const std::vector<FileFacts> facts =
-            m_extractor.extract({{file, entry->blob, [repo, rev, file] {
-                                      return repo->readFile(*rev, file);
-                                  }}});
+        const std::vector<FileFacts> facts = m_extractor.extract(
+            {{file, entry->blob, [repo, rev, file] { return repo->readFile(*rev, file); }}});
         if (!facts.empty() && !facts.front().error) {
             for (const std::string &name : facts.front().defs)
                 tests.ids.push_back(file + "::" + name);
@@ -69,13 +67,15 @@ std::vector<std::string> TestLookup::guardsFor(const std::string &testFile)
 {
     std::vector<std::string> guards;
     std::set<std::string> seen;
-    const auto add = [&](const std::string &path) {
-        bool exists = false;
+    const auto exists = [this](const std::string &path) {
         try {
-            exists = m_repo->entry(m_rev, path).has_value();
+            return m_repo->entry(m_rev, path).has_value();
         } catch (const std::exception &) {
+            return false;
         }
-        if (exists && seen.insert(path).second)
+    };
+    const auto add = [&](const std::string &path) {
+        if (exists(path) && seen.insert(path).second)
             guards.push_back(path);
     };
     // Not the test file itself: the patch that adds the skip edits it, and the freeze is
@@ -85,10 +85,13 @@ std::vector<std::string> TestLookup::guardsFor(const std::string &testFile)
          slash = testFile.rfind('/', slash - 1))
         add(testFile.substr(0, slash) + "/conftest.py");
     add("conftest.py");
+    // Facts name top-level modules only: a package is guarded as a whole directory
+    // (`mypkg/`, see LedgerValidator::editedGuards), a module as its file.
     for (const std::string &module : load(testFile).imports) {
         for (const char *root : {"", "src/"}) {
             add(root + module + ".py");
-            add(root + module + "/__init__.py");
+            if (exists(root + module + "/__init__.py") && seen.insert(root + module + "/").second)
+                guards.push_back(root + module + "/");
         }
     }
     return guards;

@@ -25,9 +25,10 @@ public:
     bool contains(const std::string &testId);
     // The test ids of one file, in file order; empty when it has none or does not exist.
     std::vector<std::string> testsIn(const std::string &file);
-    // The repository files a test file's imports name (module `a.b` → `a/b.py`,
-    // `a/b/__init__.py`, also under `src/`) and the conftest.py files above it: the files a
-    // freeze should guard (not the test file, which the patch adding the skip edits).
+    // What a freeze of a test in `testFile` should guard: the conftest.py files above it and
+    // the repository code its imports name — a top-level module `m` as `m.py`, a package as
+    // its directory `m/` (also under `src/`). Not the test file: the patch that adds the
+    // skip edits it.
     std::vector<std::string> guardsFor(const std::string &testFile);
 
 private:

@@ -216,6 +216,15 @@ void TstLedgerValidator::rules_data()
         << "guards"
         << "the patch edits guarded file src/calc.py while the freeze is active: restore the "
            "test or extend the substitute";
+    QTest::newRow("freeze: file under a guarded package edited")
+        << q << freezeWith(QStringLiteral("guards"), QStringLiteral("guards = [\"src/calcpkg/\"]"))
+        << QStringList{QStringLiteral("src/calcpkg/core.py")} << none << "guard-edited"
+        << "guards"
+        << "the patch edits guarded file src/calcpkg/ while the freeze is active: restore the "
+           "test or extend the substitute";
+    QTest::newRow("freeze: a sibling of a guarded package edited")
+        << q << freezeWith(QStringLiteral("guards"), QStringLiteral("guards = [\"src/calcpkg/\"]"))
+        << QStringList{QStringLiteral("src/calcpkg.py")} << none << none << none << none;
     QTest::newRow("freeze: other files edited")
         << q << freeze << QStringList{QStringLiteral("src/other.py")} << none << none << none
         << none;
