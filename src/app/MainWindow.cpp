@@ -38,6 +38,7 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace pw::gui {
@@ -178,6 +179,7 @@ bool MainWindow::showPanel(const QString &name)
     if (name == QLatin1String("history")) {
         LedgerHistoryPanel *history = m_desk->historyPanel();
         QEventLoop loop;
+        QTimer::singleShot(60000, &loop, &QEventLoop::quit); // never hang a screenshot
         connect(history, &LedgerHistoryPanel::loaded, &loop, &QEventLoop::quit);
         if (history->isLoading())
             loop.exec();

@@ -314,7 +314,13 @@ void TestLedgerForms::renewInPlace()
     QCOMPARE(child<QLineEdit>(form, "testEdit")->text(),
              QStringLiteral("tests/test_db.py::test_pool"));
     QCOMPARE(child<QDateEdit>(form, "expiresEdit")->date(), kToday.addDays(14));
+    // The last reproduction the ledger records is offered; none is ever invented.
+    QCOMPARE(child<QDateEdit>(form, "lastReproducedEdit")->date(), QDate(2024, 4, 25));
     QVERIFY2(dialog.isValid(), qPrintable(dialog.generalProblems()));
+    child<QDateEdit>(form, "lastReproducedEdit")
+        ->setDate(child<QDateEdit>(form, "lastReproducedEdit")->minimumDate());
+    QVERIFY(!dialog.isValid());
+    QVERIFY(form->reason(QStringLiteral("last_reproduced")).contains(QStringLiteral("say when")));
 
     child<QDateEdit>(form, "lastReproducedEdit")->setDate(kToday.addDays(-20));
     QVERIFY(!dialog.isValid());
@@ -390,6 +396,9 @@ void TestLedgerForms::fixtureNote()
         ->setText(QStringLiteral("the parser now keeps trailing commas"));
     QVERIFY(!dialog.isValid());
     QVERIFY(form->reason(QStringLiteral("sha256")).contains(QStringLiteral("64")));
+    child<QLineEdit>(form, "shaEdit")->setText(QString(64, QLatin1Char('d')));
+    QVERIFY(!dialog.isValid());
+    QVERIFY(form->reason(QStringLiteral("sha256")).contains(QStringLiteral("at head")));
     child<QLineEdit>(form, "shaEdit")->setText(seed.sha256);
     QVERIFY2(dialog.isValid(), qPrintable(dialog.generalProblems()));
     dialog.accept();
@@ -458,13 +467,15 @@ void TestLedgerForms::deskPrefillsFromEvidence()
     pw::test::RepoBuilder repo;
     repo.write(".github/CODEOWNERS", "*.py @core-team\ntests/ @qa-team\n");
     repo.write("calc.py", "def add(a, b):\n    return a + b\n");
+    repo.write("mypkg/__init__.py", "");
+    repo.write("mypkg/core.py", "X = 1\n");
     repo.write("tests/conftest.py", "");
-    repo.write("tests/test_calc.py", "import calc\nimport os\n\n"
+    repo.write("tests/test_calc.py", "import calc\nimport mypkg.core\nimport os\n\n"
                                      "def test_one():\n    assert calc.add(1, 1) == 2\n\n"
                                      "def test_two():\n    assert calc.add(2, 2) == 4\n\n"
                                      "def test_three():\n    assert calc.add(0, 0) == 0\n");
     const std::string base = repo.commit("base");
-    repo.write("tests/test_calc.py", "import calc\nimport os\nimport pytest\n\n"
+    repo.write("tests/test_calc.py", "import calc\nimport mypkg.core\nimport os\nimport pytest\n\n"
                                      "def test_one():\n    assert calc.add(1, 1) == 2\n\n"
                                      "@pytest.mark.skip(reason='flaky')\n"
                                      "def test_three():\n    assert calc.add(0, 0) == 0\n");
@@ -504,7 +515,7 @@ void TestLedgerForms::deskPrefillsFromEvidence()
              QStringList({QStringLiteral("tests/test_calc.py::test_one")}));
     QCOMPARE(freeze.entry.baselineSha.value_or(""), base);
     QCOMPARE(freeze.entry.guards.value_or(std::vector<std::string>()),
-             std::vector<std::string>({"tests/conftest.py", "calc.py"}));
+             std::vector<std::string>({"tests/conftest.py", "calc.py", "mypkg/"}));
     QCOMPARE(freeze.evidenceSource, QStringLiteral("runs/attr-three.json"));
     QCOMPARE(freeze.entry.attribution.value_or(""), std::string("clock"));
     QCOMPARE(freeze.entry.witnessSeed.value_or(-1), 2LL);

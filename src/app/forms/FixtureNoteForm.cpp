@@ -14,6 +14,7 @@ FixtureNoteForm::FixtureNoteForm(const FixtureNoteSeed &seed, const LedgerFormCo
                                    ? tr("sha256 at head %1").arg(seed.sha256.left(12))
                                    : tr("sha256 %1 at base → %2 at head")
                                          .arg(seed.baseSha256.left(12), seed.sha256.left(12)));
+    m_headSha = seed.sha256.toStdString();
     m_ui->pathEdit->setText(seed.path);
     m_ui->shaEdit->setText(seed.sha256);
     m_ui->noteEdit->setText(seed.note);
@@ -62,7 +63,18 @@ std::vector<core::LedgerProblem> FixtureNoteForm::problems(const std::string &lo
 {
     if (!loaded.empty())
         core::FixtureDigestLedger::parse(loaded, origin); // throws with line and column
-    return actions.problemsOfNote(origin, path(), sha(), note());
+    std::vector<core::LedgerProblem> out = actions.problemsOfNote(origin, path(), sha(), note());
+    if (!m_headSha.empty() && sha() != m_headSha) {
+        core::LedgerProblem p;
+        p.file = origin;
+        p.entry = path();
+        p.field = "sha256";
+        p.rule = "digest";
+        p.message = "not the fixture's digest at head (" + m_headSha.substr(0, 12) +
+                    "…): a note answers F-DRIFT only for the content the patch leaves";
+        out.push_back(std::move(p));
+    }
+    return out;
 }
 
 std::string FixtureNoteForm::draft(const std::string &loaded, const std::string &origin,

@@ -13,7 +13,7 @@ namespace pw::gui {
 struct FixtureNoteSeed
 {
     QString path;
-    QString sha256;     // the fixture's digest at head
+    QString sha256;     // the fixture's digest at head (empty: removed, or not in the patch)
     QString baseSha256; // at base, for the summary line; empty when added
     QString note;       // the note the ledger has already, if any
 };
@@ -44,6 +44,7 @@ private:
     std::string note() const;
 
     std::unique_ptr<Ui::FixtureNoteForm> m_ui;
+    std::string m_headSha; // the digest a note can answer F-DRIFT for; empty when unknown
 };
 
 } // namespace pw::gui

@@ -84,15 +84,22 @@ FreezeForm::FreezeForm(const FreezeSeed &seed, const LedgerFormContext &context,
             ? tr("No attribution run backs this freeze yet: the evidence fields must come "
                  "from one (patchwitness-cli attribute).")
             : tr("Evidence from %1.").arg(seed.evidenceSource));
+    if (!seed.evidenceNote.isEmpty())
+        m_ui->evidenceLabel->setText(m_ui->evidenceLabel->text() + QLatin1Char(' ') +
+                                     seed.evidenceNote);
     m_ui->testEdit->setText(text(e.test));
+    // The evidence belongs to this test: another test needs its own form.
+    m_ui->testEdit->setReadOnly(e.test.has_value());
     m_ui->ownerCombo->addItems(seed.ownerCandidates);
     m_ui->ownerCombo->setCurrentText(e.owner ? text(e.owner) : seed.ownerCandidates.value(0));
     m_ui->ownerCombo->lineEdit()->setPlaceholderText(tr("who fixes the test"));
     m_ui->openedEdit->setDate(e.opened.value_or(today));
     m_ui->expiresEdit->setDate(
         e.expires.value_or(m_ui->openedEdit->date().addDays(context.validation.freezeMaxDays)));
-    m_ui->verdictCombo->setCurrentIndex(e.verdict ? m_ui->verdictCombo->findText(text(e.verdict))
-                                                  : 0);
+    // No verdict without evidence: the reviewer states it, and only PRE_EXISTING validates.
+    m_ui->verdictCombo->setCurrentIndex(-1);
+    if (e.verdict)
+        m_ui->verdictCombo->setCurrentText(text(e.verdict));
     m_ui->attributionCombo->setCurrentText(text(e.attribution));
     m_ui->witnessSeedEdit->setText(number(e.witnessSeed));
     m_ui->baselineShaEdit->setText(text(e.baselineSha));

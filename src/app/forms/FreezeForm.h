@@ -20,6 +20,7 @@ struct FreezeSeed
     QStringList ownerCandidates;
     QStringList substituteCandidates;
     QString evidenceSource; // "runs/attribution-….json", or empty when no run backs it
+    QString evidenceNote;   // why a record was not used, if one was skipped
 };
 
 // Grant freeze (quarantine.toml): a test failing before the patch too (PRE_EXISTING) is

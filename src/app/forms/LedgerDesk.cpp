@@ -86,13 +86,17 @@ LedgerDesk::LedgerDesk(QWidget *window)
                    tr("Close the seed journal row selected in the Ledgers panel"));
     m_note = make(tr("Edit Fixture &Note…"), "actionEditFixtureNote", tr("Ctrl+Alt+N"),
                   tr("Record why the selected fixture changed (fixture_digest.json)"));
+    // A selected row pre-fills only the forms it is about (a waiver row says nothing
+    // about which test to freeze).
     connect(m_waive, &QAction::triggered, this, [this] {
         const Target t = currentTarget();
-        approveWaiver(!t.test.isEmpty()                   ? t.test
-                      : t.code == QLatin1String("T-GONE") ? t.path
-                                                          : QString());
+        approveWaiver(!t.ledgerRow && isRemoval(t.code) ? (!t.test.isEmpty() ? t.test : t.path)
+                                                        : QString());
     });
-    connect(m_freeze, &QAction::triggered, this, [this] { grantFreeze(currentTarget().test); });
+    connect(m_freeze, &QAction::triggered, this, [this] {
+        const Target t = currentTarget();
+        grantFreeze(t.ledgerRow ? QString() : t.test);
+    });
     connect(m_renew, &QAction::triggered, this, [this] { renewFreeze(currentTarget().test); });
     connect(m_close, &QAction::triggered, this, [this] {
         const Target t = currentTarget();
@@ -151,6 +155,7 @@ void LedgerDesk::setOutcome(const AuditOutcome &outcome)
     m_cacheDir = outcome.request.audit.cacheDir.empty() ? core::FactExtractor::defaultCacheDir()
                                                         : outcome.request.audit.cacheDir;
     m_today = outcome.today;
+    m_fixedToday = !outcome.request.audit.today.empty();
     m_lookup.reset();
     m_ledgers->setLedgers(outcome.ledgers, outcome.ledgerProblems, outcome.today);
     m_ledgersPanel->setSummary(m_ledgers->summary());
@@ -189,7 +194,9 @@ LedgerFormContext LedgerDesk::formContext()
     LedgerFormContext c;
     c.ledgerDir = m_ledgerDir;
     c.displayDir = m_ledgerPrefix.isEmpty() ? m_ledgerDir : m_ledgerPrefix.chopped(1);
-    c.validation.today = m_today;
+    // The day the entry is decided on: the audit's fixed day (--today), else today — a
+    // window left open overnight must not backdate an entry.
+    c.validation.today = m_fixedToday ? m_today : QDate::currentDate();
     c.validation.freezeMaxDays = m_config.freezeMaxDays;
     c.validation.renewalRecencyDays = m_config.renewalRecencyDays;
     for (const core::ChangedFile &f : m_report.changedFiles) {
@@ -201,6 +208,10 @@ LedgerFormContext LedgerDesk::formContext()
         // Shared: a form that stays open across a re-audit keeps its lookup alive.
         std::shared_ptr<core::TestLookup> l = m_lookup;
         c.validation.testExistsAtHead = [l](const std::string &id) { return l->contains(id); };
+    } else {
+        c.unavailable = tr("Tests at head cannot be looked up, so witnesses and substitutes "
+                           "cannot be checked: %1")
+                            .arg(m_lookupError);
     }
     try {
         c.reviewer =
@@ -252,15 +263,30 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test)
                 .toStdString();
         if (const std::optional<core::AttributionRecord> record =
                 core::AttributionRecord::latestFor(runs, test.toStdString())) {
-            record->fillFreeze(e);
-            seed.evidenceSource =
+            const QString name =
                 QDir(m_ledgerDir).relativeFilePath(QString::fromStdString(record->file));
+            // A record the patch under review brings is its own testimony, not evidence.
+            bool fromPatch = false;
+            for (const core::ChangedFile &f : m_report.changedFiles)
+                fromPatch = fromPatch || (!m_ledgerPrefix.isEmpty() &&
+                                          QString::fromStdString(f.path) == m_ledgerPrefix + name);
+            if (fromPatch) {
+                seed.evidenceNote =
+                    tr("%1 was added or changed by the patch under review; it is not used as "
+                       "evidence.")
+                        .arg(name);
+            } else {
+                record->fillFreeze(e);
+                seed.evidenceSource = name;
+            }
         }
     }
     if (!e.baselineSha && m_report.base.commit)
         e.baselineSha = *m_report.base.commit;
     if (!e.replay && !test.isEmpty())
-        e.replay = QString(shellQuoted(m_python) +
+        e.replay = QString((e.witnessSeed ? QStringLiteral("PYTHONHASHSEED=%1 ").arg(*e.witnessSeed)
+                                          : QString()) +
+                           shellQuoted(m_python) +
                            QStringLiteral(" -m pytest -p no:cacheprovider ") + shellQuoted(test))
                        .toStdString();
     if (core::TestLookup *l = lookup(); l && !file.empty()) {
@@ -279,8 +305,8 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test)
             const core::Repository repo = core::Repository::open(m_report.repo);
             const core::Revision base =
                 repo.resolve(m_report.base.commit.value_or(m_report.base.rev));
-            const core::Codeowners owners =
-                core::Codeowners::load(repo, repo.resolveHead(m_report.head.rev, base));
+            // The base's CODEOWNERS: the patch under review must not pick its own owner.
+            const core::Codeowners owners = core::Codeowners::load(repo, base);
             seed.ownerCandidates = toList(owners.ownersOf(file));
         } catch (const core::Error &) {
             // No owners to offer; the reviewer types one.
@@ -300,12 +326,11 @@ FixtureNoteSeed LedgerDesk::fixtureSeed(const QString &path) const
         seed.baseSha256 = QString::fromStdString(c.base.value_or(""));
     }
     if (m_ledgerSet.fixtureDigest) {
-        if (const core::FixtureDigestEntry *e =
-                m_ledgerSet.fixtureDigest->find(path.toStdString())) {
-            if (seed.sha256.isEmpty())
-                seed.sha256 = QString::fromStdString(e->sha256.value_or(""));
+        const core::FixtureDigestEntry *e = m_ledgerSet.fixtureDigest->find(path.toStdString());
+        // An old note explains old content: it is offered only for the digest it was
+        // written for.
+        if (e && !seed.sha256.isEmpty() && e->sha256 == seed.sha256.toStdString())
             seed.note = QString::fromStdString(e->note.value_or(""));
-        }
     }
     return seed;
 }

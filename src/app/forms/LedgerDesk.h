@@ -113,6 +113,7 @@ private:
     QString m_python;
     std::string m_cacheDir;
     QDate m_today;
+    bool m_fixedToday = false;
     std::shared_ptr<core::TestLookup> m_lookup;
     QString m_lookupError;
 };

@@ -22,6 +22,9 @@ struct LedgerFormContext
     QString displayDir; // how messages name it (".patchwitness")
     core::ValidationContext validation;
     QString reviewer; // pre-fills the "by" field (git config user.name, or settings)
+    // Why entries cannot be judged right now (the tests at head cannot be looked up, so
+    // witnesses and substitutes cannot be checked); non-empty keeps Write disabled.
+    QString unavailable;
 };
 
 // The field page of one ledger form (SPEC §8 "Forms"). A subclass lays out its fields in

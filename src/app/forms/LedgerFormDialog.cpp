@@ -114,6 +114,8 @@ void LedgerFormDialog::validate()
 {
     m_valid = false;
     QString general = m_lastError;
+    if (!m_context.unavailable.isEmpty())
+        general += (general.isEmpty() ? QString() : QStringLiteral("\n")) + m_context.unavailable;
     if (m_store) {
         const std::string &loaded = m_store->loaded();
         try {
@@ -123,7 +125,7 @@ void LedgerFormDialog::validate()
             if (!rest.empty())
                 general +=
                     (general.isEmpty() ? QString() : QStringLiteral("\n")) + problemLines(rest);
-            m_valid = problems.empty() && m_lastError.isEmpty();
+            m_valid = problems.empty() && m_lastError.isEmpty() && m_context.unavailable.isEmpty();
             showPreview(loaded, m_form->draft(loaded, origin(), m_actions));
         } catch (const core::Error &e) {
             // The file does not parse, or the entry this form edits is gone: nothing to write.

@@ -6,6 +6,8 @@
 namespace pw::gui {
 namespace {
 
+const QDate kUnset(2000, 1, 1); // the date edit's minimum, shown as "not set"
+
 QString day(const std::optional<QDate> &d)
 {
     return d ? QString::fromStdString(core::ledgerDateText(*d)) : QStringLiteral("—");
@@ -24,8 +26,14 @@ RenewForm::RenewForm(const core::QuarantineEntry &current, const LedgerFormConte
             .arg(current.owner ? QString::fromStdString(*current.owner) : QStringLiteral("—"),
                  day(current.opened), day(current.expires), day(current.lastReproduced)));
     m_ui->testEdit->setText(current.test ? QString::fromStdString(*current.test) : QString());
+    // Nobody reproduced anything by opening a form: the day starts unset (the minimum,
+    // shown as a prompt) unless the ledger already records one.
+    m_ui->lastReproducedEdit->setMinimumDate(kUnset);
     m_ui->lastReproducedEdit->setMaximumDate(today);
-    m_ui->lastReproducedEdit->setDate(today);
+    m_ui->lastReproducedEdit->setSpecialValueText(tr("when did you reproduce the failure?"));
+    m_ui->lastReproducedEdit->setDate(current.lastReproduced && *current.lastReproduced > kUnset
+                                          ? *current.lastReproduced
+                                          : kUnset);
     m_ui->expiresEdit->setDate(today.addDays(context.validation.freezeMaxDays));
     m_ui->byEdit->setText(context.reviewer);
     addField(m_ui->fields, m_ui->testEdit, {QStringLiteral("test")});
@@ -61,6 +69,23 @@ std::vector<core::LedgerProblem> RenewForm::problems(const std::string &loaded,
                                                      const std::string &origin,
                                                      const core::LedgerActions &actions) const
 {
+    if (m_ui->lastReproducedEdit->date() == kUnset) {
+        std::vector<core::LedgerProblem> out;
+        for (core::LedgerProblem &p : actions.problemsOfRenewal(
+                 loaded, origin, test(), actions.validator().context().today,
+                 m_ui->expiresEdit->date(), m_ui->byEdit->text().trimmed().toStdString())) {
+            if (p.field != "last_reproduced")
+                out.push_back(std::move(p));
+        }
+        core::LedgerProblem p;
+        p.file = origin;
+        p.entry = test();
+        p.field = "last_reproduced";
+        p.rule = "renewal-recency";
+        p.message = "say when you last reproduced the failure: a renewal rests on it";
+        out.push_back(std::move(p));
+        return out;
+    }
     return actions.problemsOfRenewal(loaded, origin, test(), m_ui->lastReproducedEdit->date(),
                                      m_ui->expiresEdit->date(),
                                      m_ui->byEdit->text().trimmed().toStdString());

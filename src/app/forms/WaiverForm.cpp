@@ -10,6 +10,7 @@ WaiverForm::WaiverForm(const WaiverSeed &seed, const LedgerFormContext &context,
 {
     m_ui->setupUi(this);
     m_ui->nodeEdit->setText(seed.node);
+    m_ui->nodeEdit->setReadOnly(!seed.node.isEmpty()); // the form is about this node
     m_ui->reasonCombo->setCurrentIndex(m_ui->reasonCombo->findText(seed.reason));
     m_ui->witnessCombo->addItems(seed.witnessCandidates);
     m_ui->witnessCombo->setCurrentText(!seed.witness.isEmpty() ? seed.witness
