@@ -77,7 +77,8 @@ public:
     explicit PytestRun(RunSpec spec) : m_spec(std::move(spec)) {}
 
     // Blocking; call once, from any thread. Throws Error::input when the interpreter is
-    // missing or has no pytest (the env digest needs it), never for what pytest does.
+    // missing or has no pytest (the env digest needs it) and Error::harness when the
+    // bundled plugin cannot be staged — never for what pytest does.
     RunResult run();
     // Thread-safe; before run() it makes run() return Cancelled at once.
     void cancel() { m_cancel.store(true); }

@@ -5,12 +5,19 @@
 #include "util/Files.h"
 
 #include <QDateTime>
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QStandardPaths>
 #include <algorithm>
 #include <mutex>
 #include <nlohmann/json.hpp>
+
+static void initRunResources()
+{
+    Q_INIT_RESOURCE(core);
+}
 
 namespace pw::core {
 
@@ -122,6 +129,8 @@ QProcessEnvironment RunEnvironment::environment() const
     env.insert(QStringLiteral("TZ"), QStringLiteral("UTC"));
     env.insert(QStringLiteral("LC_ALL"), QStringLiteral("C.UTF-8"));
     env.insert(QStringLiteral("PYTEST_DISABLE_PLUGIN_AUTOLOAD"), QStringLiteral("1"));
+    if (witness.enabled) // only the private plugin directory: nothing of the parent's
+        env.insert(QStringLiteral("PYTHONPATH"), qs(pluginDir()));
     for (const auto &[key, value] : extraVariables)
         env.insert(qs(key), qs(value));
     return env;
@@ -135,12 +144,64 @@ QStringList RunEnvironment::pytestArguments(const std::string &junitXml,
                         QStringLiteral("no:cacheprovider")};
     for (const std::string &plugin : plugins)
         args << QStringLiteral("-p") << qs(plugin);
+    if (witness.enabled) {
+        args << QStringLiteral("-p") << QStringLiteral("pw_plugin") << QStringLiteral("--pw-seed")
+             << QString::number(witness.seed);
+        const std::pair<const char *, const std::string *> named[] = {
+            {"--pw-out", &witness.outFile},
+            {"--pw-order", &witness.orderFile},
+            {"--pw-collect", &witness.collectFile},
+            {"--pw-arm", &witness.arm},
+            {"--pw-run", &witness.runId}};
+        for (const auto &[option, value] : named) {
+            if (!value->empty())
+                args << QString::fromLatin1(option) << qs(*value);
+        }
+    }
     args << QStringLiteral("-o") << QStringLiteral("junit_family=xunit1")
          << QStringLiteral("--junitxml=") + qs(junitXml) << QStringLiteral("-q");
     args << extraArgs;
     for (const std::string &node : selection)
         args << qs(node);
     return args;
+}
+
+const std::string &RunEnvironment::pluginSource()
+{
+    static const std::string text = [] {
+        initRunResources();
+        QFile f(QStringLiteral(":/patchwitness/pw_plugin.py"));
+        if (!f.open(QIODevice::ReadOnly))
+            return std::string();
+        return f.readAll().toStdString();
+    }();
+    return text;
+}
+
+const std::string &RunEnvironment::pluginHash()
+{
+    static const std::string hash = sha256Hex(pluginSource(), 16);
+    return hash;
+}
+
+std::string RunEnvironment::pluginDir()
+{
+    static std::mutex mutex;
+    if (pluginSource().empty())
+        throw Error::harness("the bundled pytest plugin is missing from this build");
+    const std::string dir =
+        QDir(QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation))
+            .filePath(QStringLiteral("patchwitness/plugin/"))
+            .toStdString() +
+        pluginHash();
+    const std::string module = dir + "/pw_plugin.py";
+    std::lock_guard<std::mutex> lock(mutex);
+    // Written to a temporary file and renamed: a run starting meanwhile (in this or
+    // another process) sees the old complete file or the new one, never a torn one.
+    if (readWholeFile(module) != pluginSource() &&
+        !writeFileReplacing(module, pluginSource(), /*createDirs=*/true))
+        throw Error::harness("cannot stage the bundled pytest plugin into " + dir);
+    return dir;
 }
 
 std::string shellQuote(const std::string &text)
@@ -199,6 +260,8 @@ InterpreterProbe probeInterpreter(const std::string &python)
 std::string envDigest(const InterpreterProbe &probe, const RunEnvironment &env)
 {
     std::vector<std::string> plugins = env.plugins;
+    if (env.witness.enabled)
+        plugins.push_back("pw_plugin@" + RunEnvironment::pluginHash());
     std::sort(plugins.begin(), plugins.end());
     std::string joined;
     for (const std::string &plugin : plugins)

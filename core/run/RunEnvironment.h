@@ -11,6 +11,21 @@ namespace pw::core {
 
 struct Config;
 
+// Options of the bundled plugin (resources/python/pw_plugin.py, SPEC §5.1). When enabled,
+// the run loads it with `-p pw_plugin` from RunEnvironment::pluginDir(), which is then the
+// whole PYTHONPATH. Empty paths/ids are not passed. The seed is a run parameter, not part
+// of the environment: runs with different seeds share an env digest.
+struct PluginOptions
+{
+    bool enabled = false;
+    uint32_t seed = 0;       // --pw-seed: 0 = pytest's order; random.seed(seed) per test
+    std::string outFile;     // --pw-out: JSONL rows (run, arm, nodeid, when, outcome, …)
+    std::string orderFile;   // --pw-order: node ids in the order they started
+    std::string collectFile; // --pw-collect: census dump (use with --collect-only)
+    std::string arm;         // --pw-arm: base / head
+    std::string runId;       // --pw-run
+};
+
 // The pinned environment every pytest run gets (SPEC §5.1), as a value: the same value
 // gives the same process environment and the same arguments, so a run can be repeated
 // from its command line and two runs are comparable when their env digests are equal.
@@ -26,6 +41,7 @@ struct RunEnvironment
     std::string tmpDir;  // TMPDIR: likewise; pytest's tmp_path lives below it
     // Set last, over the pinned values (the `clock` cell sets TZ, a test map may add keys).
     std::map<std::string, std::string> extraVariables;
+    PluginOptions witness; // the bundled plugin (off unless enabled)
 
     // python and plugins from config.toml.
     static RunEnvironment fromConfig(const Config &config);
@@ -33,7 +49,8 @@ struct RunEnvironment
     // The whole environment of a run, built from nothing (no PYTHON* or PYTEST_ADDOPTS
     // from the parent).
     QProcessEnvironment environment() const;
-    // Interpreter arguments: `-m pytest -p no:cacheprovider -p <plugin>… -o
+    // Interpreter arguments: `-m pytest -p no:cacheprovider -p <plugin>… [-p pw_plugin
+    // --pw-seed N --pw-out F …] -o
     // junit_family=xunit1 --junitxml=<junitXml> -q`, then `extraArgs`, then the
     // selection (node ids or paths; empty = the whole suite). xunit1 keeps the `file`
     // attribute JUnitReader maps node ids from (xunit2 drops it).
@@ -43,6 +60,14 @@ struct RunEnvironment
     // `cd <dir> && env -i K=V… <python> <args…>`, quoted for a POSIX shell: the exact
     // command, copyable into a terminal.
     std::string shellCommand(const std::string &dir, const QStringList &arguments) const;
+
+    // The bundled plugin's source (compiled in) and its sha256 (first 16 hex).
+    static const std::string &pluginSource();
+    static const std::string &pluginHash();
+    // A private directory holding only pw_plugin.py: <user cache>/patchwitness/plugin/
+    // <pluginHash()>, staged atomically and re-staged whenever the file is missing or
+    // differs. Throws Error::harness when it cannot be written. Thread-safe.
+    static std::string pluginDir();
 };
 
 // What the interpreter reports about itself; one subprocess per interpreter file (path,
@@ -60,7 +85,8 @@ struct InterpreterProbe
 InterpreterProbe probeInterpreter(const std::string &python);
 
 // SPEC §5.1: sha256 (first 16 hex) over python version, pytest version, hash seed,
-// autoload flag, sorted plugin list and platform.
+// autoload flag, sorted plugin list and platform. An enabled bundled plugin is in the
+// list as `pw_plugin@<pluginHash()>`: its content is part of the environment.
 std::string envDigest(const InterpreterProbe &probe, const RunEnvironment &env);
 // probeInterpreter(env.python), then the digest.
 std::string envDigest(const RunEnvironment &env);

@@ -1,0 +1,406 @@
+// The bundled pytest plugin (resources/python/pw_plugin.py, SPEC §5.1) run for real through
+// PytestRun with Debian's pytest: seeded order, per-test random seed, witness_seed, JSONL
+// rows that survive a killed interpreter, the collect-only census dump, and loading from
+// the private directory without the project's cooperation.
+
+#include "RunFixtures.h"
+#include "TestSupport.h"
+#include "run/PytestRun.h"
+#include "util/Files.h"
+
+#include <QDir>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+using nlohmann::json;
+using pw::core::PytestRun;
+using pw::core::RunEnvironment;
+using pw::core::RunResult;
+using pw::core::RunSpec;
+
+namespace {
+
+std::vector<std::string> lines(const std::string &text)
+{
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        if (!line.empty())
+            out.push_back(line);
+    }
+    return out;
+}
+
+std::string readText(const std::string &path)
+{
+    return pw::core::readWholeFile(path).value_or(std::string());
+}
+
+struct Witnessed
+{
+    RunResult result;
+    std::vector<std::string> order; // the run-order log
+    std::string rowsText;           // the JSONL file as written
+    std::vector<json> rows;
+};
+
+struct Project
+{
+    QTemporaryDir dir;
+    int runs = 0;
+    std::string tree() const { return dir.path().toStdString() + "/tree"; }
+    std::string path(const std::string &name) const
+    {
+        return dir.path().toStdString() + "/" + name;
+    }
+    void write(const std::string &file, const std::string &content) const
+    {
+        pw::test::writeText(tree(), file, content);
+    }
+
+    // A run with the plugin enabled, in a fresh run directory.
+    RunSpec spec(uint32_t seed)
+    {
+        const std::string runDir = path("run" + std::to_string(++runs));
+        RunSpec spec = pw::test::runSpec(tree(), runDir);
+        spec.env.witness.enabled = true;
+        spec.env.witness.seed = seed;
+        spec.env.witness.outFile = runDir + "/outcomes.jsonl";
+        spec.env.witness.orderFile = runDir + "/order.txt";
+        spec.env.witness.arm = "head";
+        spec.env.witness.runId = "r" + std::to_string(runs);
+        QDir().mkpath(QString::fromStdString(runDir));
+        return spec;
+    }
+
+    Witnessed run(const RunSpec &spec) const
+    {
+        Witnessed w;
+        w.result = PytestRun(spec).run();
+        w.order = lines(readText(spec.env.witness.orderFile));
+        w.rowsText = readText(spec.env.witness.outFile);
+        for (const std::string &line : lines(w.rowsText))
+            w.rows.push_back(json::parse(line));
+        return w;
+    }
+    Witnessed run(uint32_t seed) { return run(spec(seed)); }
+
+    // pytest's own order, without the plugin: `--collect-only -q` prints one id a line.
+    std::vector<std::string> plainOrder()
+    {
+        RunSpec plain = pw::test::runSpec(tree(), path("plain"));
+        plain.extraArgs = {QStringLiteral("--collect-only")};
+        const RunResult r = PytestRun(plain).run();
+        std::vector<std::string> ids;
+        for (const std::string &line : lines(r.stdoutTail)) {
+            if (line.find("::") != std::string::npos)
+                ids.push_back(line);
+        }
+        return ids;
+    }
+};
+
+// Ten tests over two files: enough that a shuffle equal to the identity is implausible.
+void writeTenTests(const Project &p)
+{
+    std::string a, b;
+    for (int i = 0; i < 5; ++i) {
+        a += "def test_a" + std::to_string(i) + "():\n    pass\n\n";
+        b += "def test_b" + std::to_string(i) + "():\n    pass\n\n";
+    }
+    p.write("tests/test_a.py", a);
+    p.write("tests/test_b.py", b);
+}
+
+const json *callRow(const std::vector<json> &rows, const std::string &nodeId)
+{
+    for (const json &row : rows) {
+        if (row.value("nodeid", "") == nodeId && row.value("when", "") == "call")
+            return &row;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+class TestPlugin : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true); // stage under ~/.qttest, not the user cache
+        QVERIFY(!RunEnvironment::pluginSource().empty());
+    }
+
+    void seedZeroKeepsPytestsOrder()
+    {
+        Project p;
+        writeTenTests(p);
+        const std::vector<std::string> plain = p.plainOrder();
+        QCOMPARE(plain.size(), size_t(10));
+        const Witnessed w = p.run(0);
+        QCOMPARE(w.result.exitCode, 0);
+        QCOMPARE(w.order, plain);
+    }
+
+    void seedShufflesDeterministically()
+    {
+        Project p;
+        writeTenTests(p);
+        const Witnessed zero = p.run(0);
+        const Witnessed first = p.run(7);
+        const Witnessed second = p.run(7);
+        QCOMPARE(first.result.exitCode, 0);
+        QCOMPARE(first.order.size(), size_t(10));
+        QCOMPARE(first.order, second.order);
+        QVERIFY(first.order != zero.order);
+        std::vector<std::string> a = first.order, b = zero.order;
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        QCOMPARE(a, b); // a permutation: nothing lost or repeated
+        QVERIFY(p.run(8).order != first.order);
+    }
+
+    void randomIsSeededPerTestAndWitnessSeedIsTheSeed()
+    {
+        Project p;
+        // Each test writes random.random() and witness_seed to <values>/<name>.
+        const std::string values = p.path("values");
+        QDir().mkpath(QString::fromStdString(values));
+        p.write("tests/test_rand.py",
+                "import random\n\n"
+                "def record(name, seed):\n"
+                "    with open('" +
+                    values +
+                    "/' + name, 'w') as f:\n"
+                    "        f.write('%r %d' % (random.random(), seed))\n\n"
+                    "def test_one(witness_seed):\n"
+                    "    random.random()  # consumes; the next test is reseeded\n"
+                    "    record('one', witness_seed)\n\n"
+                    "def test_two(witness_seed):\n"
+                    "    random.random()\n"
+                    "    record('two', witness_seed)\n");
+        auto valuesOf = [&](uint32_t seed) {
+            const Witnessed w = p.run(seed);
+            if (w.result.exitCode != 0)
+                qWarning("%s", w.result.stdoutTail.c_str());
+            return std::make_pair(readText(values + "/one"), readText(values + "/two"));
+        };
+        const auto three = valuesOf(3);
+        QVERIFY(!three.first.empty());
+        QCOMPARE(three.first, three.second); // both tests start from random.seed(3)
+        QVERIFY(three.first.size() > 2 && three.first.substr(three.first.size() - 2) == " 3");
+        QCOMPARE(valuesOf(3), three);
+        const auto four = valuesOf(4);
+        QVERIFY(four.first != three.first);
+        QVERIFY(four.first.substr(four.first.size() - 2) == " 4");
+        const auto zero = valuesOf(0);
+        QVERIFY(zero.first.substr(zero.first.size() - 2) == " 0");
+    }
+
+    void outcomeRowsAreCompleteAndParseable()
+    {
+        Project p;
+        p.write("tests/test_mixed.py", "import pytest\n\n"
+                                       "def test_pass():\n    pass\n\n"
+                                       "def test_fail():\n    assert 1 == 2\n\n"
+                                       "@pytest.mark.skip(reason='no')\n"
+                                       "def test_skip():\n    pass\n\n"
+                                       "def test_inline_skip():\n    pytest.skip('later')\n");
+        const Witnessed w = p.run(5);
+        QCOMPARE(w.result.exitCode, 1);
+        const std::string file = "tests/test_mixed.py::";
+        QCOMPARE(callRow(w.rows, file + "test_pass")->value("outcome", ""), std::string("passed"));
+        QCOMPARE(callRow(w.rows, file + "test_fail")->value("outcome", ""), std::string("failed"));
+        QCOMPARE(callRow(w.rows, file + "test_inline_skip")->value("outcome", ""),
+                 std::string("skipped"));
+        QVERIFY(!callRow(w.rows, file + "test_skip")); // skipped in setup: no call phase
+        int calls = 0;
+        for (const json &row : w.rows) {
+            for (const char *key : {"run", "arm", "nodeid", "when", "outcome", "duration", "seed"})
+                QVERIFY2(row.contains(key), key);
+            QCOMPARE(row["run"].get<std::string>(), std::string("r1"));
+            QCOMPARE(row["arm"].get<std::string>(), std::string("head"));
+            QCOMPARE(row["seed"].get<int>(), 5);
+            QVERIFY(row["duration"].is_number() && row["duration"].get<double>() >= 0);
+            calls += row["when"] == "call";
+            if (row["nodeid"] == file + "test_skip" && row["when"] == "setup")
+                QCOMPARE(row["outcome"].get<std::string>(), std::string("skipped"));
+        }
+        QCOMPARE(calls, 3);
+        QCOMPARE(w.rows.size(), size_t(4 * 2 + 3)); // setup + teardown each, 3 calls
+    }
+
+    void killedInterpreterLeavesOnlyCompleteLines()
+    {
+        Project p;
+        p.write("tests/test_die.py",
+                "import os, signal\n\n"
+                "def test_ok():\n    pass\n\n"
+                "def test_dies():\n    os.kill(os.getpid(), signal.SIGKILL)\n\n"
+                "def test_never():\n    pass\n");
+        const Witnessed w = p.run(0);
+        QCOMPARE(w.result.status, pw::core::RunStatus::Crashed);
+        QVERIFY(!w.rowsText.empty() && w.rowsText.back() == '\n');
+        QCOMPARE(size_t(std::count(w.rowsText.begin(), w.rowsText.end(), '\n')), w.rows.size());
+        QCOMPARE(callRow(w.rows, "tests/test_die.py::test_ok")->value("outcome", ""),
+                 std::string("passed"));
+        QVERIFY(!callRow(w.rows, "tests/test_die.py::test_dies"));
+        QCOMPARE(w.rows.back().value("nodeid", ""), std::string("tests/test_die.py::test_dies"));
+        QCOMPARE(w.rows.back().value("when", ""), std::string("setup"));
+        QCOMPARE(w.order.back(), std::string("tests/test_die.py::test_dies")); // the culprit
+    }
+
+    void collectOnlyCensusDump()
+    {
+        Project p;
+        p.write("tests/test_census.py",
+                "import sys\nimport pytest\n\n"
+                "@pytest.mark.parametrize('x', ['a[1]', 'b c', 3])\n"
+                "def test_param(x):\n    pass\n\n"
+                "@pytest.mark.skipif(sys.version_info > (3,), reason='always at collection')\n"
+                "def test_skipped():\n    pass\n\n"
+                "@pytest.mark.skipif(sys.version_info < (3,), reason='never')\n"
+                "@pytest.mark.slow\n"
+                "def test_kept():\n    pass\n");
+        RunSpec spec = p.spec(0);
+        spec.env.witness.collectFile = p.path("census.json");
+        spec.extraArgs = {QStringLiteral("--collect-only")};
+        const Witnessed w = p.run(spec);
+        QCOMPARE(w.result.exitCode, 0);
+        QVERIFY(w.rows.empty()); // nothing ran
+        const json dump = json::parse(readText(p.path("census.json")));
+        const std::vector<std::string> expected = {
+            "tests/test_census.py::test_param[a[1]]", "tests/test_census.py::test_param[b c]",
+            "tests/test_census.py::test_param[3]", "tests/test_census.py::test_skipped",
+            "tests/test_census.py::test_kept"};
+        QCOMPARE(dump["count"].get<int>(), 5);
+        std::vector<std::string> ids;
+        for (const json &node : dump["nodes"])
+            ids.push_back(node["nodeid"].get<std::string>());
+        QCOMPARE(ids, expected);
+        QCOMPARE(ids, p.plainOrder());
+        std::vector<std::string> sorted = ids;
+        std::sort(sorted.begin(), sorted.end());
+        std::string joined;
+        for (const std::string &id : sorted)
+            joined += id + "\n";
+        QCOMPARE(dump["sha256"].get<std::string>(), pw::core::sha256Hex(joined));
+        QCOMPARE(dump["digest"].get<std::string>(), pw::core::sha256Hex(joined, 16));
+        QCOMPARE(dump["arm"].get<std::string>(), std::string("head"));
+        auto node = [&](int i) { return dump["nodes"][size_t(i)]; };
+        QCOMPARE(node(0)["skipped"].get<bool>(), false);
+        QCOMPARE(node(0)["markers"].dump(), json::array({"parametrize"}).dump());
+        QCOMPARE(node(3)["skipped"].get<bool>(), true);
+        QCOMPARE(node(3)["markers"].dump(), json::array({"skipif"}).dump());
+        QCOMPARE(node(4)["skipped"].get<bool>(), false);
+        QCOMPARE(node(4)["markers"].dump(), json::array({"skipif", "slow"}).dump());
+
+        // A seeded run shuffles execution, never the census's collection order.
+        RunSpec seeded = p.spec(7);
+        seeded.env.witness.collectFile = p.path("census7.json");
+        seeded.extraArgs = {QStringLiteral("--collect-only")};
+        p.run(seeded);
+        QCOMPARE(json::parse(readText(p.path("census7.json")))["nodes"].dump(),
+                 dump["nodes"].dump());
+    }
+
+    void loadsFromThePrivateDirectoryWithoutTheProjectsHelp()
+    {
+        Project p; // no conftest, no setup.cfg, no entry point; autoload off
+        p.write("tests/test_env.py",
+                "import os, sys\n\n"
+                "def test_loaded(request):\n"
+                "    assert os.environ['PYTEST_DISABLE_PLUGIN_AUTOLOAD'] == '1'\n"
+                "    assert os.environ['PYTHONPATH'] == '" +
+                    RunEnvironment::pluginDir() +
+                    "'\n"
+                    "    assert request.config.pluginmanager.has_plugin('pw_plugin')\n"
+                    "    assert "
+                    "sys.modules['pw_plugin'].__file__.startswith(os.environ['PYTHONPATH'])\n");
+        const Witnessed w = p.run(2);
+        QVERIFY2(w.result.exitCode == 0, w.result.stdoutTail.c_str());
+        QCOMPARE(w.rows.size(), size_t(3));
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(p.tree() + "/conftest.py")));
+        const QStringList staged =
+            QDir(QString::fromStdString(RunEnvironment::pluginDir())).entryList(QDir::Files);
+        QCOMPARE(staged, QStringList{QStringLiteral("pw_plugin.py")});
+        QVERIFY(w.result.command.find("-p pw_plugin --pw-seed 2") != std::string::npos);
+    }
+
+    void stagingRepairsADamagedCopy()
+    {
+        const std::string dir = RunEnvironment::pluginDir();
+        QVERIFY(dir.find(RunEnvironment::pluginHash()) != std::string::npos);
+        pw::test::writeText(dir, "pw_plugin.py", "raise SystemExit('damaged')\n");
+        QCOMPARE(RunEnvironment::pluginDir(), dir);
+        QCOMPARE(readText(dir + "/pw_plugin.py"), RunEnvironment::pluginSource());
+    }
+
+    void argumentsAndEnvironment()
+    {
+        RunEnvironment env;
+        env.witness.enabled = true;
+        env.witness.seed = 9;
+        env.witness.outFile = "/r/o.jsonl";
+        env.witness.arm = "base";
+        const QStringList args = env.pytestArguments("/r/junit.xml");
+        const int at = int(args.indexOf(QStringLiteral("pw_plugin")));
+        QVERIFY(at > 0 && args[at - 1] == QStringLiteral("-p"));
+        QCOMPARE(args.mid(at + 1, 6),
+                 (QStringList{"--pw-seed", "9", "--pw-out", "/r/o.jsonl", "--pw-arm", "base"}));
+        QVERIFY(!args.contains(QStringLiteral("--pw-order"))); // empty: not passed
+        QCOMPARE(env.environment().value(QStringLiteral("PYTHONPATH")),
+                 QString::fromStdString(RunEnvironment::pluginDir()));
+        env.witness.enabled = false;
+        QVERIFY(!env.pytestArguments("/r/junit.xml").contains(QStringLiteral("pw_plugin")));
+        QVERIFY(!env.environment().contains(QStringLiteral("PYTHONPATH")));
+    }
+
+    void digestCoversThePluginButNotTheSeed()
+    {
+        pw::core::InterpreterProbe probe;
+        probe.pythonVersion = "3.11.2";
+        probe.pytestVersion = "7.2.1";
+        probe.platform = "Linux-x86_64";
+        RunEnvironment plain;
+        RunEnvironment witnessed;
+        witnessed.witness.enabled = true;
+        const std::string digest = pw::core::envDigest(probe, witnessed);
+        QVERIFY(digest != pw::core::envDigest(probe, plain));
+        RunEnvironment reseeded = witnessed;
+        reseeded.witness.seed = 11;
+        reseeded.witness.outFile = "/elsewhere.jsonl";
+        QCOMPARE(pw::core::envDigest(probe, reseeded), digest);
+    }
+
+    void hypothesisSeedPassthrough()
+    {
+        Project p;
+        p.write("tests/test_hyp.py",
+                "from hypothesis import core, given, strategies as st\n\n"
+                "def test_seed(request):\n"
+                "    assert request.config.getoption('hypothesis_seed') == '6'\n"
+                "    assert core.global_force_seed == 6\n\n"
+                "@given(st.integers())\n"
+                "def test_prop(x):\n    assert isinstance(x, int)\n");
+        RunSpec spec = p.spec(6);
+        spec.env.plugins = {"_hypothesis_pytestplugin"};
+        const Witnessed w = p.run(spec);
+        QVERIFY2(w.result.exitCode == 0, w.result.stdoutTail.c_str());
+
+        RunSpec own = p.spec(6); // the user's --hypothesis-seed wins
+        own.env.plugins = {"_hypothesis_pytestplugin"};
+        own.extraArgs = {QStringLiteral("--hypothesis-seed=5")};
+        QCOMPARE(p.run(own).result.exitCode, 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPlugin)
+#include "tst_plugin.moc"
