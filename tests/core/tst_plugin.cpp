@@ -93,7 +93,7 @@ struct Project
     std::vector<std::string> plainOrder()
     {
         RunSpec plain = pw::test::runSpec(tree(), path("plain"));
-        plain.extraArgs = {QStringLiteral("--collect-only")};
+        plain.extraArgs = QStringList{QStringLiteral("--collect-only")};
         const RunResult r = PytestRun(plain).run();
         std::vector<std::string> ids;
         for (const std::string &line : lines(r.stdoutTail)) {
@@ -271,7 +271,7 @@ private Q_SLOTS:
                 "def test_kept():\n    pass\n");
         RunSpec spec = p.spec(0);
         spec.env.witness.collectFile = p.path("census.json");
-        spec.extraArgs = {QStringLiteral("--collect-only")};
+        spec.extraArgs = QStringList{QStringLiteral("--collect-only")};
         const Witnessed w = p.run(spec);
         QCOMPARE(w.result.exitCode, 0);
         QVERIFY(w.rows.empty()); // nothing ran
@@ -305,7 +305,7 @@ private Q_SLOTS:
         // A seeded run shuffles execution, never the census's collection order.
         RunSpec seeded = p.spec(7);
         seeded.env.witness.collectFile = p.path("census7.json");
-        seeded.extraArgs = {QStringLiteral("--collect-only")};
+        seeded.extraArgs = QStringList{QStringLiteral("--collect-only")};
         p.run(seeded);
         QCOMPARE(json::parse(readText(p.path("census7.json")))["nodes"].dump(),
                  dump["nodes"].dump());
@@ -397,7 +397,7 @@ private Q_SLOTS:
 
         RunSpec own = p.spec(6); // the user's --hypothesis-seed wins
         own.env.plugins = {"_hypothesis_pytestplugin"};
-        own.extraArgs = {QStringLiteral("--hypothesis-seed=5")};
+        own.extraArgs = QStringList{QStringLiteral("--hypothesis-seed=5")};
         QCOMPARE(p.run(own).result.exitCode, 1);
     }
 };
