@@ -1,5 +1,6 @@
 #include "ledger/Config.h"
 
+#include "ledger/TomlText.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -19,31 +20,11 @@ std::string where(const std::string &origin, const toml::node &node)
     return out.str();
 }
 
-const char *typeName(const toml::node &node)
-{
-    switch (node.type()) {
-    case toml::node_type::string:
-        return "a string";
-    case toml::node_type::integer:
-        return "an integer";
-    case toml::node_type::floating_point:
-        return "a number";
-    case toml::node_type::boolean:
-        return "a boolean";
-    case toml::node_type::array:
-        return "an array";
-    case toml::node_type::table:
-        return "a table";
-    default:
-        return "a date/time";
-    }
-}
-
 [[noreturn]] void bad(const std::string &origin, const toml::node &node, const std::string &key,
                       const std::string &expected)
 {
     throw Error::input(where(origin, node) + ": `" + key + "` must be " + expected + ", got " +
-                       typeName(node));
+                       tomltext::typeName(node));
 }
 
 class Reader

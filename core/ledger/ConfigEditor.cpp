@@ -1,6 +1,7 @@
 #include "ledger/ConfigEditor.h"
 
 #include "ledger/Config.h"
+#include "ledger/TomlText.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -101,24 +102,6 @@ bool isSection(const toml::node &node)
     return false;
 }
 
-// Strings are formatted by toml++ (basic strings, escapes where TOML needs them).
-std::string tomlString(const std::string &s)
-{
-    std::ostringstream out;
-    out << toml::toml_formatter{toml::value<std::string>(s),
-                                toml::format_flags::allow_unicode_strings};
-    return out.str();
-}
-
-std::string tomlKey(const std::string &key)
-{
-    const bool bare = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               c == '_' || c == '-';
-    });
-    return bare ? key : tomlString(key);
-}
-
 struct Layout
 {
     bool multiline = false; // one array item per line
@@ -135,19 +118,19 @@ std::string formatValue(const ConfigValue &value, const Layout &layout)
     if (const long long *i = std::get_if<long long>(&value))
         return std::to_string(*i);
     if (const std::string *s = std::get_if<std::string>(&value))
-        return tomlString(*s);
+        return tomltext::quoted(*s);
     const auto &items = std::get<std::vector<std::string>>(value);
     if (items.empty())
         return "[]";
     std::string single = "[";
     for (size_t i = 0; i < items.size(); ++i)
-        single += (i ? ", " : "") + tomlString(items[i]);
+        single += (i ? ", " : "") + tomltext::quoted(items[i]);
     single += ']';
     if (!layout.multiline && layout.column + single.size() <= kMaxLineLength)
         return single;
     std::string out = "[" + layout.eol;
     for (const std::string &item : items)
-        out += layout.indent + tomlString(item) + "," + layout.eol;
+        out += layout.indent + tomltext::quoted(item) + "," + layout.eol;
     return out + layout.closingIndent + "]";
 }
 
@@ -200,8 +183,8 @@ std::string ConfigEditor::setValues(const std::string &original,
         if (!node) {
             Layout layout;
             layout.eol = eol;
-            layout.column = tomlKey(key).size() + 3;
-            appended += tomlKey(key) + " = " + formatValue(value, layout) + eol;
+            layout.column = tomltext::keyText(key).size() + 3;
+            appended += tomltext::keyText(key) + " = " + formatValue(value, layout) + eol;
             continue;
         }
         if (isSection(*node)) {
