@@ -2,6 +2,7 @@
 // timeline of ledger events (LedgerEventsModel) and the History panel that reads a real
 // repository's ledger history off the GUI thread and shows each event's version as a diff.
 #include "RepoBuilder.h"
+#include "TestSupport.h"
 #include "diff/DiffView.h"
 #include "ledger/LedgerSet.h"
 #include "ledger/LedgerValidator.h"
@@ -210,16 +211,6 @@ bool anyRowTextContains(const DiffView &view, const QString &text, DiffSide side
             return true;
     }
     return false;
-}
-
-QString shotsDir()
-{
-    const QString dir =
-        qEnvironmentVariableIsSet("PW_PANEL_SHOTS")
-            ? qEnvironmentVariable("PW_PANEL_SHOTS")
-            : QCoreApplication::applicationDirPath() + QStringLiteral("/panel-shots");
-    QDir().mkpath(dir);
-    return dir;
 }
 
 } // namespace
@@ -869,7 +860,7 @@ void TstLedgerPanels::rendersPanels()
          {"property_budget.toml", "max_examples = 100\ndeadline_ms = 200\nmax_workers = \"x\"\n"}});
     LedgersModel ledgers;
     ledgers.setLedgers(set, validate(set, today), today);
-    const QString dir = shotsDir();
+    const QString dir = pw::test::panelShotsDir();
     {
         EvidencePanel panel;
         panel.setModel(&ledgers);

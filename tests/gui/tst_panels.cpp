@@ -1,5 +1,6 @@
 // The static-evidence panels: the three report models, the log, the reusable panel widget
 // and the docks helper, driven by object name with hand-built gate reports.
+#include "TestSupport.h"
 #include "audit/GateReport.h"
 #include "panels/EvidenceDocks.h"
 #include "panels/EvidencePanel.h"
@@ -228,16 +229,6 @@ QStringList columnTexts(const EvidencePanel &panel, int column)
     for (int row = 0; row < panel.proxy()->rowCount(); ++row)
         out << panel.proxy()->index(row, column).data().toString();
     return out;
-}
-
-QString shotsDir()
-{
-    const QString dir =
-        qEnvironmentVariableIsSet("PW_PANEL_SHOTS")
-            ? qEnvironmentVariable("PW_PANEL_SHOTS")
-            : QCoreApplication::applicationDirPath() + QStringLiteral("/panel-shots");
-    QDir().mkpath(dir);
-    return dir;
 }
 
 } // namespace
@@ -901,7 +892,7 @@ void TstPanels::rendersPanels()
          StrengthModel::ActionColumn, StrengthModel::TestColumn},
         {"log.png", &log, QString(), -1, -1, LogModel::MessageColumn},
     };
-    const QString dir = shotsDir();
+    const QString dir = pw::test::panelShotsDir();
     for (const Shot &shot : shots) {
         EvidencePanel panel;
         panel.setModel(shot.model);

@@ -1,6 +1,7 @@
 #include "TestSupport.h"
 
 #include <QByteArray>
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -167,6 +168,16 @@ bool compareGolden(const QString &relPath, const QByteArray &actual, QString *di
         *diff = unifiedDiff(QStringLiteral("golden/") + relPath, expected, QStringLiteral("actual"),
                             actual);
     return false;
+}
+
+QString panelShotsDir()
+{
+    const QString dir =
+        qEnvironmentVariableIsSet("PW_PANEL_SHOTS")
+            ? qEnvironmentVariable("PW_PANEL_SHOTS")
+            : QCoreApplication::applicationDirPath() + QStringLiteral("/panel-shots");
+    QDir().mkpath(dir);
+    return dir;
 }
 
 } // namespace pw::test

@@ -13,4 +13,8 @@ std::string testPython();
 // With PW_REGENERATE_GOLDEN=1 in the environment the golden file is rewritten instead.
 bool compareGolden(const QString &relPath, const QByteArray &actual, QString *diff);
 
+// Where GUI tests save the panel renderings a developer looks at: $PW_PANEL_SHOTS, else
+// panel-shots/ next to the test binary (created).
+QString panelShotsDir();
+
 } // namespace pw::test
