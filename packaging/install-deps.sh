@@ -16,6 +16,8 @@ packages=(
   # Python/pytest for the extractor and test runs
   python3 python3-pytest python3-hypothesis python3-pytest-xdist python3-pytest-timeout
   python3-pytest-forked
+  # optional evidence: diff-coverage attribution (coverage), the four-cell `clock` cell (freezegun)
+  python3-coverage python3-freezegun
   # sandbox, headless display, fonts for screenshots
   bubblewrap xvfb xauth fonts-dejavu-core
 )

@@ -305,6 +305,17 @@ Revisions resolveRevisions(const Repository &repo, const AuditRequest &request)
 
 } // namespace
 
+Config Audit::loadConfig(const AuditRequest &request, const Repository &repo, const Revision &base)
+{
+    return configFor(request, repo, base);
+}
+
+std::pair<Revision, Revision> Audit::revisions(const Repository &repo, const AuditRequest &request)
+{
+    Revisions revs = resolveRevisions(repo, request);
+    return {std::move(revs.base), std::move(revs.head)};
+}
+
 Config Audit::loadConfig(const AuditRequest &request)
 {
     const Repository repo = Repository::open(request.repoPath);

@@ -6,8 +6,12 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace pw::core {
+
+class Repository;
+struct Revision;
 
 struct AuditRequest
 {
@@ -38,6 +42,13 @@ public:
     static GateReport run(const AuditRequest &request);
     // The configuration an audit of `request` would use (and where it came from).
     static Config loadConfig(const AuditRequest &request);
+    // The same for an open repository and the base revision already resolved.
+    static Config loadConfig(const AuditRequest &request, const Repository &repo,
+                             const Revision &base);
+    // The base and head revisions `request` names (SPEC §2 defaults; a PATCH head applies
+    // onto the base). Throws Error::input for an unknown revision.
+    static std::pair<Revision, Revision> revisions(const Repository &repo,
+                                                   const AuditRequest &request);
 };
 
 } // namespace pw::core

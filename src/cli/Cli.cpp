@@ -1,5 +1,6 @@
 #include "Cli.h"
 
+#include "CensusCommand.h"
 #include "LedgerCommands.h"
 #include "audit/Audit.h"
 #include "audit/ReportFormat.h"
@@ -23,6 +24,8 @@ const char *kUsage =
     "  audit     static patch audit: test-manifest diff, oracle latitude, oracle strength,\n"
     "            collection-hook alarm, fixture digest (exit 0 PASS, 1 BLOCK, 2 REVIEW,\n"
     "            3 usage or input error, 4 internal error)\n"
+    "  census    dynamic census: collect both trees (the base twice), run both suites, and\n"
+    "            classify removed, narrowed, renamed and newly skipped nodes (SPEC 5.9)\n"
     "  ledger    ledger check: validate the ledgers (exit 1 on any problem);\n"
     "            ledger history [TEST]: per-entry events across commits\n"
     "  waive     approve a census waiver for a removed node (--by required)\n"
@@ -206,6 +209,8 @@ int run(const QStringList &arguments, FILE *out, FILE *err)
             return demo(rest, out, err);
         if (command == QLatin1String("ledger"))
             return ledgerCommand(rest, out, err);
+        if (command == QLatin1String("census"))
+            return censusCommand(rest, out, err);
         if (command == QLatin1String("waive"))
             return waiveCommand(rest, out, err);
         if (command == QLatin1String("freeze"))

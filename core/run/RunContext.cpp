@@ -1,0 +1,124 @@
+#include "run/RunContext.h"
+
+#include "ledger/RunEvidence.h"
+#include "util/Error.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QThread>
+#include <atomic>
+#include <cmath>
+
+namespace pw::core {
+
+struct RunContext::Scratch
+{
+    QTemporaryDir dir{QDir::tempPath() + QStringLiteral("/patchwitness-runs-XXXXXX")};
+    std::atomic<int> next{0};
+};
+
+const char *armName(Arm arm)
+{
+    return arm == Arm::Base ? "base" : "head";
+}
+
+RunContext RunContext::open(const RunRequest &request)
+{
+    RunContext ctx;
+    ctx.m_target = request.target;
+    ctx.m_progress = request.progress;
+    const Repository repo = Repository::open(request.target.repoPath);
+    ctx.m_repoRoot = repo.workdir();
+    if (ctx.m_repoRoot.empty())
+        throw Error::input(request.target.repoPath +
+                           ": a bare repository has no work tree to run tests from");
+    auto [base, head] = Audit::revisions(repo, request.target);
+    if (base.isWorktree())
+        throw Error::input("WORKTREE can only be the head revision");
+    ctx.m_base = std::move(base);
+    ctx.m_head = std::move(head);
+    ctx.m_config = Audit::loadConfig(request.target, repo, ctx.m_base);
+    if (request.target.python)
+        ctx.m_config.python = *request.target.python;
+
+    const QString ledger = QString::fromStdString(request.target.ledgerDir);
+    ctx.m_ledgerDir =
+        QDir::cleanPath(
+            QDir(QString::fromStdString(ctx.m_repoRoot))
+                .absoluteFilePath(ledger.isEmpty() ? QStringLiteral(".patchwitness") : ledger))
+            .toStdString();
+
+    const int workers = request.workers.value_or(ctx.m_config.workers);
+    ctx.m_workers = workers > 0 ? workers : std::max(1, QThread::idealThreadCount());
+    const double seconds = request.timeoutSeconds.value_or(ctx.m_config.timeoutPerRun);
+    if (!(seconds > 0))
+        throw Error::input("timeout: must be a positive number of seconds");
+    ctx.m_timeoutMs = int(std::min(seconds * 1000.0, 1e9));
+    ctx.m_sandbox = request.sandbox.value_or(ctx.m_config.sandbox);
+
+    ctx.m_scratch = std::make_shared<Scratch>();
+    if (!ctx.m_scratch->dir.isValid())
+        throw Error::input(QDir::tempPath().toStdString() + ": cannot create run directories: " +
+                           ctx.m_scratch->dir.errorString().toStdString());
+
+    const TreeCache cache(request.cacheRoot.empty() ? TreeCache::defaultRoot() : request.cacheRoot);
+    ctx.say("materialising base " + ctx.m_base.spec);
+    ctx.m_baseTree = cache.acquire(repo, ctx.m_base);
+    ctx.say("materialising head " + ctx.m_head.spec);
+    ctx.m_headTree = cache.acquire(repo, ctx.m_head);
+    // `python -m pytest` puts the tree first on sys.path: a project module of the same name
+    // would be loaded by `-p pw_plugin` instead of ours, and its "evidence" trusted.
+    for (const Arm arm : {Arm::Base, Arm::Head}) {
+        for (const char *name : {"pw_plugin.py", "pw_plugin"}) {
+            if (QFileInfo::exists(QString::fromStdString(ctx.treeDir(arm) + "/" + name)))
+                throw Error::input(ctx.revision(arm).spec + ":" + name +
+                                   ": the project's own pw_plugin would shadow patchwitness' "
+                                   "bundled pytest plugin; rename it to run the dynamic gates");
+        }
+    }
+    return ctx;
+}
+
+std::string RunContext::runsDir() const
+{
+    return m_ledgerDir + "/" + AttributionRecord::kRunsDir;
+}
+
+std::string RunContext::newRunDir(const std::string &label) const
+{
+    const int n = ++m_scratch->next;
+    const std::string dir =
+        m_scratch->dir.path().toStdString() + "/" + std::to_string(n) + "-" + label;
+    if (!QDir().mkpath(QString::fromStdString(dir)))
+        throw Error::input(dir + ": cannot create the run directory");
+    return dir;
+}
+
+RunSpec RunContext::spec(Arm arm, const std::vector<std::string> &selection, uint32_t seed) const
+{
+    RunSpec spec;
+    spec.treeDir = treeDir(arm);
+    spec.env = RunEnvironment::fromConfig(m_config);
+    spec.env.hashSeed = seed;
+    spec.env.witness.enabled = true;
+    spec.env.witness.seed = seed;
+    spec.env.witness.arm = armName(arm);
+    spec.selection = selection;
+    spec.timeoutMs = m_timeoutMs;
+    spec.arm = armName(arm);
+    spec.infraFailPct = m_config.infraFailPct;
+    spec.runDir = newRunDir(std::string(armName(arm)) + "-s" + std::to_string(seed));
+    spec.env.witness.outFile = spec.runDir + "/outcomes.jsonl";
+    spec.env.witness.orderFile = spec.runDir + "/order.log";
+    spec.env.witness.runId = spec.runDir.substr(spec.runDir.rfind('/') + 1);
+    return spec;
+}
+
+void RunContext::say(const std::string &line) const
+{
+    if (m_progress)
+        m_progress(line);
+}
+
+} // namespace pw::core

@@ -1,0 +1,91 @@
+#pragma once
+
+#include "audit/Audit.h"
+#include "ledger/Config.h"
+#include "repo/Repository.h"
+#include "run/PytestRun.h"
+#include "run/TreeCache.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pw::core {
+
+// What a dynamic gate is asked to compare: the audit's target (repository, base, head,
+// config, ledger directory, interpreter) plus how to run.
+struct RunRequest
+{
+    AuditRequest target;
+    std::string cacheRoot;                // TreeCache root; empty: TreeCache::defaultRoot()
+    std::optional<int> workers;           // overrides config `workers` (0: one per core)
+    std::optional<double> timeoutSeconds; // per run; overrides config `timeouts.per_run`
+    std::optional<bool> sandbox;          // overrides config `sandbox`
+    std::function<void(const std::string &)> progress; // one line per step, may be empty
+};
+
+enum class Arm
+{
+    Base,
+    Head
+};
+const char *armName(Arm arm); // "base", "head"
+
+// Everything the dynamic gates share, resolved once: both revisions, the base revision's
+// config (the patch cannot loosen its own gate), the ledger directory on disk, and both
+// trees materialised (TreeCache) and held for the life of the context (a copy shares the
+// hold). Plain data plus the leases: cheap to copy into worker threads.
+class RunContext
+{
+public:
+    // Opens the repository, resolves base and head, loads the config and acquires both
+    // trees. Throws Error::input for a bad repository, revision, config or interpreter.
+    static RunContext open(const RunRequest &request);
+
+    const std::string &repoRoot() const { return m_repoRoot; }
+    const Revision &base() const { return m_base; }
+    const Revision &head() const { return m_head; }
+    const Revision &revision(Arm arm) const { return arm == Arm::Base ? m_base : m_head; }
+    const Config &config() const { return m_config; }
+    const AuditRequest &target() const { return m_target; }
+    // Absolute: `<repo>/<ledger dir>` or the directory outside the repository.
+    const std::string &ledgerDir() const { return m_ledgerDir; }
+    std::string runsDir() const; // ledgerDir()/runs
+    const std::string &treeDir(Arm arm) const
+    {
+        return arm == Arm::Base ? m_baseTree.path() : m_headTree.path();
+    }
+    int workers() const { return m_workers; }
+    int timeoutMs() const { return m_timeoutMs; }
+    bool sandbox() const { return m_sandbox; }
+
+    // A run of `selection` (empty: the whole suite) on one arm: the pinned environment of
+    // the config with PYTHONHASHSEED = `seed`, the bundled plugin on with --pw-seed `seed`,
+    // the config's timeout and infra_fail_pct, and a fresh run directory of this context
+    // (kept until the last copy of the context is gone).
+    RunSpec spec(Arm arm, const std::vector<std::string> &selection, uint32_t seed) const;
+    // A new, empty directory for one run: <scratch>/<n>-<label>.
+    std::string newRunDir(const std::string &label) const;
+
+    void say(const std::string &line) const;
+
+private:
+    std::string m_repoRoot;
+    Revision m_base;
+    Revision m_head;
+    Config m_config;
+    AuditRequest m_target;
+    std::string m_ledgerDir;
+    MaterializedTree m_baseTree;
+    MaterializedTree m_headTree;
+    int m_workers = 1;
+    int m_timeoutMs = 900 * 1000;
+    bool m_sandbox = false;
+    std::function<void(const std::string &)> m_progress;
+    struct Scratch;
+    std::shared_ptr<Scratch> m_scratch; // the run directories; removed with the last copy
+};
+
+} // namespace pw::core

@@ -1,0 +1,203 @@
+#include "RunOptions.h"
+
+#include "Cli.h"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+namespace pw::cli {
+
+namespace {
+
+QCommandLineOption option(const char *name, const char *help, const char *value = nullptr,
+                          const char *defaultValue = nullptr)
+{
+    if (!value)
+        return QCommandLineOption(QString::fromLatin1(name), QString::fromUtf8(help));
+    return QCommandLineOption(QString::fromLatin1(name), QString::fromUtf8(help),
+                              QString::fromLatin1(value),
+                              defaultValue ? QString::fromLatin1(defaultValue) : QString());
+}
+
+int usage(FILE *err, const QString &message)
+{
+    printText(err, "patchwitness-cli: " + message.toStdString() + "\n");
+    return ExitUsage;
+}
+
+std::atomic<int> s_signal{0}; // set by the handler: the only thing a handler may touch
+
+extern "C" void onInterrupt(int signal)
+{
+    s_signal.store(signal);
+}
+
+} // namespace
+
+struct InterruptGuard::Private
+{
+    core::RunPool &pool;
+    std::atomic<bool> stop{false};
+    std::atomic<bool> fired{false};
+    struct sigaction oldInt = {};
+    struct sigaction oldTerm = {};
+    std::thread watcher;
+
+    explicit Private(core::RunPool &p) : pool(p) {}
+};
+
+InterruptGuard::InterruptGuard(core::RunPool &pool) : d(std::make_unique<Private>(pool))
+{
+    s_signal.store(0);
+    struct sigaction action = {};
+    action.sa_handler = onInterrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &d->oldInt);
+    sigaction(SIGTERM, &action, &d->oldTerm);
+    // RunPool::cancelAll takes a mutex, which a signal handler must not: a thread watches.
+    d->watcher = std::thread([p = d.get()] {
+        while (!p->stop.load()) {
+            if (s_signal.load() != 0 && !p->fired.exchange(true))
+                p->pool.cancelAll();
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+    });
+}
+
+InterruptGuard::~InterruptGuard()
+{
+    d->stop.store(true);
+    d->watcher.join();
+    sigaction(SIGINT, &d->oldInt, nullptr);
+    sigaction(SIGTERM, &d->oldTerm, nullptr);
+}
+
+bool InterruptGuard::interrupted() const
+{
+    return d->fired.load() || s_signal.load() != 0;
+}
+
+void printText(FILE *f, const std::string &text)
+{
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fflush(f);
+}
+
+RunOptions::RunOptions()
+    : repo(option("repo", "Repository (or a directory inside it).", "path", ".")),
+      base(option("base",
+                  "Base revision (default: merge-base of head and the upstream/main branch).",
+                  "rev")),
+      head(option("head",
+                  "Head revision, WORKTREE or PATCH:<file> (default: WORKTREE when dirty, "
+                  "else HEAD).",
+                  "rev")),
+      config(option("config",
+                    "config.toml to use (default: the base revision's <ledger-dir>/config.toml).",
+                    "file")),
+      ledgerDir(option("ledger-dir",
+                       "Ledger directory, relative to the repository root or absolute (default "
+                       ".patchwitness); evidence records go to its runs/.",
+                       "dir", ".patchwitness")),
+      python(option("python", "Python interpreter (overrides config `python`).", "path")),
+      cacheDir(option("cache-dir",
+                      "Cache directory for materialised trees (default: the user cache).", "dir")),
+      workers(
+          option("workers", "Parallel pytest runs (default: config `workers`, else cores).", "n")),
+      timeout(option("timeout",
+                     "Seconds before a run is killed with its process group "
+                     "(default: config `timeouts.per_run`).",
+                     "seconds")),
+      sandbox(option("sandbox", "Run pytest inside the bubblewrap sandbox (config `sandbox`).")),
+      noSandbox(option("no-sandbox", "Run pytest without the sandbox.")),
+      format(option("format", "text or json.", "format", "text")),
+      today(option("today", "Judge ledger dates as if today were DATE (YYYY-MM-DD).", "date")),
+      quiet(option("quiet", "No progress on standard error."))
+{
+}
+
+void RunOptions::addTo(QCommandLineParser &p) const
+{
+    p.addOptions({repo, base, head, config, ledgerDir, python, cacheDir, workers, timeout, sandbox,
+                  noSandbox, format, today, quiet});
+}
+
+bool RunOptions::json(const QCommandLineParser &p) const
+{
+    return p.value(format) == QLatin1String("json");
+}
+
+std::optional<core::RunRequest> RunOptions::parse(QCommandLineParser &p, const QString &command,
+                                                  const QStringList &arguments, FILE *out,
+                                                  FILE *err, int *exitCode) const
+{
+    QStringList args = arguments;
+    args.prepend(QStringLiteral("patchwitness-cli ") + command);
+    if (!p.parse(args)) {
+        *exitCode = usage(err, p.errorText());
+        return std::nullopt;
+    }
+    if (p.isSet(QStringLiteral("help"))) {
+        printText(out, p.helpText().toStdString());
+        *exitCode = ExitPass;
+        return std::nullopt;
+    }
+    const QString fmt = p.value(format);
+    if (fmt != QLatin1String("text") && fmt != QLatin1String("json")) {
+        *exitCode =
+            usage(err, QStringLiteral("%1: unknown --format '%2' (text, json)").arg(command, fmt));
+        return std::nullopt;
+    }
+    if (p.isSet(sandbox) && p.isSet(noSandbox)) {
+        *exitCode = usage(err, command + QStringLiteral(": --sandbox and --no-sandbox together"));
+        return std::nullopt;
+    }
+
+    core::RunRequest request;
+    request.target.repoPath = p.value(repo).toStdString();
+    request.target.base = p.value(base).toStdString();
+    request.target.head = p.value(head).toStdString();
+    request.target.configPath = p.value(config).toStdString();
+    request.target.ledgerDir = p.value(ledgerDir).toStdString();
+    request.target.today = p.value(today).toStdString();
+    if (p.isSet(python))
+        request.target.python = p.value(python).toStdString();
+    request.cacheRoot = p.value(cacheDir).toStdString();
+    if (p.isSet(workers)) {
+        bool ok = false;
+        const int n = p.value(workers).toInt(&ok);
+        if (!ok || n < 1) {
+            *exitCode = usage(err, command + QStringLiteral(": --workers must be a positive "
+                                                            "integer, not '%1'")
+                                                 .arg(p.value(workers)));
+            return std::nullopt;
+        }
+        request.workers = n;
+    }
+    if (p.isSet(timeout)) {
+        bool ok = false;
+        const double s = p.value(timeout).toDouble(&ok);
+        if (!ok || !(s > 0)) {
+            *exitCode = usage(err, command + QStringLiteral(": --timeout must be a positive "
+                                                            "number of seconds, not '%1'")
+                                                 .arg(p.value(timeout)));
+            return std::nullopt;
+        }
+        request.timeoutSeconds = s;
+    }
+    if (p.isSet(sandbox))
+        request.sandbox = true;
+    if (p.isSet(noSandbox))
+        request.sandbox = false;
+    if (!p.isSet(quiet)) {
+        const std::string prefix = command.toStdString() + ": ";
+        request.progress = [err, prefix](const std::string &line) {
+            printText(err, prefix + line + "\n");
+        };
+    }
+    return request;
+}
+
+} // namespace pw::cli

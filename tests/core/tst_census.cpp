@@ -1,0 +1,472 @@
+// The dynamic census (SPEC §5.9) on real git repositories and real pytest runs: collect-only
+// on both trees (the base twice), both suites executed, and every class of the table
+// produced for real — removed with and without a waiver (witness collected and passed,
+// failing, missing), skip added with and without a freeze, assertion density down,
+// parametrize narrowed (literal list and data), pure rename, a collection error, an empty
+// census (exit 5), an unstable baseline — plus the CLI's text, JSON and exit codes.
+#include "RepoBuilder.h"
+#include "TestSupport.h"
+#include "run/Census.h"
+#include "run/RunPool.h"
+#include "util/Error.h"
+
+#include <QProcess>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+using pw::test::RepoBuilder;
+using namespace pw::core;
+
+namespace {
+
+const char *kCalc = "def add(a, b):\n    return a + b\n";
+
+const char *kBaseTests = R"(from calc import add
+import pytest
+
+
+def test_add():
+    assert add(1, 2) == 3
+    assert add(0, 0) == 0
+
+
+def test_keep():
+    assert add(2, 2) == 4
+
+
+def test_gone():
+    assert add(5, 5) == 10
+
+
+@pytest.mark.parametrize("a", [1, 2, 3, 4])
+def test_cases(a):
+    assert add(a, 0) == a
+
+
+def test_old_name():
+    assert add(-1, 1) == 0
+)";
+
+// Head: test_add checks less, test_keep skipped, test_gone removed, cases narrowed, the
+// last test renamed with the same body.
+const char *kHeadTests = R"(from calc import add
+import pytest
+
+
+def test_add():
+    assert add(1, 2) == 3
+
+
+@pytest.mark.skip(reason="flaky")
+def test_keep():
+    assert add(2, 2) == 4
+
+
+@pytest.mark.parametrize("a", [1, 2])
+def test_cases(a):
+    assert add(a, 0) == a
+
+
+def test_new_name():
+    assert add(-1, 1) == 0
+)";
+
+std::string waiver(const std::string &node, const std::string &witness)
+{
+    return "[[waiver]]\nnode = \"" + node + "\"\nreason = \"duplicate-coverage\"\nwitness = \"" +
+           witness + "\"\napproved_by = \"bob\"\napproved_on = 2024-05-02\n\n";
+}
+
+std::string freeze(const std::string &test)
+{
+    return "[[quarantine]]\ntest = \"" + test +
+           "\"\nowner = \"alice\"\nopened = 2024-05-01\nexpires = 2024-05-14\n"
+           "verdict = \"PRE_EXISTING\"\nattribution = \"order\"\nwitness_seed = 7\n"
+           "baseline_sha = \"0123456789abcdef\"\nevidence = { base_fail = 3, head_fail = 3, "
+           "mode = \"matched\", seeds = [7], env_digest = \"abcd1234abcd1234\" }\n"
+           "obligation = \"adding four works\"\nsubstitute = \"tests/test_other.py::test_w\"\n"
+           "guards = [\"calc.py\"]\nreplay = \"pytest " +
+           test + "\"\n\n";
+}
+
+const CensusRow *row(const CensusReport &r, const std::string &node)
+{
+    for (const CensusRow &x : r.rows) {
+        if (x.nodeId == node)
+            return &x;
+    }
+    return nullptr;
+}
+
+const Finding *findingOf(const CensusReport &r, const std::string &code, const std::string &test)
+{
+    for (const Finding &f : r.findings) {
+        if (f.code == code && (test.empty() || f.test == test || f.path == test))
+            return &f;
+    }
+    return nullptr;
+}
+
+QString dump(const CensusReport &r)
+{
+    return QString::fromStdString(formatCensusText(r));
+}
+
+} // namespace
+
+class TestCensus : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_cache;
+    std::string m_baseCommit;
+
+    RunRequest request(const RepoBuilder &repo, const std::string &base, const std::string &head)
+    {
+        RunRequest r;
+        r.target.repoPath = repo.root();
+        r.target.base = base;
+        r.target.head = head;
+        r.target.python = pw::test::testPython();
+        r.target.cacheDir = m_cache.filePath(QStringLiteral("facts")).toStdString();
+        r.target.today = "2024-05-10";
+        r.cacheRoot = m_cache.filePath(QStringLiteral("trees")).toStdString();
+        r.workers = 2;
+        r.timeoutSeconds = 120;
+        r.sandbox = false;
+        return r;
+    }
+
+    CensusReport census(const RepoBuilder &repo, const std::string &base, const std::string &head,
+                        bool execute = true)
+    {
+        const RunContext ctx = RunContext::open(request(repo, base, head));
+        CensusOptions options;
+        options.execute = execute;
+        return Census::run(ctx, options);
+    }
+
+    // Base: calc.py, tests/test_calc.py (kBaseTests), tests/test_other.py (a witness that
+    // passes and one that fails), plus `ledgers` in .patchwitness/.
+    std::string commitBase(RepoBuilder &repo, const std::string &waivers = {},
+                           const std::string &freezes = {})
+    {
+        repo.write("calc.py", kCalc);
+        repo.write("tests/test_calc.py", kBaseTests);
+        repo.write("tests/checks.py", "def test_w():\n    pass\n");
+        repo.write("tests/test_other.py", "from calc import add\n\n\ndef test_w():\n    assert "
+                                          "add(5, 5) == 10\n\n\ndef test_broken_witness():\n    "
+                                          "assert add(5, 5) == 11\n");
+        if (!waivers.empty())
+            repo.write(".patchwitness/census_waiver.toml", waivers);
+        if (!freezes.empty())
+            repo.write(".patchwitness/quarantine.toml", freezes);
+        return repo.commit("base");
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_cache.isValid()); }
+
+    void classifiesEveryChange()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        repo.write("tests/test_calc.py", kHeadTests);
+        const std::string head = repo.commit("head");
+        const CensusReport r = census(repo, base, head);
+        QVERIFY2(r.harnessError.empty(), r.harnessError.c_str());
+        QVERIFY2(!r.unstable, r.unstableDetail.c_str());
+        QCOMPARE(r.baseSummary.collected, 10);
+        QCOMPARE(r.headSummary.collected, 7);
+        QCOMPARE(r.baseSummary.executed, 10);
+        QCOMPARE(r.headSummary.skipped, 1);
+        QCOMPARE(r.headSummary.executed, 6);
+
+        const Finding *removed = findingOf(r, "C-REMOVED", "tests/test_calc.py::test_gone");
+        QVERIFY2(removed, qPrintable(dump(r)));
+        QCOMPARE(removed->severity, Severity::Block);
+        QVERIFY(!removed->satisfiedBy);
+        QVERIFY(removed->message.find("no census waiver") != std::string::npos);
+
+        const Finding *skip = findingOf(r, "C-SKIP", "tests/test_calc.py::test_keep");
+        QVERIFY2(skip && !skip->satisfiedBy, qPrintable(dump(r)));
+        QCOMPARE(row(r, "tests/test_calc.py::test_keep")->change, std::string("skip-added"));
+
+        const Finding *density = findingOf(r, "C-DENSITY", "tests/test_calc.py::test_add");
+        QVERIFY2(density, qPrintable(dump(r)));
+        QCOMPARE(density->severity, Severity::Review);
+
+        const Finding *param = findingOf(r, "C-PARAM", "tests/test_calc.py::test_cases");
+        QVERIFY2(param, qPrintable(dump(r)));
+        QCOMPARE(param->severity, Severity::Block);
+        QVERIFY(param->message.find("4 -> 2") != std::string::npos);
+        QCOMPARE(row(r, "tests/test_calc.py::test_cases[3]")->change, std::string("narrowed"));
+        QCOMPARE(row(r, "tests/test_calc.py::test_cases[1]")->change, std::string("kept"));
+
+        const Finding *rename = findingOf(r, "C-RENAME", "tests/test_calc.py::test_old_name");
+        QVERIFY2(rename, qPrintable(dump(r)));
+        QCOMPARE(rename->severity, Severity::Info);
+        QVERIFY(!findingOf(r, "C-REMOVED", "tests/test_calc.py::test_old_name"));
+        QCOMPARE(row(r, "tests/test_calc.py::test_new_name")->change, std::string("added"));
+
+        QCOMPARE(r.verdict(), Verdict::Block);
+        QCOMPARE(r.collections.size(), size_t(3));
+        QCOMPARE(r.collections[0].dump.digest, r.collections[2].dump.digest);
+        QVERIFY(r.collections[0].dump.digest != r.collections[1].dump.digest);
+    }
+
+    void waiverWithPassingWitnessAllowsRemoval()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(
+            repo, waiver("tests/test_calc.py::test_gone", "tests/test_other.py::test_w"));
+        std::string text = kBaseTests;
+        text.erase(text.find("def test_gone"),
+                   text.find("@pytest.mark.parametrize") - text.find("def test_gone"));
+        repo.write("tests/test_calc.py", text);
+        const std::string head = repo.commit("head");
+        for (const bool execute : {true, false}) {
+            const CensusReport r = census(repo, base, head, execute);
+            const Finding *f = findingOf(r, "C-REMOVED", "tests/test_calc.py::test_gone");
+            QVERIFY2(f, qPrintable(dump(r)));
+            QVERIFY2(f->satisfiedBy, qPrintable(dump(r)));
+            QVERIFY(f->satisfiedBy->find("tests/test_other.py::test_w collected and passed at "
+                                         "head") != std::string::npos);
+            QCOMPARE(r.verdict(), Verdict::Pass);
+        }
+    }
+
+    void waiverWitnessMustPassAndBeCollected_data()
+    {
+        QTest::addColumn<QString>("witness");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("fails at head") << "tests/test_other.py::test_broken_witness"
+                                       << "did not pass at head (fail)";
+        // A test function pytest does not collect (checks.py is no test_*.py file).
+        QTest::newRow("not collected at head") << "tests/checks.py::test_w"
+                                               << "is not collected at head";
+    }
+
+    void waiverWitnessMustPassAndBeCollected()
+    {
+        QFETCH(QString, witness);
+        QFETCH(QString, reason);
+        RepoBuilder repo;
+        const std::string base =
+            commitBase(repo, waiver("tests/test_calc.py::test_gone", witness.toStdString()));
+        std::string text = kBaseTests;
+        text.erase(text.find("def test_gone"),
+                   text.find("@pytest.mark.parametrize") - text.find("def test_gone"));
+        repo.write("tests/test_calc.py", text);
+        const std::string head = repo.commit("head");
+        const CensusReport r = census(repo, base, head, false);
+        const Finding *f = findingOf(r, "C-REMOVED", "tests/test_calc.py::test_gone");
+        QVERIFY2(f && !f->satisfiedBy, qPrintable(dump(r)));
+        QVERIFY2(f->message.find(reason.toStdString()) != std::string::npos, f->message.c_str());
+        QCOMPARE(r.verdict(), Verdict::Block);
+    }
+
+    void freezeAnswersAddedSkip()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(repo, {}, freeze("tests/test_calc.py::test_keep"));
+        std::string text = kBaseTests;
+        text.replace(text.find("def test_keep"), 0, "@pytest.mark.skip(reason=\"frozen\")\n");
+        repo.write("tests/test_calc.py", text);
+        const std::string head = repo.commit("head");
+        const CensusReport r = census(repo, base, head);
+        const Finding *f = findingOf(r, "C-SKIP", "tests/test_calc.py::test_keep");
+        QVERIFY2(f && f->satisfiedBy, qPrintable(dump(r)));
+        QVERIFY(f->satisfiedBy->find("quarantine.toml") == 0);
+    }
+
+    void runtimeSkipIsSeenOnlyByExecution()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        std::string text = kBaseTests;
+        // A skip no marker shows: pytest.skip() behind a condition that is always true.
+        text.replace(text.find("    assert add(2, 2) == 4"), 0,
+                     "    if add(1, 1) == 2:\n        pytest.skip(\"later\")\n");
+        repo.write("tests/test_calc.py", text);
+        const std::string head = repo.commit("head");
+        const CensusReport executed = census(repo, base, head, true);
+        const CensusRow *keep = row(executed, "tests/test_calc.py::test_keep");
+        QVERIFY(keep && keep->outcomeHead);
+        QCOMPARE(*keep->outcomeHead, Outcome::Skipped);
+        QVERIFY2(findingOf(executed, "C-SKIP", "tests/test_calc.py::test_keep"),
+                 qPrintable(dump(executed)));
+        const CensusReport collected = census(repo, base, head, false);
+        QVERIFY(!findingOf(collected, "C-SKIP", "tests/test_calc.py::test_keep"));
+    }
+
+    void dataDrivenCasesAreReview()
+    {
+        RepoBuilder repo;
+        repo.write("calc.py", kCalc);
+        repo.write("tests/cases.py", "CASES = [1, 2, 3]\n");
+        const char *tests = "import pytest\nfrom tests.cases import CASES\n\n\n"
+                            "@pytest.mark.parametrize(\"a\", CASES)\ndef test_data(a):\n"
+                            "    assert a > 0\n";
+        repo.write("tests/__init__.py", "");
+        repo.write("tests/test_data.py", tests);
+        const std::string base = repo.commit("base");
+        repo.write("tests/cases.py", "CASES = [1]\n");
+        const std::string head = repo.commit("head");
+        const CensusReport r = census(repo, base, head, false);
+        const Finding *f = findingOf(r, "C-PARAM", "tests/test_data.py::test_data");
+        QVERIFY2(f, qPrintable(dump(r)));
+        QCOMPARE(f->severity, Severity::Review);
+        QVERIFY(f->message.find("data") != std::string::npos);
+    }
+
+    void collectionErrorAtHeadBlocks()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        repo.write("tests/test_other.py", "import not_a_module_anywhere\n\n\ndef test_w():\n"
+                                          "    pass\n");
+        const std::string head = repo.commit("head");
+        const CensusReport r = census(repo, base, head, false);
+        QVERIFY2(r.harnessError.empty(), r.harnessError.c_str());
+        const Finding *f = findingOf(r, "C-COLLECT", "tests/test_other.py");
+        QVERIFY2(f, qPrintable(dump(r)));
+        QCOMPARE(f->severity, Severity::Block);
+        QCOMPARE(row(r, "tests/test_other.py::test_w")->change, std::string("collect-error"));
+        QVERIFY(!findingOf(r, "C-REMOVED", "tests/test_other.py::test_w"));
+    }
+
+    void emptyCensusIsValid()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        repo.remove("tests/test_calc.py");
+        repo.remove("tests/test_other.py");
+        repo.write("README", "no tests\n");
+        const std::string head = repo.commit("head");
+        const CensusReport r = census(repo, base, head, false);
+        QVERIFY2(r.harnessError.empty(), r.harnessError.c_str());
+        QCOMPARE(r.headSummary.collected, 0);
+        QCOMPARE(r.collections[1].run.exitCode, 5);
+        QCOMPARE(r.count("removed"), 10);
+        QCOMPARE(r.verdict(), Verdict::Block);
+    }
+
+    void unstableBaselineIsReported()
+    {
+        // The conftest generates one more test on every collection (a counter outside the
+        // tree), so the two base collections differ.
+        QTemporaryDir counter;
+        RepoBuilder repo;
+        repo.write("calc.py", kCalc);
+        repo.write("tests/conftest.py",
+                   "import os\nPATH = " + ("'" + counter.filePath("n").toStdString() + "'") +
+                       "\n\n\ndef pytest_generate_tests(metafunc):\n"
+                       "    if 'k' in metafunc.fixturenames:\n"
+                       "        n = int(open(PATH).read()) if os.path.exists(PATH) else 0\n"
+                       "        open(PATH, 'w').write(str(n + 1))\n"
+                       "        metafunc.parametrize('k', range(n + 1))\n");
+        repo.write("tests/test_k.py", "def test_k(k):\n    assert k >= 0\n");
+        const std::string base = repo.commit("base");
+        repo.write("README", "x\n");
+        const std::string head = repo.commit("head");
+        RunRequest req = request(repo, base, head);
+        req.workers = 1; // the counter must count the collections one after the other
+        const RunContext ctx = RunContext::open(req);
+        CensusOptions options;
+        options.execute = false;
+        const CensusReport r = Census::run(ctx, options);
+        QVERIFY2(r.unstable, qPrintable(dump(r)));
+        QVERIFY(findingOf(r, "C-UNSTABLE", ""));
+        QCOMPARE(r.verdict() == Verdict::Pass, false);
+        QVERIFY(formatCensusText(r).find("UNSTABLE") != std::string::npos);
+    }
+
+    void dumpParsingNamesTheProblem()
+    {
+        bool threw = false;
+        try {
+            CensusDump::parse("{", "x.json");
+        } catch (const Error &) {
+            threw = true;
+        }
+        QVERIFY(threw);
+        try {
+            CensusDump::parse(R"({"schema": "patchwitness.census/1", "nodes": [{"x": 1}]})",
+                              "x.json");
+            QFAIL("no error");
+        } catch (const Error &e) {
+            QCOMPARE(std::string(e.what()), std::string("x.json: nodes[0]: nodeid: a non-empty "
+                                                        "string is required"));
+        }
+        const CensusDump d = CensusDump::parse(
+            R"({"schema": "patchwitness.census/1", "digest": "forged", "nodes": [{"nodeid": "b"}, {"nodeid": "a"}]})",
+            "x.json");
+        QCOMPARE(d.digest, CensusDump::digestOf({"a", "b"}));
+        QCOMPARE(functionIdOf("t.py::C::f[a::b[1]]"), std::string("t.py::C::f"));
+        QCOMPARE(fileOf("t/x.py::C::f"), std::string("t/x.py"));
+    }
+
+    void cliTextJsonAndExitCodes()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        repo.write("tests/test_calc.py", kHeadTests);
+        const std::string head = repo.commit("head");
+        const QStringList common = {QStringLiteral("census"),
+                                    QStringLiteral("--repo"),
+                                    QString::fromStdString(repo.root()),
+                                    QStringLiteral("--base"),
+                                    QString::fromStdString(base),
+                                    QStringLiteral("--head"),
+                                    QString::fromStdString(head),
+                                    QStringLiteral("--python"),
+                                    QString::fromStdString(pw::test::testPython()),
+                                    QStringLiteral("--cache-dir"),
+                                    m_cache.filePath(QStringLiteral("trees")),
+                                    QStringLiteral("--no-sandbox"),
+                                    QStringLiteral("--collect-only")};
+        QProcess cli;
+        cli.start(QStringLiteral(PW_CLI_PATH), common);
+        QVERIFY(cli.waitForFinished(120000));
+        const QByteArray text = cli.readAllStandardOutput();
+        QCOMPARE(cli.exitCode(), 1);
+        QVERIFY2(text.contains("C-REMOVED") && text.contains("verdict: BLOCK"), text.constData());
+        QVERIFY(cli.readAllStandardError().contains("census: 3/3"));
+
+        cli.start(QStringLiteral(PW_CLI_PATH), QStringList(common) << QStringLiteral("--format")
+                                                                   << QStringLiteral("json")
+                                                                   << QStringLiteral("--quiet"));
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 1);
+        QCOMPARE(cli.readAllStandardError(), QByteArray());
+        const nlohmann::json doc = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
+        QCOMPARE(doc.at("schema").get<std::string>(), std::string("patchwitness.census-report/1"));
+        QCOMPARE(doc.at("verdict").get<std::string>(), std::string("BLOCK"));
+        QCOMPARE(doc.at("summary").at("base").at("collected").get<int>(), 10);
+        QVERIFY(doc.at("findings").size() >= 4);
+
+        cli.start(QStringLiteral(PW_CLI_PATH),
+                  QStringList(common) << QStringLiteral("--format") << QStringLiteral("xml"));
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 3);
+        QVERIFY(cli.readAllStandardError().contains("unknown --format 'xml'"));
+
+        cli.start(QStringLiteral(PW_CLI_PATH),
+                  QStringList(common) << QStringLiteral("--head") << QStringLiteral("nope"));
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 3);
+        QVERIFY(cli.readAllStandardError().contains("nope"));
+
+        cli.start(QStringLiteral(PW_CLI_PATH), QStringList(common)
+                                                   << QStringLiteral("--python")
+                                                   << QStringLiteral("/nonexistent/python3"));
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 3);
+        QVERIFY(cli.readAllStandardError().contains("/nonexistent/python3"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCensus)
+#include "tst_census.moc"
