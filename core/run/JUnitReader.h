@@ -29,6 +29,9 @@ struct NodeOutcome
     double seconds = 0;
     std::string message; // the failure/error/skip message attribute (xfail: "xfail …")
     int reruns = 0;      // retried attempts kept as <rerunFailure>/<flakyFailure> etc.
+    // Set by a sandboxed run (Sandbox::annotate), never by the reader: the failure is the
+    // sandbox refusing network access; the message then says so too.
+    bool sandboxBlocked = false;
 };
 
 struct JUnitReport

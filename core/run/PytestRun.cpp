@@ -1,10 +1,12 @@
 #include "run/PytestRun.h"
 
+#include "run/Sandbox.h"
 #include "util/Error.h"
 
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <csignal>
@@ -63,6 +65,40 @@ std::string exitCodeReason(int code)
     default:
         return "pytest exit " + std::to_string(code) + ": not an exit code pytest gives";
     }
+}
+
+// The directories a sandboxed run writes to: its run directory (junit.xml), HOME, TMPDIR
+// and the directories of the bundled plugin's output files, created so bwrap can bind
+// them. The staged plugin is bound read-only in case the cache lives under /tmp.
+SandboxPolicy sandboxPolicy(const std::string &treeDir, const std::string &runDir,
+                            const RunEnvironment &env)
+{
+    SandboxPolicy policy;
+    policy.treeDir = treeDir;
+    policy.writableDirs = {runDir, env.homeDir, env.tmpDir};
+    if (env.witness.enabled) {
+        for (const std::string *file :
+             {&env.witness.outFile, &env.witness.orderFile, &env.witness.collectFile}) {
+            if (file->empty())
+                continue;
+            const QString dir = QFileInfo(QString::fromStdString(*file)).absolutePath();
+            QDir().mkpath(dir);
+            policy.writableDirs.push_back(dir.toStdString());
+        }
+        policy.readOnlyDirs.push_back(RunEnvironment::pluginDir());
+    }
+    return policy;
+}
+
+// bwrap's own complaint ("bwrap: Can't find source path …"): it exits 1 before pytest
+// starts, so without this line the run would only say that no JUnit file appeared.
+std::string bwrapError(const std::string &stderrText)
+{
+    const size_t at = stderrText.rfind("bwrap: ");
+    if (at == std::string::npos || (at > 0 && stderrText[at - 1] != '\n'))
+        return {};
+    const size_t end = stderrText.find('\n', at);
+    return stderrText.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
 // A selected node id (not a path) the run reported under it, e.g. "f" as "f[1]".
@@ -143,7 +179,26 @@ RunResult PytestRun::execute(const std::string &runDir)
     result.seed = env.hashSeed;
     result.envDigest = envDigest(env); // Error::input for a missing interpreter
     const QStringList args = env.pytestArguments(junit, m_spec.selection, m_spec.extraArgs);
-    result.command = env.shellCommand(m_spec.treeDir, args);
+    QString program = QString::fromStdString(env.python);
+    QStringList arguments = args;
+    if (m_spec.sandbox) {
+        const SandboxStatus sandbox = Sandbox::status();
+        if (!sandbox.available) {
+            result.status = RunStatus::FailedToStart;
+            result.harnessReason =
+                "the sandbox was requested but is unavailable: " + sandbox.reason +
+                "; the run was not started";
+            return result;
+        }
+        const SandboxCommand wrapped = Sandbox::wrap(sandbox.program, program, args,
+                                                     sandboxPolicy(m_spec.treeDir, runDir, env));
+        program = wrapped.program;
+        arguments = wrapped.arguments;
+        result.sandboxed = true;
+        result.command = env.shellCommand(m_spec.treeDir, sandbox.program, arguments);
+    } else {
+        result.command = env.shellCommand(m_spec.treeDir, args);
+    }
 
     const size_t maxOutput = size_t(std::max(1024, m_spec.maxOutputBytes));
     GroupProcess process;
@@ -157,11 +212,11 @@ RunResult PytestRun::execute(const std::string &runDir)
         result.harnessReason = "cancelled before it started";
         return result;
     }
-    process.start(QString::fromStdString(env.python), args);
+    process.start(program, arguments);
     if (!process.waitForStarted(kStartTimeoutMs)) {
         result.status = RunStatus::FailedToStart;
         result.harnessReason =
-            "cannot start '" + env.python + "': " + process.errorString().toStdString();
+            "cannot start '" + program.toStdString() + "': " + process.errorString().toStdString();
         result.durationMs = clock.elapsed();
         return result;
     }
@@ -200,6 +255,12 @@ RunResult PytestRun::execute(const std::string &runDir)
     } else if (process.exitStatus() == QProcess::CrashExit) {
         result.status = RunStatus::Crashed;
         result.harnessReason = "pytest died from a signal (the interpreter crashed or was killed)";
+    } else if (result.sandboxed && process.exitCode() > 128 && process.exitCode() <= 128 + 64) {
+        // bwrap outlives its child and reports the child's death by signal N as 128 + N.
+        result.status = RunStatus::Crashed;
+        result.harnessReason = "pytest died from signal " +
+                               std::to_string(process.exitCode() - 128) +
+                               " in the sandbox (the interpreter crashed or was killed)";
     } else {
         result.status = RunStatus::Completed;
         result.exitCode = process.exitCode();
@@ -214,7 +275,9 @@ RunResult PytestRun::execute(const std::string &runDir)
     } else if (result.exitCode != 0 && result.exitCode != 1) {
         result.harnessReason = exitCodeReason(result.exitCode);
     } else if (!report.ok()) {
-        result.harnessReason = report.error;
+        const std::string bwrap = result.sandboxed ? bwrapError(result.stderrTail) : std::string();
+        result.harnessReason =
+            bwrap.empty() ? report.error : "the sandbox could not be set up: " + bwrap;
     } else {
         const int failing = result.count(Outcome::Fail) + result.count(Outcome::Error);
         const int total = int(result.outcomes.size());
@@ -225,6 +288,8 @@ RunResult PytestRun::execute(const std::string &runDir)
                                    "%): treated as an infrastructure failure";
     }
     result.harnessError = !result.harnessReason.empty();
+    if (result.sandboxed)
+        Sandbox::annotate(result.outcomes);
 
     for (const std::string &selected : m_spec.selection) {
         if (selected.find("::") == std::string::npos || reported(result.outcomes, selected))

@@ -27,6 +27,10 @@ struct RunSpec
     // a result, not an infrastructure failure.
     int infraMinTests = 5;
     int maxOutputBytes = 256 * 1024; // per stream; the tail is kept
+    // SPEC §5.1: run inside bubblewrap (Sandbox): the tree and the run's directories
+    // read-write, the rest read-only, a private /tmp, no network. When bwrap is missing
+    // or does not work the run does not start and is a harness error, never unsandboxed.
+    bool sandbox = false;
 };
 
 enum class RunStatus
@@ -46,10 +50,11 @@ struct RunResult
     RunStatus status = RunStatus::FailedToStart;
     int exitCode = -1; // pytest's, when Completed
     int64_t durationMs = 0;
-    int64_t pid = 0;     // of pytest, which is also its process group id
+    int64_t pid = 0;     // of pytest (bwrap when sandboxed), which is also its process group id
     std::string command; // copyable shell line (RunEnvironment::shellCommand)
     std::string envDigest;
-    uint32_t seed = 0; // PYTHONHASHSEED of the run
+    uint32_t seed = 0;      // PYTHONHASHSEED of the run
+    bool sandboxed = false; // ran inside the sandbox (outcomes may be sandboxBlocked)
     // From the JUnit file; without one, every selected node as HarnessError. Selected
     // node ids the run never reported are NotCollected.
     std::vector<NodeOutcome> outcomes;
@@ -70,7 +75,8 @@ struct RunResult
 // Runs pytest once, in its own session and process group, with the pinned environment.
 // The timeout and cancel() kill the whole group (SIGKILL to -pgid), so a test's
 // subprocesses die with it; after a normal exit, leftovers of the group are killed too.
-// (A process that starts its own session escapes the group; the sandbox is the answer.)
+// (A process that starts its own session escapes the group, also in the sandbox, which
+// shares the host's pid namespace; --die-with-parent only reaches bwrap's direct child.)
 class PytestRun
 {
 public:

@@ -148,15 +148,30 @@ QStringList RunEnvironment::pytestArguments(const std::string &junitXml,
         args << QStringLiteral("-p") << QStringLiteral("pw_plugin") << QStringLiteral("--pw-seed")
              << QString::number(witness.seed);
         const std::pair<const char *, const std::string *> named[] = {
-            {"--pw-out", &witness.outFile},
-            {"--pw-order", &witness.orderFile},
-            {"--pw-collect", &witness.collectFile},
-            {"--pw-arm", &witness.arm},
-            {"--pw-run", &witness.runId}};
+            {"--pw-out", &witness.outFile},         {"--pw-order", &witness.orderFile},
+            {"--pw-collect", &witness.collectFile}, {"--pw-arm", &witness.arm},
+            {"--pw-run", &witness.runId},           {"--pw-freeze-time", &witness.freezeTime}};
+        // One token each: pytest takes an existing path after an option it does not know
+        // yet (plugin options, in its first pass) for a test path, and moves the rootdir.
         for (const auto &[option, value] : named) {
             if (!value->empty())
-                args << QString::fromLatin1(option) << qs(*value);
+                args << QString::fromLatin1(option) + QLatin1Char('=') + qs(*value);
         }
+        if (witness.probe)
+            args << QStringLiteral("--pw-probe");
+        if (!witness.watch.empty()) {
+            QStringList modules;
+            for (const std::string &module : witness.watch)
+                modules << qs(module);
+            args << QStringLiteral("--pw-watch=") + modules.join(QLatin1Char(','));
+        }
+        if (witness.budget > 0)
+            args << QStringLiteral("--pw-budget=") + QString::number(witness.budget);
+        if (!witness.replayPlan.empty())
+            args << QStringLiteral("--pw-replays=") + qs(witness.replayPlan);
+        if (witness.replayTimeoutMs > 0)
+            args << QStringLiteral("--pw-replay-timeout=") +
+                        QString::number(witness.replayTimeoutMs / 1000.0, 'g', 10);
     }
     args << QStringLiteral("-o") << QStringLiteral("junit_family=xunit1")
          << QStringLiteral("--junitxml=") + qs(junitXml) << QStringLiteral("-q");
@@ -220,13 +235,19 @@ std::string shellQuote(const std::string &text)
 
 std::string RunEnvironment::shellCommand(const std::string &dir, const QStringList &arguments) const
 {
+    return shellCommand(dir, python, arguments);
+}
+
+std::string RunEnvironment::shellCommand(const std::string &dir, const std::string &program,
+                                         const QStringList &arguments) const
+{
     const QProcessEnvironment env = environment();
     QStringList keys = env.keys();
     keys.sort();
     std::string line = "cd " + shellQuote(dir) + " && env -i";
     for (const QString &key : keys)
         line += ' ' + shellQuote(QString(key + QLatin1Char('=') + env.value(key)).toStdString());
-    line += ' ' + shellQuote(python);
+    line += ' ' + shellQuote(program);
     for (const QString &arg : arguments)
         line += ' ' + shellQuote(arg.toStdString());
     return line;

@@ -24,6 +24,21 @@ struct PluginOptions
     std::string collectFile; // --pw-collect: census dump (use with --collect-only)
     std::string arm;         // --pw-arm: base / head
     std::string runId;       // --pw-run
+    // --pw-freeze-time: an ISO 8601 instant every test sees as "now" (freezegun or
+    // time_machine, whichever the project can import; neither: the run is a usage error).
+    // The `clock` cell of the reproduction matrix (SPEC 5.4) sets it with a far-off TZ.
+    std::string freezeTime;
+    // SPEC 5.1 state probe (--pw-probe): `leak` rows when env, temp dir, sys.modules or
+    // a watched module (--pw-watch a,b) differ after a test.
+    bool probe = false;
+    std::vector<std::string> watch;
+    // --pw-budget: SPEC 5.7 trial budget; at most this many tests (or replays) run, the
+    // rest are deselected and a `budget` row says so. 0 = no cap (not passed).
+    int budget = 0;
+    // --pw-replays: a JSON plan {"nodeids", "seeds", "replays"} that turns the run into a
+    // fork server (ReplayServer); --pw-replay-timeout: seconds per replay (0: none).
+    std::string replayPlan;
+    int replayTimeoutMs = 0;
 };
 
 // The pinned environment every pytest run gets (SPEC §5.1), as a value: the same value
@@ -60,6 +75,10 @@ struct RunEnvironment
     // `cd <dir> && env -i K=V… <python> <args…>`, quoted for a POSIX shell: the exact
     // command, copyable into a terminal.
     std::string shellCommand(const std::string &dir, const QStringList &arguments) const;
+    // The same with another program in place of the interpreter (bwrap, whose arguments
+    // then name the interpreter): `cd <dir> && env -i K=V… <program> <args…>`.
+    std::string shellCommand(const std::string &dir, const std::string &program,
+                             const QStringList &arguments) const;
 
     // The bundled plugin's source (compiled in) and its sha256 (first 16 hex).
     static const std::string &pluginSource();

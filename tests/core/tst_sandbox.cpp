@@ -1,0 +1,449 @@
+// Sandbox (core/run): pytest runs inside bubblewrap see the tree and their run directory
+// read-write, the rest read-only, a private /tmp and no network (SPEC §5.1); network
+// failures the sandbox causes are labelled; timeout and cancel still kill everything;
+// a requested sandbox that is unavailable stops the run instead of running unsandboxed.
+
+#include "RunFixtures.h"
+#include "TestSupport.h"
+#include "run/PytestRun.h"
+#include "run/Sandbox.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <chrono>
+#include <future>
+
+using pw::core::NetworkBlock;
+using pw::core::NodeOutcome;
+using pw::core::Outcome;
+using pw::core::PytestRun;
+using pw::core::RunResult;
+using pw::core::RunSpec;
+using pw::core::RunStatus;
+using pw::core::Sandbox;
+using pw::core::SandboxPolicy;
+using pw::test::writeText;
+
+namespace {
+
+// A fixture project under /tmp (so every bind must survive the private /tmp): `tree/`
+// holds the files, `run/` the run's private directory.
+struct Project
+{
+    QTemporaryDir dir{QStringLiteral("/tmp/pw-sandbox-XXXXXX")};
+    std::string tree() const { return dir.path().toStdString() + "/tree"; }
+    std::string runDir() const { return dir.path().toStdString() + "/run"; }
+    std::string pidFile() const { return runDir() + "/pids"; } // writable in the sandbox
+    void write(const std::string &path, const std::string &content) const
+    {
+        writeText(tree(), path, content);
+    }
+    RunSpec spec(bool sandbox) const
+    {
+        RunSpec spec = pw::test::runSpec(tree(), runDir());
+        spec.sandbox = sandbox;
+        return spec;
+    }
+};
+
+const NodeOutcome *rowOf(const RunResult &result, const std::string &nodeId)
+{
+    for (const NodeOutcome &row : result.outcomes) {
+        if (row.nodeId == nodeId)
+            return &row;
+    }
+    return nullptr;
+}
+
+Outcome outcomeOf(const RunResult &result, const std::string &nodeId)
+{
+    const NodeOutcome *row = rowOf(result, nodeId);
+    return row ? row->outcome : Outcome::NotCollected;
+}
+
+std::string describe(const RunResult &r)
+{
+    std::string text = std::string(pw::core::runStatusName(r.status)) + " exit " +
+                       std::to_string(r.exitCode) + " " + r.harnessReason + "\n";
+    for (const NodeOutcome &row : r.outcomes)
+        text += row.nodeId + " " + pw::core::outcomeName(row.outcome) + " " + row.message + "\n";
+    return text + r.stdoutTail.substr(r.stdoutTail.size() > 3000 ? r.stdoutTail.size() - 3000 : 0) +
+           r.stderrTail;
+}
+
+RunResult runBounded(PytestRun &run, int limitS = 90)
+{
+    auto future = std::async(std::launch::async, [&run] { return run.run(); });
+    if (future.wait_for(std::chrono::seconds(limitS)) != std::future_status::ready) {
+        run.cancel();
+        future.wait();
+        throw std::runtime_error("the run did not end within " + std::to_string(limitS) + " s");
+    }
+    return future.get();
+}
+
+// Restores PATH lookup of bwrap when a test pointed the sandbox elsewhere.
+struct ProgramOverride
+{
+    explicit ProgramOverride(const std::string &path) { Sandbox::setProgram(path); }
+    ~ProgramOverride() { Sandbox::setProgram({}); }
+};
+
+const char kNetworkTests[] = "import socket\n\n"
+                             "def test_connect():\n"
+                             "    socket.create_connection(('192.0.2.1', 9), timeout=2)\n\n"
+                             "def test_resolve():\n"
+                             "    socket.getaddrinfo('example.com', 80)\n";
+
+} // namespace
+
+#define REQUIRE_SANDBOX()                                                                          \
+    do {                                                                                           \
+        const pw::core::SandboxStatus status_ = Sandbox::status();                                 \
+        if (!status_.available)                                                                    \
+            QSKIP(("bubblewrap unavailable: " + status_.reason).c_str());                          \
+    } while (false)
+
+class TestSandbox : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void wrapBindsAfterTheTmpfsAndEndsWithTheProgram()
+    {
+        SandboxPolicy policy;
+        policy.treeDir = "/tmp/t/tree";
+        policy.writableDirs = {"/tmp/t/run", "/tmp/t/run", "/tmp/t/tree", "/var/out"};
+        policy.readOnlyDirs = {"/usr/lib/x", "/tmp/cache/plugin", "/tmp"};
+        const pw::core::SandboxCommand c =
+            Sandbox::wrap("/usr/bin/bwrap", QStringLiteral("python3"),
+                          QStringList{QStringLiteral("-m"), QStringLiteral("pytest")}, policy);
+        QCOMPARE(c.program, QStringLiteral("/usr/bin/bwrap"));
+        const QStringList expected = QStringList{
+            QStringLiteral("--ro-bind"), QStringLiteral("/"), QStringLiteral("/"),
+            QStringLiteral("--dev"), QStringLiteral("/dev"), QStringLiteral("--proc"),
+            QStringLiteral("/proc"), QStringLiteral("--tmpfs"), QStringLiteral("/tmp"),
+            // Only read-only directories the tmpfs hides; never /tmp itself.
+            QStringLiteral("--ro-bind"), QStringLiteral("/tmp/cache/plugin"),
+            QStringLiteral("/tmp/cache/plugin"),
+            // Writable ones last, once each, so they win over everything above.
+            QStringLiteral("--bind"), QStringLiteral("/tmp/t/tree"), QStringLiteral("/tmp/t/tree"),
+            QStringLiteral("--bind"), QStringLiteral("/tmp/t/run"), QStringLiteral("/tmp/t/run"),
+            QStringLiteral("--bind"), QStringLiteral("/var/out"), QStringLiteral("/var/out"),
+            QStringLiteral("--unshare-net"), QStringLiteral("--unshare-ipc"),
+            QStringLiteral("--die-with-parent"), QStringLiteral("--chdir"),
+            QStringLiteral("/tmp/t/tree"), QStringLiteral("--"), QStringLiteral("python3"),
+            QStringLiteral("-m"), QStringLiteral("pytest")};
+        QCOMPARE(c.arguments, expected);
+        // The process group must stay bwrap's (kill), and pids must stay the host's.
+        QVERIFY(!c.arguments.contains(QStringLiteral("--new-session")));
+        QVERIFY(!c.arguments.contains(QStringLiteral("--unshare-pid")));
+    }
+
+    void classifierTellsCertainFromPossibleNetworkBlocks_data()
+    {
+        QTest::addColumn<QString>("message");
+        QTest::addColumn<int>("block");
+        const int certain = int(NetworkBlock::Certain);
+        const int possible = int(NetworkBlock::Possible);
+        const int none = int(NetworkBlock::None);
+        // The first rows are what pytest's JUnit `message` held in a sandboxed run here.
+        QTest::newRow("connect: ENETUNREACH")
+            << "OSError: [Errno 101] Network is unreachable" << certain;
+        QTest::newRow("getaddrinfo: EAI_AGAIN")
+            << "socket.gaierror: [Errno -3] Temporary failure in name resolution" << certain;
+        QTest::newRow("urllib")
+            << "urllib.error.URLError: <urlopen error [Errno -3] Temporary failure in name "
+               "resolution>"
+            << certain;
+        QTest::newRow("urllib3") << "urllib3.exceptions.NewConnectionError: <urllib3.connection."
+                                    "HTTPConnection object at 0x7f>: Failed to establish a new "
+                                    "connection: [Errno 101] Network is unreachable"
+                                 << certain;
+        QTest::newRow("loopback service: ECONNREFUSED")
+            << "ConnectionRefusedError: [Errno 111] Connection refused" << possible;
+        QTest::newRow("bind host address: EADDRNOTAVAIL")
+            << "OSError: [Errno 99] Cannot assign requested address" << possible;
+        QTest::newRow("unknown name: EAI_NONAME")
+            << "socket.gaierror: [Errno -2] Name or service not known" << possible;
+        QTest::newRow("EAI_NODATA")
+            << "socket.gaierror: [Errno -5] No address associated with hostname" << possible;
+        QTest::newRow("assertion") << "assert 1 == 2" << none;
+        QTest::newRow("read-only file system")
+            << "OSError: [Errno 30] Read-only file system: '/var/x'" << none;
+        QTest::newRow("errno -30 is not -3") << "OSError: [Errno -30] whatever" << none;
+        QTest::newRow("empty") << "" << none;
+    }
+
+    void classifierTellsCertainFromPossibleNetworkBlocks()
+    {
+        QFETCH(QString, message);
+        QFETCH(int, block);
+        QCOMPARE(int(Sandbox::classifyFailure(message.toStdString())), block);
+    }
+
+    void writingOutsideTheTreeFailsOnlyInTheSandbox_data()
+    {
+        QTest::addColumn<QString>("base");
+        // Hidden by the private /tmp, and read-only like the rest of the filesystem.
+        QTest::newRow("under /tmp") << QStringLiteral("/tmp");
+        QTest::newRow("under /var/tmp") << QStringLiteral("/var/tmp");
+    }
+
+    void writingOutsideTheTreeFailsOnlyInTheSandbox()
+    {
+        REQUIRE_SANDBOX();
+        QFETCH(QString, base);
+        QTemporaryDir outside(base + QStringLiteral("/pw-outside-XXXXXX"));
+        if (!outside.isValid())
+            QSKIP("cannot create a directory there");
+        const std::string target = outside.path().toStdString() + "/written.txt";
+        Project p;
+        p.write("tests/test_out.py", "def test_writes_outside():\n"
+                                     "    with open('" +
+                                         target +
+                                         "', 'w') as f:\n"
+                                         "        f.write('x')\n");
+        const RunResult boxed = PytestRun(p.spec(true)).run();
+        QVERIFY(boxed.sandboxed);
+        QCOMPARE(outcomeOf(boxed, "tests/test_out.py::test_writes_outside"), Outcome::Fail);
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(target)));
+        QVERIFY(!rowOf(boxed, "tests/test_out.py::test_writes_outside")->sandboxBlocked);
+
+        const RunResult open = PytestRun(p.spec(false)).run();
+        QVERIFY(!open.sandboxed);
+        QVERIFY2(open.exitCode == 0, describe(open).c_str());
+        QVERIFY(QFileInfo::exists(QString::fromStdString(target)));
+    }
+
+    void writingTheTreeTmpPathHomeAndTmpdirPasses()
+    {
+        REQUIRE_SANDBOX();
+        Project p;
+        p.write("tests/test_in.py",
+                "import os, pathlib, tempfile\n\n"
+                "def test_writes_inside(tmp_path):\n"
+                "    pathlib.Path('made_by_test.txt').write_text('cwd')\n"
+                "    (pathlib.Path(__file__).parent / 'beside.txt').write_text('tree')\n"
+                "    (tmp_path / 'x.txt').write_text('tmp_path')\n"
+                "    pathlib.Path(os.environ['HOME'], 'h.txt').write_text('home')\n"
+                "    fd, name = tempfile.mkstemp()\n"
+                "    os.write(fd, b'tmpdir')\n"
+                "    os.close(fd)\n"
+                "    with open('/tmp/private.txt', 'w') as f:\n"
+                "        f.write('private tmp')\n");
+        const RunResult r = PytestRun(p.spec(true)).run();
+        QVERIFY2(r.exitCode == 0 && r.evidence(), describe(r).c_str());
+        QCOMPARE(outcomeOf(r, "tests/test_in.py::test_writes_inside"), Outcome::Pass);
+        QVERIFY(QFileInfo::exists(QString::fromStdString(p.tree() + "/made_by_test.txt")));
+        QVERIFY(QFileInfo::exists(QString::fromStdString(p.tree() + "/tests/beside.txt")));
+        QVERIFY(QFileInfo::exists(QString::fromStdString(p.runDir() + "/home/h.txt")));
+    }
+
+    void hostTmpIsNotVisibleAndSandboxTmpDoesNotLeak()
+    {
+        REQUIRE_SANDBOX();
+        QTemporaryDir hostOnly(QStringLiteral("/tmp/pw-host-only-XXXXXX"));
+        QVERIFY(hostOnly.isValid());
+        writeText(hostOnly.path().toStdString(), "secret.txt", "host");
+        const std::string hostFile = hostOnly.path().toStdString() + "/secret.txt";
+        const std::string leaked = hostOnly.path().toStdString() + "-leaked.txt";
+        Project p;
+        p.write("tests/test_tmp.py", "import os\n\n"
+                                     "def test_tmp_is_private():\n"
+                                     "    assert not os.path.exists('" +
+                                         hostFile +
+                                         "')\n"
+                                         "    open('" +
+                                         leaked + "', 'w').write('x')\n");
+        const RunResult r = PytestRun(p.spec(true)).run();
+        QVERIFY2(r.exitCode == 0, describe(r).c_str());
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(leaked)));
+        QVERIFY(QFileInfo::exists(QString::fromStdString(hostFile)));
+    }
+
+    void networkAccessFailsAndIsLabelledSandboxBlocked()
+    {
+        REQUIRE_SANDBOX();
+        Project p;
+        p.write("tests/test_net.py", kNetworkTests);
+        const RunResult r = PytestRun(p.spec(true)).run();
+        QCOMPARE(r.exitCode, 1);
+        for (const char *id :
+             {"tests/test_net.py::test_connect", "tests/test_net.py::test_resolve"}) {
+            const NodeOutcome *row = rowOf(r, id);
+            QVERIFY2(row, describe(r).c_str());
+            QCOMPARE(row->outcome, Outcome::Fail);
+            QVERIFY2(row->sandboxBlocked, row->message.c_str());
+            QVERIFY2(row->message.find(Sandbox::kBlockedNote) != std::string::npos,
+                     row->message.c_str());
+        }
+        QVERIFY(rowOf(r, "tests/test_net.py::test_connect")->message.find("[Errno 101]") !=
+                std::string::npos);
+        QVERIFY(rowOf(r, "tests/test_net.py::test_resolve")->message.find("[Errno -3]") !=
+                std::string::npos);
+    }
+
+    void networkFailureWithoutTheSandboxIsNotLabelled()
+    {
+        Project p;
+        p.write("tests/test_net.py", kNetworkTests);
+        const RunResult r = PytestRun(p.spec(false)).run(); // this host may have no network
+        QVERIFY(!r.sandboxed);
+        QVERIFY2(r.status == RunStatus::Completed, describe(r).c_str());
+        for (const NodeOutcome &row : r.outcomes) {
+            QVERIFY(!row.sandboxBlocked);
+            QVERIFY(row.message.find("sandbox") == std::string::npos);
+        }
+    }
+
+    void commandShowsTheBwrapLineAndReproducesTheRun()
+    {
+        REQUIRE_SANDBOX();
+        Project p;
+        p.write("tests/test_ok.py", "def test_ok():\n    pass\n");
+        const RunResult r = PytestRun(p.spec(true)).run();
+        QVERIFY2(r.exitCode == 0, describe(r).c_str());
+        const std::string bwrap = Sandbox::status().program;
+        QVERIFY2(r.command.find("cd " + p.tree() + " && env -i ") == 0, r.command.c_str());
+        const size_t at = r.command.find(" " + bwrap + " --ro-bind / / ");
+        QVERIFY2(at != std::string::npos, r.command.c_str());
+        QVERIFY(r.command.find("PYTHONHASHSEED=") < at); // env -i K=V… before bwrap
+        QVERIFY(r.command.find("--unshare-net") != std::string::npos);
+        QVERIFY(r.command.find(" -- " + pw::test::testPython() + " -m pytest") !=
+                std::string::npos);
+
+        QFile::remove(QString::fromStdString(p.runDir() + "/junit.xml"));
+        QProcess shell;
+        shell.start(QStringLiteral("/bin/sh"),
+                    QStringList{QStringLiteral("-c"), QString::fromStdString(r.command)});
+        QVERIFY(shell.waitForFinished(60000));
+        QCOMPARE(shell.exitCode(), 0);
+        QVERIFY(QFileInfo::exists(QString::fromStdString(p.runDir() + "/junit.xml")));
+    }
+
+    void pluginOutputOutsideTheRunDirIsWritable()
+    {
+        REQUIRE_SANDBOX();
+        Project p;
+        p.write("tests/test_ok.py", "def test_ok():\n    pass\n");
+        QTemporaryDir out(QStringLiteral("/tmp/pw-sandbox-out-XXXXXX"));
+        RunSpec spec = p.spec(true);
+        spec.env.witness.enabled = true;
+        spec.env.witness.outFile = out.path().toStdString() + "/rows/outcomes.jsonl";
+        spec.env.witness.orderFile = out.path().toStdString() + "/order.txt";
+        const RunResult r = PytestRun(spec).run();
+        QVERIFY2(r.exitCode == 0, describe(r).c_str());
+        QVERIFY(QFileInfo(QString::fromStdString(spec.env.witness.outFile)).size() > 0);
+        QVERIFY(QFileInfo(QString::fromStdString(spec.env.witness.orderFile)).size() > 0);
+    }
+
+    void hangingTestInTheSandboxLeavesNoProcessAfterTheTimeout()
+    {
+        REQUIRE_SANDBOX();
+        Project p;
+        p.write("tests/test_hang.py", pw::test::hangingTestSource(p.pidFile()));
+        RunSpec spec = p.spec(true);
+        spec.timeoutMs = 3000;
+        PytestRun run(spec);
+        const RunResult r = runBounded(run);
+        QCOMPARE(r.status, RunStatus::TimedOut);
+        QVERIFY(r.harnessError);
+        const std::vector<long> pids = pw::test::readPids(p.pidFile());
+        QCOMPARE(pids.size(), size_t(2)); // pytest and its `sleep`, host pids
+        QVERIFY(pids[0] != long(r.pid));  // r.pid is bwrap, the group leader
+        QVERIFY(pw::test::waitUntilGone(pids, 10000));
+        QVERIFY(pw::test::liveGroupMembers(r.pid).empty());
+        QVERIFY(!pw::test::isAlive(r.pid));
+    }
+
+    void cancelInTheSandboxLeavesNoProcess()
+    {
+        REQUIRE_SANDBOX();
+        Project p;
+        p.write("tests/test_hang.py", pw::test::hangingTestSource(p.pidFile()));
+        PytestRun run(p.spec(true));
+        auto future = std::async(std::launch::async, [&run] { return run.run(); });
+        QVERIFY(pw::test::waitForFile(p.pidFile(), 60000));
+        run.cancel();
+        QVERIFY(future.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
+        const RunResult r = future.get();
+        QCOMPARE(r.status, RunStatus::Cancelled);
+        QVERIFY(pw::test::waitUntilGone(pw::test::readPids(p.pidFile()), 10000));
+        QVERIFY(pw::test::liveGroupMembers(r.pid).empty());
+    }
+
+    void interpreterKilledInTheSandboxIsACrash()
+    {
+        REQUIRE_SANDBOX();
+        Project p;
+        p.write("tests/test_die.py",
+                "import os, signal\n\n"
+                "def test_dies():\n    os.kill(os.getpid(), signal.SIGKILL)\n");
+        PytestRun run(p.spec(true));
+        const RunResult r = runBounded(run);
+        QCOMPARE(r.status, RunStatus::Crashed);
+        QVERIFY(r.harnessError);
+        QVERIFY2(r.harnessReason.find("signal 9") != std::string::npos, r.harnessReason.c_str());
+    }
+
+    void unavailableSandboxIsAHarnessErrorAndNothingRuns()
+    {
+        Project p;
+        const std::string marker = p.tree() + "/ran.txt";
+        p.write("tests/test_ok.py", "def test_ok():\n    open('" + marker + "', 'w').write('x')\n");
+        const ProgramOverride missing("/nonexistent/bwrap");
+        const pw::core::SandboxStatus status = Sandbox::status();
+        QVERIFY(!status.available);
+        QVERIFY2(status.reason.find("/nonexistent/bwrap") != std::string::npos,
+                 status.reason.c_str());
+        RunSpec spec = p.spec(true);
+        spec.selection = {"tests/test_ok.py::test_ok"};
+        const RunResult r = PytestRun(spec).run();
+        QCOMPARE(r.status, RunStatus::FailedToStart);
+        QVERIFY(r.harnessError);
+        QVERIFY(!r.sandboxed);
+        QCOMPARE(r.pid, int64_t(0));
+        QVERIFY2(r.harnessReason.find("sandbox") != std::string::npos, r.harnessReason.c_str());
+        QVERIFY2(r.harnessReason.find("/nonexistent/bwrap") != std::string::npos,
+                 r.harnessReason.c_str());
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(marker)));
+    }
+
+    void sandboxSetupFailureIsAHarnessErrorNamingBwrap()
+    {
+        REQUIRE_SANDBOX();
+        const std::string real = Sandbox::status().program;
+        Project p;
+        p.write("tests/test_ok.py", "def test_ok():\n    pass\n");
+        // Works for the probe, fails like bwrap does for the run (exit 1, before pytest).
+        const std::string fake = p.dir.path().toStdString() + "/bwrap";
+        writeText(p.dir.path().toStdString(), "bwrap",
+                  "#!/bin/sh\n"
+                  "case \"$*\" in *pytest*)\n"
+                  "  echo \"bwrap: Can't mount tmpfs on /newroot/tmp: Operation not permitted\" "
+                  ">&2\n"
+                  "  exit 1;;\n"
+                  "esac\n"
+                  "exec " +
+                      real + " \"$@\"\n");
+        QFile::setPermissions(QString::fromStdString(fake),
+                              QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        const ProgramOverride broken(fake);
+        QVERIFY2(Sandbox::available(), Sandbox::status().reason.c_str());
+        const RunResult r = PytestRun(p.spec(true)).run();
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.harnessError);
+        QVERIFY(!r.caught());
+        QVERIFY2(r.harnessReason.find("sandbox could not be set up: bwrap: Can't mount tmpfs") !=
+                     std::string::npos,
+                 r.harnessReason.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSandbox)
+#include "tst_sandbox.moc"
