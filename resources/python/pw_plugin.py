@@ -21,6 +21,33 @@ Options:
                      is its first 16 hex), and per node whether a skip/skipif marker skips
                      it at collection time and its marker names.
   --pw-arm A         "base" or "head", copied into rows; --pw-run ID likewise.
+  --pw-probe         state probe: before and after each test (setup, call and teardown
+                     as one unit) snapshot os.environ, the temp dir's entries (pytest's
+                     own pytest-of-* left out), sys.modules and the --pw-watch modules;
+                     each kind that differs is a row {"when": "leak", "outcome": "leak",
+                     "kind": "env|tmp|modules|watched", "detail": ...}. Modules of the
+                     standard library and of pytest's own stack do not count (pytest
+                     imports some lazily); PYTEST_CURRENT_TEST does not either.
+  --pw-watch M1,M2   modules the probe watches: the module object's id and a summary of
+                     its globals (names, types, lengths of containers, small scalars), so
+                     a list a test appends to is seen.
+  --pw-budget N      trial budget (SPEC 5.7): at most N tests (or N replays) run; the rest
+                     are deselected and one row {"when": "budget", "outcome":
+                     "budget_exhausted", "nodeid": <first not run>} says the run was capped.
+  --pw-replays PLAN  fork server (SPEC 5.1 isolated replays): PLAN is a JSON file
+                     {"nodeids": [...], "seeds": [...], "replays": K}. Collection happens
+                     once; then, instead of pytest's run loop, every (node, seed, replay)
+                     runs in a child forked for it, seeded as a fresh `--pw-seed seed` run
+                     would be, so no replay sees state another left. Rows carry "replay".
+                     A child that dies (signal, exit, or --pw-replay-timeout) before the
+                     test protocol returned gets a row {"when": "replay", "outcome":
+                     "harness_error", "detail": ...}. A node the plan names but collection
+                     did not produce gets {"when": "collect", "outcome": "not_collected"}.
+                     Grandchildren a test starts stay in the run's process group, which
+                     the caller kills when the run ends.
+  --pw-replay-timeout S  seconds per replay child (0: none); the child is SIGKILLed.
+  --pw-replay-nofork     run the plan's replays one after another in this process
+                     (diagnostics: shows what the fork isolates; no timeout).
 
 Fixture ``witness_seed``: the run's seed.
 
@@ -30,10 +57,15 @@ option before the Hypothesis plugin reads it (tryfirst pytest_configure), which 
 Hypothesis' global seed. Without the plugin, Hypothesis is left alone.
 """
 
-import hashlib
+import gc
 import json
 import os
 import random
+import select
+import signal
+import sys
+import tempfile
+import time
 
 import pytest
 
@@ -49,24 +81,65 @@ def pytest_addoption(parser):
     group.addoption("--pw-collect", default=None, help="collect-only census dump (JSON)")
     group.addoption("--pw-arm", default=None, help="base or head")
     group.addoption("--pw-run", default=None, help="run id copied into rows")
+    group.addoption("--pw-probe", action="store_true", default=False, help="state probe: leak rows")
+    group.addoption("--pw-watch", default="", help="modules the state probe watches (a,b)")
+    group.addoption("--pw-budget", type=int, default=0, help="trial budget (0: no cap)")
+    group.addoption("--pw-replays", default=None, help="fork server: JSON replay plan")
+    group.addoption("--pw-replay-timeout", type=float, default=0.0, help="seconds per replay")
+    group.addoption("--pw-replay-nofork", action="store_true", default=False,
+                    help="replays in this process (diagnostics)")
 
 
 class _State:
     def __init__(self, config):
         opt = config.option
         self.seed = opt.pw_seed
+        self.replay = None  # the replay index while a replay runs
         self.arm = opt.pw_arm
         self.run = opt.pw_run
         self.collect_path = opt.pw_collect
         self.out_fd = _open_append(opt.pw_out)
         self.order_fd = _open_append(opt.pw_order)
         self.collected = []  # items in collection order, before the shuffle
+        self.probe = opt.pw_probe
+        self.watch = [m.strip() for m in (opt.pw_watch or "").split(",") if m.strip()]
+        self.budget = max(0, opt.pw_budget or 0)
+        self.plan = _read_plan(opt.pw_replays) if opt.pw_replays else None
+        self.replay_timeout = max(0.0, opt.pw_replay_timeout or 0.0)
+        self.nofork = opt.pw_replay_nofork
+        self.hypothesis_seeded = False  # we set --hypothesis-seed (the user did not)
+        self.trial_failed = False  # a report of the current replay child failed
 
     def close(self):
         for fd in (self.out_fd, self.order_fd):
             if fd is not None:
                 os.close(fd)
         self.out_fd = self.order_fd = None
+
+    def row(self, nodeid, when, outcome, **extra):
+        row = {
+            "run": self.run,
+            "arm": self.arm,
+            "nodeid": nodeid,
+            "when": when,
+            "outcome": outcome,
+        }
+        row.update(extra)
+        row["seed"] = self.seed
+        if self.replay is not None:
+            row["replay"] = self.replay
+        _write_line(self.out_fd, json.dumps(row))
+
+
+def _read_plan(path):
+    with open(path, encoding="utf-8") as f:
+        plan = json.load(f)
+    nodeids = [str(n) for n in plan.get("nodeids", [])]
+    seeds = [int(s) for s in plan.get("seeds", [])]
+    replays = int(plan.get("replays", 1))
+    if not nodeids or not seeds or replays < 1:
+        raise pytest.UsageError("--pw-replays %s: needs nodeids, seeds and replays >= 1" % path)
+    return nodeids, seeds, replays
 
 
 def _open_append(path):
@@ -92,6 +165,7 @@ def pytest_configure(config):
     _current = state
     if hasattr(config.option, "hypothesis_seed") and config.option.hypothesis_seed is None:
         config.option.hypothesis_seed = str(state.seed)
+        state.hypothesis_seeded = True
 
 
 def pytest_unconfigure(config):
@@ -111,6 +185,15 @@ def pytest_collection_modifyitems(session, config, items):
         shuffled = list(items)
         random.Random(state.seed).shuffle(shuffled)
         items[:] = shuffled
+    # The budget of a replay plan counts replays (the run loop applies it); a census
+    # lists everything.
+    if state.budget and state.plan is None and not config.option.collectonly:
+        if len(items) > state.budget:
+            rest = items[state.budget:]
+            items[:] = items[: state.budget]
+            config.hook.pytest_deselected(items=rest)
+            state.row(rest[0].nodeid, "budget", "budget_exhausted", budget=state.budget,
+                      not_run=len(rest))
 
 
 def _skipped_at_collection(item):
@@ -128,6 +211,8 @@ def pytest_collection_finish(session):
     state = _state(session.config)
     if not state.collect_path:
         return
+    import hashlib  # here: loading OpenSSL costs every other run ~8 ms
+
     items = state.collected if state.collected else list(session.items)
     ids = [item.nodeid for item in items]
     sha = hashlib.sha256("".join(i + "\n" for i in sorted(ids)).encode("utf-8")).hexdigest()
@@ -171,23 +256,473 @@ def pytest_runtest_call(item):
 
 def pytest_runtest_logreport(report):
     state = _current
-    if state is None or state.out_fd is None:
+    if state is None:
         return
-    row = {
-        "run": state.run,
-        "arm": state.arm,
-        "nodeid": report.nodeid,
-        "when": report.when,
-        "outcome": report.outcome,
-        "duration": round(report.duration, 6),
-        "seed": state.seed,
-    }
+    if report.failed:
+        state.trial_failed = True
+    if state.out_fd is None:
+        return
+    extra = {"duration": round(report.duration, 6)}
     if hasattr(report, "wasxfail"):
-        row["xfail"] = True
-    _write_line(state.out_fd, json.dumps(row))
+        extra["xfail"] = True
+    state.row(report.nodeid, report.when, report.outcome, **extra)
 
 
 @pytest.fixture
 def witness_seed(request):
-    """The run's --pw-seed."""
+    """The run's --pw-seed (in a replay: the replay's seed)."""
     return _state(request.config).seed
+
+
+# --- state probe ----------------------------------------------------------------------
+
+# Set by pytest itself while a test runs; a leftover would be pytest's bug, not the test's.
+_ENV_IGNORED = frozenset({"PYTEST_CURRENT_TEST"})
+
+# New modules of these top-level packages are not a test's leak: pytest imports some of
+# the standard library lazily (tmp_path imports getpass on first use), and a standard
+# module holds no state a neighbour could trip on the way a project module does.
+_PYTEST_STACK = frozenset({
+    "_pytest", "pytest", "pluggy", "py", "iniconfig", "packaging", "exceptiongroup",
+    "tomli", "pygments", "colorama", "_hypothesis_pytestplugin", "hypothesis",
+})
+
+
+def _stdlib_names():
+    names = getattr(sys, "stdlib_module_names", None)  # Python 3.10+
+    if names is not None:
+        return frozenset(names)
+    import sysconfig
+
+    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
+    found = set(sys.builtin_module_names)
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if path and os.path.realpath(path).startswith(stdlib) and "-packages" not in path:
+            found.add(name.partition(".")[0])
+    return frozenset(found)
+
+
+_STDLIB = None
+
+
+def _project_modules(names):
+    global _STDLIB
+    if _STDLIB is None:
+        _STDLIB = _stdlib_names()
+    return {n for n in names
+            if n.partition(".")[0] not in _STDLIB and n.partition(".")[0] not in _PYTEST_STACK}
+
+
+def _summary(value):
+    """What the probe remembers of a module global: enough to see it change."""
+    kind = type(value).__name__
+    if value is None or isinstance(value, (bool, int, float)):
+        return kind + ":" + repr(value)
+    if isinstance(value, (str, bytes)):
+        return kind + ":" + (repr(value) if len(value) <= 64 else "len=%d" % len(value))
+    if isinstance(value, (list, dict, set, frozenset, tuple, bytearray)):
+        return kind + ":len=%d" % len(value)
+    return kind + ":id=%x" % id(value)
+
+
+def _watched(name):
+    module = sys.modules.get(name)
+    if module is None:
+        return None
+    try:
+        names = dict(vars(module))
+    except TypeError:
+        names = {}
+    return id(module), {k: _summary(v) for k, v in names.items() if not k.startswith("__")}
+
+
+def _tmp_entries():
+    try:
+        return set(n for n in os.listdir(tempfile.gettempdir()) if not n.startswith("pytest-of-"))
+    except OSError:
+        return set()
+
+
+def _snapshot(state):
+    env = {k: v for k, v in os.environ.items() if k not in _ENV_IGNORED}
+    return {
+        "env": env,
+        "tmp": _tmp_entries(),
+        "modules": set(sys.modules),
+        "watched": {name: _watched(name) for name in state.watch},
+    }
+
+
+def _names(label, names, limit=20):
+    names = sorted(names)
+    text = ", ".join(names[:limit]) + (", ..." if len(names) > limit else "")
+    return "%s %s" % (label, text)
+
+
+def _set_change(before, after):
+    parts = []
+    if after - before:
+        parts.append(_names("added", after - before))
+    if before - after:
+        parts.append(_names("removed", before - after))
+    return "; ".join(parts)
+
+
+def _leaks(state, before, after):
+    leaks = []
+    env_b, env_a = before["env"], after["env"]
+    if env_b != env_a:
+        detail = _set_change(set(env_b), set(env_a))
+        changed = [k for k in env_b if k in env_a and env_b[k] != env_a[k]]
+        if changed:
+            detail = "; ".join(p for p in (detail, _names("changed", changed)) if p)
+        leaks.append(("env", detail))
+    if before["tmp"] != after["tmp"]:
+        leaks.append(("tmp", tempfile.gettempdir() + ": " + _set_change(before["tmp"], after["tmp"])))
+    added = _project_modules(after["modules"] - before["modules"])
+    removed = _project_modules(before["modules"] - after["modules"])
+    if added or removed:
+        leaks.append(("modules", "sys.modules %d -> %d: %s" % (
+            len(before["modules"]), len(after["modules"]),
+            _set_change(before["modules"] & after["modules"] | removed,
+                        before["modules"] & after["modules"] | added))))
+    for name in state.watch:
+        b, a = before["watched"][name], after["watched"][name]
+        if b == a:
+            continue
+        if b is None or a is None:
+            detail = "%s: %s" % (name, "imported" if b is None else "removed from sys.modules")
+        elif b[0] != a[0]:
+            detail = "%s: replaced by another module object" % name
+        else:
+            gb, ga = b[1], a[1]
+            changed = [k for k in gb if k in ga and gb[k] != ga[k]]
+            parts = [p for p in (_set_change(set(gb), set(ga)),
+                                 _names("changed", changed) if changed else "") if p]
+            detail = "%s: %s" % (name, "; ".join(parts))
+        leaks.append(("watched", detail))
+    return leaks
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    state = _state(item.config)
+    if not state.probe:
+        yield
+        return
+    before = _snapshot(state)
+    yield
+    after = _snapshot(state)
+    for kind, detail in _leaks(state, before, after):
+        state.row(item.nodeid, "leak", "leak", kind=kind, detail=detail)
+
+
+# --- fork server ----------------------------------------------------------------------
+
+
+def _flush(config):
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    try:
+        config.get_terminal_writer().flush()
+    except Exception:
+        pass
+
+
+def _reseed(state, config, seed):
+    """What a fresh `--pw-seed seed` interpreter would have: the seed everywhere we put it."""
+    state.seed = seed
+    random.seed(seed)
+    if state.hypothesis_seeded:
+        config.option.hypothesis_seed = str(seed)
+        core = sys.modules.get("hypothesis.core")
+        if core is not None:
+            core.global_force_seed = seed
+
+
+def _signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "signal %d" % number
+
+
+def _pidfd(pid):
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):  # Python < 3.9, Linux < 5.3: poll instead
+        return None
+
+
+def _read_verdict(fd):
+    os.set_blocking(fd, False)
+    try:
+        return os.read(fd, 1).decode("ascii")
+    except BlockingIOError:
+        return ""
+
+
+def _await_child(pid, verdict_fd, timeout):
+    """Waits for a replay child's verdict byte, its end, or the timeout (0: none).
+
+    Returns (verdict, status, timed_out): verdict "p"/"f" once the test protocol returned
+    (status None: the child is still exiting); "" with the wait status when it ended
+    without one. A grandchild holding the pipe cannot stall this: the child's
+    own end is watched through a pidfd (or polled)."""
+    deadline = time.monotonic() + timeout if timeout > 0 else None
+    pidfd = _pidfd(pid)
+    delay = 0.0005
+    try:
+        while True:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return "", None, True
+            watched = [verdict_fd] if pidfd is None else [verdict_fd, pidfd]
+            wait = left if pidfd is not None else min(delay, 0.02 if left is None else left)
+            ready = select.select(watched, [], [], wait)[0]
+            delay = min(delay * 2, 0.02)
+            if verdict_fd in ready:
+                verdict = os.read(verdict_fd, 1).decode("ascii")
+                if verdict:
+                    return verdict, None, False
+                return "", os.waitpid(pid, 0)[1], False  # EOF: every writer is gone
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return _read_verdict(verdict_fd), status, False
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _run_child(item, state, seed, replay, verdict_fd):
+    """In the forked child: never returns."""
+    code = 0
+    try:
+        _reseed(state, item.config, seed)
+        state.trial_failed = False
+        item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
+        _flush(item.config)
+        os.write(verdict_fd, b"f" if state.trial_failed else b"p")
+    except BaseException:  # an Exit, KeyboardInterrupt or internal error: no verdict
+        import traceback
+
+        traceback.print_exc()
+        code = 3
+    finally:
+        _flush(item.config)
+        os._exit(code)
+
+
+def _fork_replay(session, item, state, seed, replay):
+    """One replay in a child; returns "p", "f" or None (harness error, row written)."""
+    config = session.config
+    _flush(config)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        _run_child(item, state, seed, replay, write_fd)
+    os.close(write_fd)
+    try:
+        verdict, status, timed_out = _await_child(pid, read_fd, state.replay_timeout)
+        if timed_out:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    finally:
+        os.close(read_fd)
+    if verdict:
+        # The protocol returned and every row is written; how the exit goes is no
+        # concern of the replay's. Reaped before the next fork: an exit overlapping the
+        # next child's start measured slower, not faster, on a loaded 2-core VM.
+        os.waitpid(pid, 0)
+        return verdict
+    if timed_out:
+        detail = "timed out after %g s; killed" % state.replay_timeout
+    elif os.WIFSIGNALED(status):
+        detail = "killed by %s" % _signal_name(os.WTERMSIG(status))
+    elif os.WIFEXITED(status) and os.WEXITSTATUS(status) != 0:
+        detail = "exit status %d" % os.WEXITSTATUS(status)
+    else:
+        detail = "ended before the test protocol returned"
+    _discard_capture(config)
+    state.row(item.nodeid, "replay", "harness_error", detail=detail)
+    return None
+
+
+def _discard_capture(config):
+    # A child killed while capturing leaves its output in the capture files this process
+    # shares with the next child; read it away so it does not land in that child's report.
+    capman = config.pluginmanager.getplugin("capturemanager")
+    if capman is not None:
+        try:
+            capman.read_global_capture()
+        except Exception:
+            pass
+
+
+def _matching(session, nodeid):
+    for item in session.items:
+        if item.nodeid == nodeid:
+            return item
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    state = _state(session.config)
+    if state.plan is None or session.config.option.collectonly:
+        return None  # pytest's own loop (which also handles collection errors)
+    if session.testsfailed and not session.config.option.continue_on_collection_errors:
+        return None
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is not None:
+        factory.getbasetemp()  # once here, so children do not each make (and leak) one
+    items = {nodeid: _matching(session, nodeid) for nodeid in state.plan[0]}
+    for item in items.values():
+        if item is not None:
+            item.location  # cached: computed once here, not again in every child
+    # Garbage of the collection goes now, once; the children's collections then start
+    # from live objects only (every page a child writes is a copy-on-write fault).
+    gc.collect()
+    junit = _junit_reporter(session.config)
+    if junit is not None:
+        # What a child records for JUnit dies with it (the replays' results are the JSONL
+        # rows), and formatting it was a quarter of a replay's cost. Unhooked meanwhile;
+        # fixtures that reach it through the config (record_xml_attribute) still do.
+        session.config.pluginmanager.unregister(junit)
+    try:
+        return _replay_all(session, state, items)
+    finally:
+        if junit is not None:
+            session.config.pluginmanager.register(junit)
+
+
+def _junit_reporter(config):
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pytest < 7: leave it hooked
+        return None
+    junit = config.stash.get(xml_key, None)
+    return junit if junit is not None and config.pluginmanager.is_registered(junit) else None
+
+
+def _replay_all(session, state, items):
+    nodeids, seeds, replays = state.plan
+    trials = failed = harness = 0
+    original_seed = state.seed
+    for nodeid in nodeids:
+        item = items[nodeid]
+        if item is None:
+            state.seed = original_seed
+            state.row(nodeid, "collect", "not_collected")
+            continue
+        for seed in seeds:
+            for replay in range(replays):
+                if state.budget and trials >= state.budget:
+                    state.seed, state.replay = seed, replay
+                    state.row(nodeid, "budget", "budget_exhausted", budget=state.budget)
+                    state.replay = None
+                    return _finish(session, state, original_seed, trials, failed, harness)
+                trials += 1
+                state.replay = replay
+                if state.nofork:
+                    _reseed(state, session.config, seed)
+                    state.trial_failed = False
+                    item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
+                    verdict = "f" if state.trial_failed else "p"
+                else:
+                    state.seed = seed  # for a harness_error row
+                    verdict = _fork_replay(session, item, state, seed, replay)
+                state.replay = None
+                if verdict is None:
+                    harness += 1
+                elif verdict == "f":
+                    failed += 1
+    return _finish(session, state, original_seed, trials, failed, harness)
+
+
+def _finish(session, state, seed, trials, failed, harness):
+    state.seed = seed
+    session.testsfailed += failed
+    reporter = session.config.pluginmanager.getplugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line("patchwitness replays: %d run, %d failed, %d harness errors"
+                            % (trials, failed, harness))
+    return True
+
+
+# --- frozen clock (SPEC 5.4 `clock` cell) ----------------------------------------------
+#
+# --pw-freeze-time ISO: every test (setup, call and teardown) runs with the clock frozen at
+# that instant, through freezegun or else time_machine -- whichever the project can import
+# (autoload is off, so neither is active unless we start it). The local zone stays the
+# run's TZ: freezegun is given TZ's offset at that instant, time_machine follows TZ by
+# itself. With neither importable the run stops with a usage error (exit 4) after writing
+# a row {"when": "clock", "outcome": "unsupported", "detail": ...}: a cell that cannot
+# freeze the clock is `unknown`, never a pass. A separate plugin object, registered from
+# pytest_addhooks, keeps these hooks apart from the module's own.
+
+
+class _PwClock:
+    def __init__(self):
+        self.freezer = None  # () -> context manager, when the option is set
+
+    def pytest_addoption(self, parser):
+        parser.getgroup("patchwitness").addoption(
+            "--pw-freeze-time", default=None,
+            help="freeze the clock at this ISO 8601 instant in every test (freezegun or "
+                 "time_machine)")
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_configure(self, config):
+        text = config.getoption("pw_freeze_time", None)
+        if not text:
+            return
+        import datetime
+
+        try:
+            instant = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise pytest.UsageError("--pw-freeze-time %r: not an ISO 8601 instant" % text)
+        if instant.tzinfo is None:
+            instant = instant.replace(tzinfo=datetime.timezone.utc)
+        try:
+            import freezegun
+
+            # freezegun ignores TZ for now()/today(): give it the zone's offset at that
+            # instant. (Its aware now(tz) then comes out shifted by that offset too -- a
+            # freezegun quirk; naive local time is what clock-dependent code mostly reads.)
+            offset = instant.astimezone().utcoffset() or datetime.timedelta(0)
+            self.freezer = lambda: freezegun.freeze_time(instant, tz_offset=offset)
+            return
+        except ImportError:
+            pass
+        try:
+            import time_machine
+
+            self.freezer = lambda: time_machine.travel(instant, tick=False)
+            return
+        except ImportError:
+            pass
+        detail = "neither freezegun nor time_machine is importable: no clock seam to freeze"
+        state = getattr(config, _STATE_KEY, None)
+        if state is not None:
+            state.row("", "clock", "unsupported", detail=detail)
+        raise pytest.UsageError("--pw-freeze-time: " + detail)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        if self.freezer is None:
+            yield
+            return
+        with self.freezer():
+            yield
+
+
+def pytest_addhooks(pluginmanager):
+    if not pluginmanager.has_plugin("pw_clock"):
+        pluginmanager.register(_PwClock(), "pw_clock")

@@ -13,8 +13,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 using nlohmann::json;
 using pw::core::PytestRun;
@@ -237,6 +239,105 @@ private Q_SLOTS:
         QCOMPARE(w.rows.size(), size_t(4 * 2 + 3)); // setup + teardown each, 3 calls
     }
 
+    // SPEC 5.1 state probe: one leak row per kind of state a test leaves changed.
+    void probeWritesLeakRows()
+    {
+        Project p;
+        p.write("tests/helper_fresh.py", "VALUE = 1\n");
+        p.write("tests/watched.py", "CACHE = []\n");
+        p.write("tests/test_leaks.py",
+                "import os, tempfile\n"
+                "import watched\n\n"
+                "def test_clean(tmp_path):\n"
+                "    (tmp_path / 'inside_pytests_own_dir').write_text('ok')\n\n"
+                "def test_env():\n    os.environ['PW_LEAKED_KEY'] = '1'\n\n"
+                "def test_tmp():\n"
+                "    with open(os.path.join(tempfile.gettempdir(), 'left-behind'), 'w'):\n"
+                "        pass\n\n"
+                "def test_import():\n    import helper_fresh\n\n"
+                "def test_watched():\n    watched.CACHE.append(1)\n\n"
+                "def test_restores(monkeypatch):\n"
+                "    monkeypatch.setenv('PW_RESTORED', '1')\n");
+        RunSpec spec = p.spec(0);
+        spec.env.witness.probe = true;
+        spec.env.witness.watch = {"watched"};
+        const Witnessed w = p.run(spec);
+        QVERIFY2(w.result.exitCode == 0, w.result.stdoutTail.c_str());
+        std::map<std::string, std::vector<json>> leaks; // test name → its leak rows
+        for (const json &row : w.rows) {
+            if (row["when"] != "leak")
+                continue;
+            QCOMPARE(row["outcome"].get<std::string>(), std::string("leak"));
+            QCOMPARE(row["seed"].get<int>(), 0);
+            QCOMPARE(row["arm"].get<std::string>(), std::string("head"));
+            const std::string id = row["nodeid"].get<std::string>();
+            leaks[id.substr(id.rfind(':') + 1)].push_back(row);
+        }
+        // Empty when `test` has exactly one leak row, of `kind`, whose detail mentions
+        // `mentions`; else what differs.
+        auto only = [&](const std::string &test, const std::string &kind,
+                        const std::string &mentions) -> std::string {
+            const auto it = leaks.find(test);
+            if (it == leaks.end() || it->second.size() != 1)
+                return test + ": not exactly one leak row";
+            const json &row = it->second[0];
+            const std::string detail = row["detail"].get<std::string>();
+            if (row["kind"] != kind || detail.find(mentions) == std::string::npos)
+                return test + ": " + row.dump();
+            return {};
+        };
+        for (const auto &[test, kind, mentions] :
+             {std::make_tuple("test_env", "env", "added PW_LEAKED_KEY"),
+              std::make_tuple("test_tmp", "tmp", "added left-behind"),
+              std::make_tuple("test_import", "modules", "added helper_fresh"),
+              std::make_tuple("test_watched", "watched", "watched: changed CACHE")}) {
+            const std::string problem = only(test, kind, mentions);
+            QVERIFY2(problem.empty(), problem.c_str());
+        }
+        QVERIFY(!leaks.count("test_clean"));    // pytest's own tmp_path is not a leak
+        QVERIFY(!leaks.count("test_restores")); // monkeypatch undid it
+        QCOMPARE(leaks.size(), size_t(4));
+
+        const Witnessed off = p.run(p.spec(0)); // off by default
+        for (const json &row : off.rows)
+            QVERIFY(row["when"] != "leak");
+    }
+
+    // SPEC 5.7: the trial budget caps the run; the rest is deselected and said to be.
+    void budgetCapsTheRun()
+    {
+        Project p;
+        std::string tests;
+        for (int i = 0; i < 5; ++i)
+            tests += "def test_" + std::to_string(i) + "():\n    pass\n\n";
+        p.write("tests/test_five.py", tests);
+        RunSpec spec = p.spec(0);
+        spec.env.witness.budget = 2;
+        const Witnessed w = p.run(spec);
+        QVERIFY2(w.result.exitCode == 0, w.result.stdoutTail.c_str());
+        QCOMPARE(w.order, (std::vector<std::string>{"tests/test_five.py::test_0",
+                                                    "tests/test_five.py::test_1"}));
+        QCOMPARE(w.result.outcomes.size(), size_t(2));
+        int budgetRows = 0;
+        for (const json &row : w.rows) {
+            if (row["when"] != "budget")
+                continue;
+            ++budgetRows;
+            QCOMPARE(row["outcome"].get<std::string>(), std::string("budget_exhausted"));
+            QCOMPARE(row["nodeid"].get<std::string>(), std::string("tests/test_five.py::test_2"));
+            QCOMPARE(row["not_run"].get<int>(), 3);
+        }
+        QCOMPARE(budgetRows, 1);
+        QVERIFY(w.result.stdoutTail.find("3 deselected") != std::string::npos);
+
+        RunSpec roomy = p.spec(0); // a budget the run stays within: no row
+        roomy.env.witness.budget = 5;
+        const Witnessed all = p.run(roomy);
+        QCOMPARE(all.order.size(), size_t(5));
+        for (const json &row : all.rows)
+            QVERIFY(row["when"] != "budget");
+    }
+
     void killedInterpreterLeavesOnlyCompleteLines()
     {
         Project p;
@@ -353,9 +454,27 @@ private Q_SLOTS:
         const QStringList args = env.pytestArguments("/r/junit.xml");
         const int at = int(args.indexOf(QStringLiteral("pw_plugin")));
         QVERIFY(at > 0 && args[at - 1] == QStringLiteral("-p"));
-        QCOMPARE(args.mid(at + 1, 6),
-                 (QStringList{"--pw-seed", "9", "--pw-out", "/r/o.jsonl", "--pw-arm", "base"}));
-        QVERIFY(!args.contains(QStringLiteral("--pw-order"))); // empty: not passed
+        // Path-valued options as one token: pytest's first pass would take a separate,
+        // existing path for a test path and move the rootdir (node ids "tree/tests/…").
+        QCOMPARE(args.mid(at + 1, 4),
+                 (QStringList{"--pw-seed", "9", "--pw-out=/r/o.jsonl", "--pw-arm=base"}));
+        for (const QString &arg : args) // empty or off: not passed
+            QVERIFY2(!arg.startsWith(QLatin1String("--pw-order")) &&
+                         !arg.startsWith(QLatin1String("--pw-probe")) &&
+                         !arg.startsWith(QLatin1String("--pw-budget")) &&
+                         !arg.startsWith(QLatin1String("--pw-replay")),
+                     qPrintable(arg));
+        env.witness.probe = true;
+        env.witness.watch = {"a", "b.c"};
+        env.witness.budget = 2000;
+        env.witness.replayPlan = "/r/plan.json";
+        env.witness.replayTimeoutMs = 2500;
+        const QStringList more = env.pytestArguments("/r/junit.xml");
+        const int probe = int(more.indexOf(QStringLiteral("--pw-probe")));
+        QVERIFY(probe > at);
+        QCOMPARE(more.mid(probe, 5),
+                 (QStringList{"--pw-probe", "--pw-watch=a,b.c", "--pw-budget=2000",
+                              "--pw-replays=/r/plan.json", "--pw-replay-timeout=2.5"}));
         QCOMPARE(env.environment().value(QStringLiteral("PYTHONPATH")),
                  QString::fromStdString(RunEnvironment::pluginDir()));
         env.witness.enabled = false;

@@ -1,0 +1,262 @@
+// bench_run: the run engine (SPEC 5.1, 5.7) against references, in one run:
+// (a) a patchwitness PytestRun (bundled plugin on) vs bare `python3 -m pytest -q` on the
+//     same generated 40-test suite, interleaved, medians (target: overhead <= 10 %);
+// (b) RunPool with 2 workers vs 1 worker on 40 independent runs (target: >= 1.7x);
+// (c) a 200-seed x 5-replay isolated matrix of a fast test with the fork server vs one
+//     interpreter per replay, both on one worker (the cost of a replay; (b) measures
+//     how the machine scales), every cell compared (target: >= 10x, outcomes identical).
+// `--quick`: fewer repetitions and a 20 x 2 matrix, for a smoke run.
+#include "RunFixtures.h"
+#include "TestSupport.h"
+#include "run/PytestRun.h"
+#include "run/ReplayServer.h"
+#include "run/RunPool.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QThread>
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <sys/resource.h>
+#include <vector>
+
+using namespace pw::core;
+
+namespace {
+
+// CPU of this process and its reaped descendants (user + system): on a shared machine
+// wall-clock time measures the neighbours as much as the code.
+double cpuMs()
+{
+    rusage self{}, children{};
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &children);
+    auto ms = [](const timeval &t) { return double(t.tv_sec) * 1e3 + double(t.tv_usec) / 1e3; };
+    return ms(self.ru_utime) + ms(self.ru_stime) + ms(children.ru_utime) + ms(children.ru_stime);
+}
+
+struct Sample
+{
+    double wall = 0; // ms
+    double cpu = 0;  // ms
+};
+
+Sample measure(const std::function<void()> &f)
+{
+    QElapsedTimer t;
+    const double c0 = cpuMs();
+    t.start();
+    f();
+    return {double(t.nsecsElapsed()) / 1e6, cpuMs() - c0};
+}
+
+Sample median(std::vector<Sample> samples)
+{
+    auto mid = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    };
+    std::vector<double> wall, cpu;
+    for (const Sample &s : samples) {
+        wall.push_back(s.wall);
+        cpu.push_back(s.cpu);
+    }
+    return {mid(wall), mid(cpu)};
+}
+
+// Four files of ten small tests each.
+void writeSuite(const std::string &tree)
+{
+    for (int f = 0; f < 4; ++f) {
+        std::string text = "import random\n\n";
+        for (int t = 0; t < 10; ++t)
+            text += "def test_case_" + std::to_string(t) +
+                    "():\n"
+                    "    values = sorted(random.random() for _ in range(200))\n"
+                    "    assert values[0] <= values[-1]\n\n";
+        pw::test::writeText(tree, "tests/test_suite_" + std::to_string(f) + ".py", text);
+    }
+    // The matrix's fast test: fails on the seeds whose first draw is below 0.1.
+    pw::test::writeText(tree, "fast/test_fast.py",
+                        "import random\n\n"
+                        "def test_fast():\n"
+                        "    assert random.random() >= 0.1\n");
+}
+
+RunSpec witnessedSpec(const std::string &tree, const std::string &runDir, uint32_t seed)
+{
+    RunSpec spec = pw::test::runSpec(tree, runDir);
+    spec.arm = "head";
+    spec.env.witness.enabled = true;
+    spec.env.witness.seed = seed;
+    spec.env.witness.outFile = runDir + "/outcomes.jsonl";
+    spec.env.witness.orderFile = runDir + "/order.log";
+    spec.env.witness.arm = "head";
+    spec.env.witness.runId = runDir.substr(runDir.rfind('/') + 1);
+    return spec;
+}
+
+// `python3 -m pytest -q -p no:cacheprovider tests` in `tree`, in the pinned environment
+// (autoload off, as every patchwitness run has it): the least pytest does for the suite
+// (no cache, plugin, JUnit file or run directory).
+int barePytest(const std::string &tree)
+{
+    RunEnvironment env;
+    env.python = pw::test::testPython();
+    QProcess p;
+    p.setProcessEnvironment(env.environment());
+    p.setWorkingDirectory(QString::fromStdString(tree));
+    p.start(QString::fromStdString(env.python),
+            {QStringLiteral("-m"), QStringLiteral("pytest"), QStringLiteral("-q"),
+             QStringLiteral("-p"), QStringLiteral("no:cacheprovider"), QStringLiteral("tests")});
+    p.waitForFinished(300000);
+    return p.exitCode();
+}
+
+int g_misses = 0;
+
+void verdict(const char *what, double value, const char *unit, double target, bool atMost)
+{
+    const bool pass = atMost ? value <= target : value >= target;
+    g_misses += pass ? 0 : 1;
+    std::printf("  %-58s %8.2f%-2s target %s %.2f%s  %s\n", what, value, unit,
+                atMost ? "<=" : ">=", target, unit, pass ? "PASS" : "MISS");
+}
+
+void line(const char *what, const Sample &s)
+{
+    std::printf("    %-56s wall %9.1f ms   cpu %9.1f ms\n", what, s.wall, s.cpu);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+    const int reps = quick ? 3 : 7;       // (a)
+    const int poolReps = quick ? 1 : 3;   // (b)
+    const int poolRuns = quick ? 10 : 40; // (b)
+    const int seeds = quick ? 20 : 200;   // (c)
+    const int replays = quick ? 2 : 5;    // (c)
+
+    QTemporaryDir dir;
+    const std::string root = dir.path().toStdString();
+    const std::string tree = root + "/tree";
+    writeSuite(tree);
+    int runNo = 0;
+    auto nextDir = [&] { return root + "/runs/" + std::to_string(++runNo); };
+
+    std::printf("bench_run%s: %d cores (medians; CPU = user + system, descendants included)\n",
+                quick ? " --quick" : "", QThread::idealThreadCount());
+
+    // (a) overhead, interleaved: bare, patchwitness, bare, … after one warm-up each (the
+    // interpreter probe, the staged plugin and the suite's bytecode are then cached).
+    barePytest(tree);
+    auto suiteSpec = [&] {
+        RunSpec spec = witnessedSpec(tree, nextDir(), 1);
+        spec.selection = {"tests"};
+        return spec;
+    };
+    PytestRun(suiteSpec()).run();
+    std::vector<Sample> bare, witnessed, probed;
+    int bareExit = -1;
+    RunResult last;
+    for (int i = 0; i < reps; ++i) {
+        bare.push_back(measure([&] { bareExit = barePytest(tree); }));
+        const RunSpec spec = suiteSpec();
+        witnessed.push_back(measure([&] { last = PytestRun(spec).run(); }));
+        RunSpec probe = suiteSpec();
+        probe.env.witness.probe = true;
+        probed.push_back(measure([&] { PytestRun(probe).run(); }));
+    }
+    const Sample b = median(bare), w = median(witnessed), p = median(probed);
+    std::printf("(a) 40-test suite, %d interleaved repetitions (bare exit %d, patchwitness exit "
+                "%d, %zu outcomes)\n",
+                reps, bareExit, last.exitCode, last.outcomes.size());
+    line("reference: python3 -m pytest -q -p no:cacheprovider", b);
+    line("PytestRun, plugin on (seed 1: shuffled, JSONL, order log)", w);
+    line("PytestRun, plugin on + state probe", p);
+    verdict("overhead of PytestRun + plugin over bare pytest (wall)", (w.wall / b.wall - 1) * 100,
+            " %", 10, true);
+    std::printf("  %-58s %8.2f %%\n", "same, CPU", (w.cpu / b.cpu - 1) * 100);
+    std::printf("  %-58s %8.2f %%\n", "with the state probe (wall)", (p.wall / b.wall - 1) * 100);
+
+    // (b) RunPool speed-up: the same 40 runs (one 10-test file each) on 1 and on 2 workers.
+    auto poolSpecs = [&] {
+        std::vector<RunSpec> specs;
+        for (int i = 0; i < poolRuns; ++i) {
+            RunSpec spec = witnessedSpec(tree, nextDir(), uint32_t(i + 1));
+            spec.selection = {"tests/test_suite_" + std::to_string(i % 4) + ".py"};
+            specs.push_back(spec);
+        }
+        return specs;
+    };
+    std::vector<Sample> one, two;
+    int evidence = 0;
+    for (int i = 0; i < poolReps; ++i) {
+        RunPool single(1), pair(2);
+        one.push_back(measure([&] { single.run(poolSpecs()); }));
+        two.push_back(measure([&] {
+            for (const RunResult &r : pair.run(poolSpecs()))
+                evidence += r.evidence() ? 1 : 0;
+        }));
+    }
+    const Sample s1 = median(one), s2 = median(two);
+    std::printf("(b) %d independent runs, %d repetition(s), %d/%d runs evidence\n", poolRuns,
+                poolReps, evidence, poolRuns * poolReps);
+    line("reference: RunPool, 1 worker", s1);
+    line("RunPool, 2 workers", s2);
+    verdict("speed-up, 2 workers over 1 (wall)", s1.wall / s2.wall, "x", 1.7, false);
+
+    // (c) the isolated matrix: fork server vs one interpreter per replay, same pool.
+    ReplayRequest request;
+    request.base = pw::test::runSpec(tree, root + "/fork");
+    request.base.arm = "head";
+    request.nodeIds = {"fast/test_fast.py::test_fast"};
+    for (int s = 1; s <= seeds; ++s)
+        request.seeds.push_back(uint32_t(s));
+    request.replays = replays;
+    request.perReplayTimeoutMs = 60 * 1000;
+    request.base.timeoutMs = 3600 * 1000; // a server run holds hundreds of replays
+    RunPool pool(1);
+    ReplayMatrix forked, fresh;
+    // The fork server runs before and after the (much longer) reference, and counts with
+    // the mean of both: a neighbour's load then weighs on both sides alike.
+    ReplayMatrix forkedAfter;
+    request.base.runDir = root + "/fork-before";
+    const Sample before = measure([&] { forked = forkReplays(request, pool); });
+    request.base.runDir = root + "/fresh";
+    const Sample r = measure([&] { fresh = freshReplays(request, pool); });
+    request.base.runDir = root + "/fork-after";
+    const Sample after = measure([&] { forkedAfter = forkReplays(request, pool); });
+    const Sample f = {(before.wall + after.wall) / 2, (before.cpu + after.cpu) / 2};
+    int differ = 0, harness = 0;
+    for (size_t i = 0; i < forked.cells.size(); ++i) {
+        for (const ReplayMatrix *m : {&forked, &forkedAfter})
+            differ += m->cells[i].outcome != fresh.cells[i].outcome ? 1 : 0;
+        harness += forked.cells[i].outcome == Outcome::HarnessError ? 1 : 0;
+    }
+    std::printf("(c) %d seeds x %d replays = %zu cells; fork server: %zu run(s), %d failing cells, "
+                "%d harness errors\n",
+                seeds, replays, forked.cells.size(), forked.runs.size(),
+                forked.count(Outcome::Fail), harness);
+    line("fork server, before the reference", before);
+    line("fork server, after the reference", after);
+    line("reference: one interpreter per replay (RunPool, 1 worker)", r);
+    line("fork server (RunPool, 1 worker), mean", f);
+    std::printf("    per replay: fork server %.1f ms, fresh interpreter %.1f ms (wall)\n",
+                f.wall / double(forked.cells.size()), r.wall / double(fresh.cells.size()));
+    verdict("speed-up of the fork server (wall)", r.wall / f.wall, "x", 10, false);
+    std::printf("  %-58s %8.2fx\n", "same, CPU", r.cpu / f.cpu);
+    verdict("cells that differ from the fresh interpreters (both fork runs)", double(differ), "", 0,
+            true);
+    std::printf("%s\n", g_misses ? "bench_run: some targets missed" : "bench_run: all targets met");
+    return 0;
+}
