@@ -1,6 +1,7 @@
 #include "run/RunContext.h"
 
 #include "ledger/RunEvidence.h"
+#include "run/Sandbox.h"
 #include "util/Error.h"
 
 #include <QDir>
@@ -55,7 +56,17 @@ RunContext RunContext::open(const RunRequest &request)
     if (!(seconds > 0))
         throw Error::input("timeout: must be a positive number of seconds");
     ctx.m_timeoutMs = int(std::min(seconds * 1000.0, 1e9));
-    ctx.m_sandbox = request.sandbox.value_or(ctx.m_config.sandbox);
+    // SPEC §5.1: on by default when bubblewrap works. Asked for explicitly (--sandbox, the
+    // workbench after its question) it is kept, and a run that cannot have it is a harness
+    // error; from config alone, a machine without bwrap runs unsandboxed and says so.
+    if (request.sandbox) {
+        ctx.m_sandbox = *request.sandbox;
+    } else if (ctx.m_config.sandbox) {
+        const SandboxStatus status = Sandbox::status();
+        ctx.m_sandbox = status.available;
+        if (!status.available)
+            ctx.say("warning: running without a sandbox: " + status.reason);
+    }
 
     ctx.m_scratch = std::make_shared<Scratch>();
     if (!ctx.m_scratch->dir.isValid())
@@ -108,6 +119,7 @@ RunSpec RunContext::spec(Arm arm, const std::vector<std::string> &selection, uin
     spec.timeoutMs = m_timeoutMs;
     spec.arm = armName(arm);
     spec.infraFailPct = m_config.infraFailPct;
+    spec.sandbox = m_sandbox;
     spec.runDir = newRunDir(std::string(armName(arm)) + "-s" + std::to_string(seed));
     spec.env.witness.outFile = spec.runDir + "/outcomes.jsonl";
     spec.env.witness.orderFile = spec.runDir + "/order.log";

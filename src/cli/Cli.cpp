@@ -1,5 +1,6 @@
 #include "Cli.h"
 
+#include "AttributeCommands.h"
 #include "CensusCommand.h"
 #include "LedgerCommands.h"
 #include "audit/Audit.h"
@@ -26,6 +27,11 @@ const char *kUsage =
     "            3 usage or input error, 4 internal error)\n"
     "  census    dynamic census: collect both trees (the base twice), run both suites, and\n"
     "            classify removed, narrowed, renamed and newly skipped nodes (SPEC 5.9)\n"
+    "  attribute attribute TEST: run a test on the base and head trees and judge NO_REPRO,\n"
+    "            PRE_EXISTING, HARNESS_ENV, PATCH_INDUCED or PATCH_MASKS (SPEC 5.3; exit 0\n"
+    "            nothing blamed on the patch, 1 patch blamed, 2 review, 3 usage, 4 harness)\n"
+    "  cells     cells TEST: the four-cell reproduction matrix (solo, order, isolate, clock)\n"
+    "            and what a failing cell says about the test (SPEC 5.4)\n"
     "  ledger    ledger check: validate the ledgers (exit 1 on any problem);\n"
     "            ledger history [TEST]: per-entry events across commits\n"
     "  waive     approve a census waiver for a removed node (--by required)\n"
@@ -211,6 +217,10 @@ int run(const QStringList &arguments, FILE *out, FILE *err)
             return ledgerCommand(rest, out, err);
         if (command == QLatin1String("census"))
             return censusCommand(rest, out, err);
+        if (command == QLatin1String("attribute"))
+            return attributeCommand(rest, out, err);
+        if (command == QLatin1String("cells"))
+            return cellsCommand(rest, out, err);
         if (command == QLatin1String("waive"))
             return waiveCommand(rest, out, err);
         if (command == QLatin1String("freeze"))

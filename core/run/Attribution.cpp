@@ -1,0 +1,505 @@
+#include "run/Attribution.h"
+
+#include "util/Error.h"
+#include "util/Files.h"
+
+#include <QDate>
+#include <QDir>
+#include <QFileInfo>
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <unistd.h>
+
+namespace pw::core {
+
+namespace {
+
+std::string seconds(double s)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f s", s);
+    return buf;
+}
+
+std::string seedList(const std::set<uint32_t> &seeds)
+{
+    std::string out = "{";
+    for (const uint32_t s : seeds)
+        out += (out.size() > 1 ? ", " : "") + std::to_string(s);
+    return out + "}";
+}
+
+// pytest's own words for a node or file that is not there (exit 4).
+bool saysNotFound(const RunResult &result)
+{
+    for (const std::string *text : {&result.stderrTail, &result.stdoutTail}) {
+        if (text->find("ERROR: not found:") != std::string::npos ||
+            text->find("ERROR: file or directory not found:") != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+const NodeOutcome *findRow(const RunResult &result, const std::string &nodeId)
+{
+    const NodeOutcome *exact = nullptr;
+    for (const NodeOutcome &row : result.outcomes) {
+        if (row.nodeId == nodeId) {
+            exact = &row;
+            break;
+        }
+    }
+    // A selected node PytestRun did not find in the JUnit file gets a NotCollected row; when
+    // the run reported exactly one other node, that is the node under another spelling.
+    if (exact && exact->outcome == Outcome::NotCollected && result.outcomes.size() == 2) {
+        for (const NodeOutcome &row : result.outcomes) {
+            if (&row != exact)
+                return &row;
+        }
+    }
+    return exact;
+}
+
+std::string today(const RunContext &ctx)
+{
+    if (!ctx.target().today.empty())
+        return ctx.target().today;
+    return QDate::currentDate().toString(Qt::ISODate).toStdString();
+}
+
+std::string sanitised(const std::string &test)
+{
+    std::string out;
+    for (const char c : test) {
+        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                           (c >= '0' && c <= '9') || c == '.' || c == '-';
+        if (plain)
+            out += c;
+        else if (out.empty() || out.back() != '_')
+            out += '_';
+    }
+    while (!out.empty() && (out.back() == '_' || out.back() == '.'))
+        out.pop_back();
+    while (!out.empty() && (out.front() == '_' || out.front() == '.'))
+        out.erase(out.begin());
+    if (out.size() > 80)
+        out = out.substr(0, 80) + "-" + sha256Hex(test, 8);
+    return out.empty() ? sha256Hex(test, 8) : out;
+}
+
+void tally(ArmEvidence &arm)
+{
+    arm.evidence = arm.fails = arm.skipped = arm.harnessErrors = arm.notCollected = 0;
+    arm.failingSeeds.clear();
+    for (const NodeRun &run : arm.runs) {
+        if (run.outcome == Outcome::HarnessError) {
+            ++arm.harnessErrors;
+            continue;
+        }
+        if (run.outcome == Outcome::NotCollected) {
+            ++arm.notCollected;
+            continue;
+        }
+        ++arm.evidence;
+        if (run.outcome == Outcome::Skipped)
+            ++arm.skipped;
+        if (run.failed()) {
+            ++arm.fails;
+            arm.failingSeeds.insert(run.seed);
+        }
+    }
+}
+
+std::string count(int fails, const ArmEvidence &arm)
+{
+    return std::to_string(fails) + "/" + std::to_string(arm.evidence);
+}
+
+} // namespace
+
+std::string NodeRunProgress::line() const
+{
+    std::string text = std::to_string(done) + "/" + std::to_string(total) + " " + run.label +
+                       (seeds.empty() ? " seed " + std::to_string(run.seed) : " seeds " + seeds) +
+                       ": " + outcomeName(run.outcome);
+    if (!detail.empty())
+        text += ", " + detail;
+    text += " (" + seconds(run.seconds) + ")";
+    if (run.outcome == Outcome::HarnessError && !run.reason.empty())
+        text += ": " + run.reason;
+    return text;
+}
+
+NodeRun nodeRun(const RunResult &result, const std::string &nodeId)
+{
+    NodeRun run;
+    run.label = result.arm;
+    run.seed = result.seed;
+    run.seconds = double(result.durationMs) / 1000.0;
+    run.command = result.command;
+    run.envDigest = result.envDigest;
+    const NodeOutcome *row = findRow(result, nodeId);
+    if (result.harnessError) {
+        const bool completed = result.status == RunStatus::Completed;
+        if (completed && ((result.exitCode == 4 && saysNotFound(result)) || result.exitCode == 5)) {
+            run.outcome = Outcome::NotCollected;
+            run.reason = result.exitCode == 5 ? "pytest collected nothing (exit 5)"
+                                              : "pytest: not found (exit 4)";
+        } else {
+            run.outcome = Outcome::HarnessError;
+            run.reason = result.harnessReason;
+        }
+        return run;
+    }
+    if (!row) {
+        run.outcome = Outcome::NotCollected;
+        run.reason = "not reported by the run";
+        return run;
+    }
+    run.outcome = row->outcome;
+    run.reason = row->message;
+    return run;
+}
+
+void checkNodeId(const RunContext &ctx, const std::string &nodeId)
+{
+    const size_t sep = nodeId.find("::");
+    const std::string file = nodeId.substr(0, sep);
+    auto refuse = [&](const std::string &why) { throw Error::input("'" + nodeId + "': " + why); };
+    if (nodeId.empty())
+        refuse("empty test id");
+    if (sep == std::string::npos || sep == 0 || sep + 2 >= nodeId.size())
+        refuse("not a pytest node id (path/to/test_file.py::test_name)");
+    if (nodeId.front() == '-')
+        refuse("a node id, not an option");
+    if (file.front() == '/')
+        refuse("the file must be relative to the repository root");
+    if (("/" + file + "/").find("/../") != std::string::npos)
+        refuse("the file must stay inside the repository");
+    bool exists = false;
+    for (const Arm arm : {Arm::Base, Arm::Head})
+        exists =
+            exists || QFileInfo(QString::fromStdString(ctx.treeDir(arm) + "/" + file)).isFile();
+    if (!exists)
+        refuse(file + " exists neither at base (" + ctx.base().spec + ") nor at head (" +
+               ctx.head().spec + ")");
+}
+
+std::string replayCommand(const RunSpec &spec)
+{
+    RunEnvironment env = spec.env;
+    env.witness.outFile.clear();
+    env.witness.orderFile.clear();
+    env.witness.collectFile.clear();
+    env.witness.runId.clear();
+    env.homeDir.clear();
+    env.tmpDir.clear();
+    return env.shellCommand(spec.treeDir,
+                            env.pytestArguments("/dev/null", spec.selection, spec.extraArgs));
+}
+
+const char *modeName(AttributionRequest::Mode mode)
+{
+    return mode == AttributionRequest::Mode::Swept ? "swept" : "matched";
+}
+
+const char *attributionVerdictName(AttributionVerdict verdict)
+{
+    switch (verdict) {
+    case AttributionVerdict::NoRepro:
+        return "NO_REPRO";
+    case AttributionVerdict::PreExisting:
+        return "PRE_EXISTING";
+    case AttributionVerdict::HarnessEnv:
+        return "HARNESS_ENV";
+    case AttributionVerdict::PatchInduced:
+        return "PATCH_INDUCED";
+    case AttributionVerdict::PatchMasks:
+        return "PATCH_MASKS";
+    }
+    return "?";
+}
+
+void Attribution::judge(AttributionResult &r)
+{
+    tally(r.base);
+    tally(r.head);
+    r.verdict.reset();
+    r.notes.clear();
+    r.witnessSeed.reset();
+    r.envDigest.clear();
+    r.digestsMatch = true;
+    r.notCollectedAnywhere = false;
+
+    for (const ArmEvidence *arm : {&r.base, &r.head}) {
+        for (const NodeRun &run : arm->runs) {
+            if (run.outcome == Outcome::HarnessError)
+                r.notes.push_back(run.label + " run " + std::to_string(run.index + 1) + " (seed " +
+                                  std::to_string(run.seed) +
+                                  "): harness error, not counted: " + run.reason);
+        }
+    }
+    // The replay: the first failing head run, else the first head run that is evidence.
+    const NodeRun *replay = nullptr;
+    for (const NodeRun &run : r.head.runs) {
+        if (run.failed()) {
+            replay = &run;
+            break;
+        }
+    }
+    for (const NodeRun &run : r.head.runs) {
+        if (!replay && run.evidence())
+            replay = &run;
+    }
+    if (!replay && !r.head.runs.empty())
+        replay = &r.head.runs.front();
+    if (replay)
+        r.replay = replay->command;
+
+    if (r.interrupted) {
+        r.sentence = "interrupted: " + std::to_string(r.cancelledRuns) + " of " +
+                     std::to_string(r.base.runs.size() + r.head.runs.size()) +
+                     " runs did not finish; no verdict, nothing recorded";
+        return;
+    }
+    if (r.base.absent() && r.head.absent()) {
+        r.notCollectedAnywhere = true;
+        r.sentence = "not collected at base nor at head: no such test; check the node id "
+                     "(pytest's spelling: path/to/test_file.py::Class::test_name[param])";
+        return;
+    }
+    if (r.base.absent()) {
+        r.sentence = "test added by the patch: no attribution; run it against the base code";
+        return;
+    }
+    if (r.head.absent()) {
+        r.sentence = "not collected at head: the patch removed or renamed this test; no "
+                     "attribution (find it under its new name, or its census waiver)";
+        return;
+    }
+    if (r.base.evidence == 0 || r.head.evidence == 0) {
+        std::string which =
+            r.base.evidence == 0 && r.head.evidence == 0
+                ? std::string("every run")
+                : std::string("every ") + (r.base.evidence == 0 ? "base" : "head") + " run";
+        r.sentence = which + " was a harness error (or did not collect the test): no evidence, "
+                             "no verdict; see the reasons";
+        return;
+    }
+
+    // SPEC 5.1: runs with different env digests are never compared. Runs of one seed on
+    // the two trees must share one digest.
+    std::map<uint32_t, std::set<std::string>> digests;
+    for (const ArmEvidence *arm : {&r.base, &r.head}) {
+        for (const NodeRun &run : arm->runs) {
+            if (run.evidence())
+                digests[run.seed].insert(run.envDigest);
+        }
+    }
+    for (const auto &[seed, set] : digests) {
+        if (set.size() > 1) {
+            r.digestsMatch = false;
+            std::string list;
+            for (const std::string &d : set)
+                list += (list.empty() ? "" : ", ") + d;
+            r.notes.push_back("seed " + std::to_string(seed) + ": env digests " + list);
+        }
+    }
+    if (!r.digestsMatch) {
+        r.sentence = "base and head ran in different environments (env digests differ): runs "
+                     "with different digests are never compared; no verdict";
+        return;
+    }
+    if (replay)
+        r.envDigest = replay->envDigest;
+
+    const int b = r.base.fails;
+    const int h = r.head.fails;
+    if (h > 0)
+        r.witnessSeed = *r.head.failingSeeds.begin();
+    const std::string counts = "base fails " + count(b, r.base) + ", head " + count(h, r.head);
+    if (b == 0 && h == 0) {
+        r.verdict = AttributionVerdict::NoRepro;
+        r.sentence = "not reproduced: the test passed on every run of both trees (" + counts +
+                     "); nothing to blame on the patch, nothing to freeze — green is not "
+                     "evidence either: raise --runs or sweep seeds before calling it fixed";
+    } else if (b == 0) {
+        r.verdict = AttributionVerdict::PatchInduced;
+        r.sentence = "induced by the patch: head fails and base never does (" + counts +
+                     "); fix the code, do not freeze the test";
+    } else if (h == 0) {
+        r.verdict = AttributionVerdict::PatchMasks;
+        r.sentence = "masked by the patch: base fails and head never does (" + counts +
+                     "); a masked failure is usually a swallowed exception — check that the "
+                     "patch fixed the cause rather than hid it";
+    } else {
+        // Compared on the seeds both trees have evidence for: a harness error on one side
+        // is no difference between the trees.
+        std::set<uint32_t> both;
+        for (const NodeRun &bRun : r.base.runs) {
+            for (const NodeRun &hRun : r.head.runs) {
+                if (bRun.evidence() && hRun.evidence() && bRun.seed == hRun.seed)
+                    both.insert(bRun.seed);
+            }
+        }
+        std::set<uint32_t> bSeeds, hSeeds;
+        for (const uint32_t s : r.base.failingSeeds)
+            if (both.count(s))
+                bSeeds.insert(s);
+        for (const uint32_t s : r.head.failingSeeds)
+            if (both.count(s))
+                hSeeds.insert(s);
+        if (!bSeeds.empty() && bSeeds == hSeeds) {
+            r.verdict = AttributionVerdict::PreExisting;
+            r.sentence = "pre-existing: both trees fail on the same seeds " + seedList(hSeeds) +
+                         " (" + counts +
+                         "); do not blame the patch — a freeze is allowed, "
+                         "witness seed " +
+                         std::to_string(*r.witnessSeed);
+        } else {
+            r.verdict = AttributionVerdict::HarnessEnv;
+            r.sentence = "harness or environment: both trees fail but on different seeds (base " +
+                         seedList(r.base.failingSeeds) + ", head " + seedList(r.head.failingSeeds) +
+                         "; " + counts +
+                         "); the failure follows the seed or the machine, not the patch — "
+                         "review the harness before blaming either tree";
+        }
+    }
+}
+
+AttributionRecord AttributionResult::record(const std::string &today) const
+{
+    AttributionRecord rec;
+    rec.test = test;
+    if (verdict)
+        rec.verdict = attributionVerdictName(*verdict);
+    rec.mode = modeName(mode);
+    rec.baseFail = base.fails;
+    rec.headFail = head.fails;
+    rec.runs = runsPerArm;
+    std::vector<long long> s(seeds.begin(), seeds.end());
+    rec.seeds = s;
+    if (witnessSeed)
+        rec.witnessSeed = *witnessSeed;
+    if (!envDigest.empty())
+        rec.envDigest = envDigest;
+    if (!baseCommit.empty())
+        rec.baselineSha = baseCommit;
+    rec.base = baseSpec;
+    rec.head = headSpec;
+    if (!replay.empty())
+        rec.replay = replay;
+    rec.recorded = today;
+    return rec;
+}
+
+std::string Attribution::writeRecord(const std::string &runsDir, const AttributionRecord &record)
+{
+    const std::string date = record.recorded.value_or("undated").substr(0, 10);
+    const std::string stem =
+        runsDir + "/" + date + "-" + sanitised(record.test) + "-" + record.mode.value_or("run");
+    const std::string text = record.format();
+    const std::string tmp = runsDir + "/.attribution-" + std::to_string(::getpid()) + ".tmp";
+    std::string error;
+    if (!writeFileAtomically(tmp, text, /*createDirs=*/true, &error))
+        throw Error::input(runsDir + ": cannot write the evidence record: " + error);
+    // link(2) fails when the name exists: a record of the same day is never replaced, also
+    // not by a run finishing at the same moment.
+    // Later records of a day sort after the earlier ones ("_" > "."; two digits), as
+    // AttributionRecord::latestFor breaks ties of a day by file name.
+    for (int n = 1; n < 100; ++n) {
+        const std::string path =
+            stem + (n == 1 ? "" : (n < 10 ? "_0" : "_") + std::to_string(n)) + ".json";
+        if (::link(tmp.c_str(), path.c_str()) == 0) {
+            ::unlink(tmp.c_str());
+            return path;
+        }
+        if (errno != EEXIST) {
+            const int code = errno;
+            ::unlink(tmp.c_str());
+            throw Error::input(
+                path + ": cannot write the evidence record: " + std::string(std::strerror(code)));
+        }
+    }
+    ::unlink(tmp.c_str());
+    throw Error::input(stem + ".json: 99 records of that day exist already");
+}
+
+AttributionResult Attribution::run(const RunContext &ctx, const AttributionRequest &request,
+                                   RunPool &pool, const NodeRunCallback &progress)
+{
+    checkNodeId(ctx, request.test);
+    const bool swept = request.mode == AttributionRequest::Mode::Swept;
+    const int runs = request.runs.value_or(swept ? ctx.config().seeds : ctx.config().replays);
+    if (runs < 1)
+        throw Error::input("attribute: runs must be at least 1, not " + std::to_string(runs));
+
+    AttributionResult result;
+    result.test = request.test;
+    result.mode = request.mode;
+    result.runsPerArm = runs;
+    result.baseSpec = ctx.base().spec;
+    result.headSpec = ctx.head().spec;
+    result.baseCommit = ctx.base().commit;
+    result.headCommit = ctx.head().commit;
+    if (swept) {
+        for (int i = 0; i < runs; ++i)
+            result.seeds.push_back(uint32_t(i));
+    } else {
+        result.seeds.push_back(request.seed);
+    }
+
+    // base, head, base, head, …: both arms meet the same machine noise.
+    std::vector<RunSpec> specs;
+    std::vector<std::pair<Arm, int>> slots;
+    for (int i = 0; i < runs; ++i) {
+        const uint32_t seed = swept ? uint32_t(i) : request.seed;
+        for (const Arm arm : {Arm::Base, Arm::Head}) {
+            RunSpec spec = ctx.spec(arm, {request.test}, seed);
+            spec.sandbox = ctx.sandbox();
+            if (request.adjust)
+                request.adjust(arm, spec);
+            specs.push_back(std::move(spec));
+            slots.emplace_back(arm, i);
+        }
+    }
+    ctx.say(std::string("attributing ") + request.test + " (" + modeName(request.mode) + ", " +
+            std::to_string(runs) + " run(s) per tree, " + std::to_string(pool.workers()) +
+            " worker(s))");
+
+    const std::vector<RunResult> results =
+        pool.run(specs, [&](int done, int total, const RunResult &finished) {
+            if (!progress)
+                return;
+            NodeRunProgress tick;
+            tick.done = done;
+            tick.total = total;
+            tick.run = nodeRun(finished, request.test);
+            progress(tick);
+        });
+    for (size_t i = 0; i < results.size(); ++i) {
+        NodeRun run = nodeRun(results[i], request.test);
+        run.label = armName(slots[i].first);
+        run.index = slots[i].second;
+        run.command = replayCommand(specs[i]);
+        if (results[i].status == RunStatus::Cancelled)
+            ++result.cancelledRuns;
+        (slots[i].first == Arm::Base ? result.base : result.head).runs.push_back(std::move(run));
+    }
+    result.interrupted = result.cancelledRuns > 0;
+    judge(result);
+
+    if (request.record && result.verdict && !result.interrupted) {
+        try {
+            result.recordPath = writeRecord(ctx.runsDir(), result.record(today(ctx)));
+        } catch (const Error &e) {
+            result.recordError = e.what();
+        }
+    }
+    return result;
+}
+
+} // namespace pw::core

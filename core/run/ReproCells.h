@@ -1,0 +1,114 @@
+#pragma once
+
+#include "run/Attribution.h"
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pw::core {
+
+// The four-cell reproduction matrix of one test on one tree (SPEC 5.4). The scoped suite is
+// the directory of the test's file (pytest recurses into it; "." for a file at the root):
+// wide enough that a sibling module's leftovers and import-time side effects show, small
+// enough to run R times.
+//
+//   solo     the node alone, seed 0 (pytest's order), a fresh interpreter: 1 run.
+//   order    the scoped suite, shuffled with seeds 1..R (R = config `order_seeds`), in one
+//            process; only the node's outcome counts: R runs.
+//   isolate  the scoped suite collected in one process (every module of it imported, its
+//            conftests loaded), then the node alone in a child forked for it before any
+//            other test ran (the bundled plugin's fork server, random seeded 1..R): R
+//            trials in 1 run. It differs from solo by the suite's import-time state and
+//            from order by having no earlier test in the process.
+//   clock    the node alone with TZ = a far-off zone (Pacific/Kiritimati, UTC+14) and the
+//            clock frozen at 2038-01-19T12:00:00Z (after the 32-bit time_t overflow, on
+//            another local date than UTC) through freezegun or time_machine — only when
+//            the project can import one of them; otherwise `unknown`, never a pass.
+struct CellsRequest
+{
+    static constexpr const char *kFreezeTime = "2038-01-19T12:00:00+00:00";
+    static constexpr const char *kClockZone = "Pacific/Kiritimati";
+
+    std::string test;
+    Arm arm = Arm::Head;
+    std::optional<int> orderSeeds; // R; default config `order_seeds`
+    std::string freezeTime = kFreezeTime;
+    std::string clockZone = kClockZone;
+    // The last word on each run before it is queued (tests); `cell` is its cell's name.
+    std::function<void(const std::string &cell, RunSpec &)> adjust;
+};
+
+enum class CellStatus
+{
+    Pass,   // every trial that is evidence passed (at least one did)
+    Fail,   // at least one trial failed
+    Unknown // unsupported, or no trial is evidence (harness errors, not collected, skipped)
+};
+const char *cellStatusName(CellStatus status); // "pass", "fail", "unknown"
+
+struct ReproCell
+{
+    std::string name;        // solo, order, isolate, clock
+    std::string description; // what the cell ran
+    CellStatus status = CellStatus::Unknown;
+    std::vector<NodeRun> trials; // one per run (isolate: one per forked replay)
+    int evidence = 0;
+    int fails = 0;
+    int harnessErrors = 0;
+    std::set<uint32_t> failingSeeds;
+    std::set<uint32_t> passingSeeds;
+    std::string unknownReason; // why the cell is unknown
+    std::string replay;        // shell line that reruns the cell's (first failing) run
+
+    int runs() const { return int(trials.size()); }
+};
+
+// One attribution the matrix supports; the first of a result is the main one.
+struct CellFinding
+{
+    // solo, order, isolate, leakage, clock (a failing cell), none (not reproduced),
+    // unknown (no evidence) — the freeze form's `attribution`.
+    std::string attribution;
+    std::string sentence;
+};
+
+struct ReproCellsResult
+{
+    std::string test;
+    Arm arm = Arm::Head;
+    std::string revision; // the arm's revision spec
+    std::string scope;    // the scoped suite's directory
+    int orderSeeds = 0;
+    std::string freezeTime;
+    std::string clockZone;
+    std::vector<ReproCell> cells; // solo, order, isolate, clock
+    std::vector<CellFinding> findings;
+    bool interrupted = false;
+    int cancelledRuns = 0;
+    bool notCollected = false; // the tree has no such node
+
+    const ReproCell &cell(const std::string &name) const; // one of the four
+    bool reproduced() const;                              // a cell failed
+    bool noEvidence() const;                              // solo, order and isolate are all unknown
+};
+
+class ReproCells
+{
+public:
+    // Blocking; all runs go to `pool` at once. `progress` is called from worker threads.
+    // Throws Error::input for a bad node id or R < 1.
+    static ReproCellsResult run(const RunContext &ctx, const CellsRequest &request, RunPool &pool,
+                                const NodeRunCallback &progress = {});
+
+    // The findings from the cells (pure; `run` calls it), SPEC 5.4.
+    static void attribute(ReproCellsResult &result);
+
+    // The directory of the node's file: "tests/unit/test_x.py::t" → "tests/unit"; "." at
+    // the root.
+    static std::string scopeOf(const std::string &nodeId);
+};
+
+} // namespace pw::core

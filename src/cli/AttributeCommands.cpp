@@ -1,0 +1,515 @@
+#include "AttributeCommands.h"
+
+#include "Cli.h"
+#include "RunOptions.h"
+#include "run/Attribution.h"
+#include "run/ReproCells.h"
+#include "run/RunPool.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace pw::cli {
+
+namespace {
+
+using nlohmann::json;
+
+int usage(FILE *err, const std::string &message)
+{
+    printText(err, "patchwitness-cli: " + message + "\n");
+    return ExitUsage;
+}
+
+std::string pad(const std::string &text, size_t width)
+{
+    return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+}
+
+std::string padLeft(const std::string &text, size_t width)
+{
+    return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
+std::string shortSha(const std::string &sha)
+{
+    return sha.empty() ? std::string() : " (" + sha.substr(0, 10) + ")";
+}
+
+std::string seedList(const std::set<uint32_t> &seeds)
+{
+    std::string out = "{";
+    for (const uint32_t s : seeds)
+        out += (out.size() > 1 ? ", " : "") + std::to_string(s);
+    return out + "}";
+}
+
+// A path under the repository as the user would type it from its root.
+std::string shown(const core::RunContext &ctx, const std::string &path)
+{
+    const QString rel =
+        QDir(QString::fromStdString(ctx.repoRoot())).relativeFilePath(QString::fromStdString(path));
+    return rel.startsWith(QLatin1String("..")) ? path : rel.toStdString();
+}
+
+// Reads a positive integer option; nullopt and *exitCode set when it is not one.
+std::optional<int> positive(const QCommandLineParser &p, const QCommandLineOption &o,
+                            const std::string &command, FILE *err, int *exitCode, int minimum = 1)
+{
+    bool ok = false;
+    const int n = p.value(o).toInt(&ok);
+    if (!ok || n < minimum) {
+        *exitCode = usage(err, command + ": --" + o.names().constFirst().toStdString() +
+                                   " must be an integer of at least " + std::to_string(minimum) +
+                                   ", not '" + p.value(o).toStdString() + "'");
+        return std::nullopt;
+    }
+    return n;
+}
+
+// The one positional argument: the node id.
+std::optional<std::string> testArgument(const QCommandLineParser &p, const std::string &command,
+                                        FILE *err, int *exitCode)
+{
+    const QStringList rest = p.positionalArguments();
+    if (rest.size() != 1) {
+        *exitCode = usage(
+            err, command + (rest.isEmpty() ? ": a test node id is required (" + command +
+                                                 " path/to/test_x.py::test_name)"
+                                           : ": one test at a time, not '" +
+                                                 rest.join(QLatin1Char(' ')).toStdString() + "'"));
+        return std::nullopt;
+    }
+    return rest.constFirst().toStdString();
+}
+
+// ---- attribute -------------------------------------------------------------------------
+
+json runJson(const core::NodeRun &run)
+{
+    return {{"run", run.index + 1},
+            {"seed", run.seed},
+            {"outcome", core::outcomeName(run.outcome)},
+            {"seconds", double(int64_t(run.seconds * 1000)) / 1000.0},
+            {"env_digest", run.envDigest},
+            {"command", run.command},
+            {"reason", run.reason}};
+}
+
+json armJson(const core::ArmEvidence &arm, const std::string &revision, const std::string &commit)
+{
+    json runs = json::array();
+    for (const core::NodeRun &run : arm.runs)
+        runs.push_back(runJson(run));
+    return {{"revision", revision},
+            {"commit", commit},
+            {"fails", arm.fails},
+            {"evidence", arm.evidence},
+            {"skipped", arm.skipped},
+            {"harness_errors", arm.harnessErrors},
+            {"not_collected", arm.notCollected},
+            {"failing_seeds", arm.failingSeeds},
+            {"runs", runs}};
+}
+
+std::string attributionJson(const core::RunContext &ctx, const core::AttributionResult &r)
+{
+    const auto orNull = [](const std::string &s) { return s.empty() ? json() : json(s); };
+    json doc = {
+        {"schema", "patchwitness.attribution-run/1"},
+        {"test", r.test},
+        {"mode", core::modeName(r.mode)},
+        {"runs_per_arm", r.runsPerArm},
+        {"seeds", r.seeds},
+        {"base", armJson(r.base, r.baseSpec, r.baseCommit)},
+        {"head", armJson(r.head, r.headSpec, r.headCommit)},
+        {"verdict", r.verdict ? json(core::attributionVerdictName(*r.verdict)) : json()},
+        {"sentence", r.sentence},
+        {"freeze_allowed", r.freezeAllowed()},
+        {"witness_seed", r.witnessSeed ? json(*r.witnessSeed) : json()},
+        {"env_digest", orNull(r.envDigest)},
+        {"digests_match", r.digestsMatch},
+        {"replay", orNull(r.replay)},
+        {"interrupted", r.interrupted},
+        {"notes", r.notes},
+        {"record", r.recordPath.empty() ? json() : json(shown(ctx, r.recordPath))},
+        {"record_error", orNull(r.recordError)},
+    };
+    return doc.dump(2) + "\n";
+}
+
+std::string attributionText(const core::RunContext &ctx, const core::AttributionResult &r,
+                            bool recordAsked)
+{
+    const bool swept = r.mode == core::AttributionRequest::Mode::Swept;
+    std::string t = "attribute " + r.test + ": " + core::modeName(r.mode) + ", " +
+                    std::to_string(r.runsPerArm) + " run(s) per tree" +
+                    (swept ? ", seeds 0.." + std::to_string(r.runsPerArm - 1)
+                           : ", seed " + std::to_string(r.seeds.front()) + " on every run") +
+                    "\n";
+    t += "  base " + r.baseSpec + shortSha(r.baseCommit) + "\n";
+    t += "  head " + r.headSpec + shortSha(r.headCommit) + "\n\n";
+
+    // The seed row: one column per run, both trees under each other.
+    size_t width = 4;
+    for (const core::ArmEvidence *arm : {&r.base, &r.head})
+        for (const core::NodeRun &run : arm->runs)
+            width = std::max(width, std::string(core::outcomeName(run.outcome)).size());
+    width += 2;
+    t += pad(swept ? "seed" : "run", 6);
+    const size_t columns = std::max(r.base.runs.size(), r.head.runs.size());
+    for (size_t i = 0; i < columns; ++i)
+        t += padLeft(swept ? std::to_string(i) : std::to_string(i + 1), width);
+    t += "\n";
+    for (const auto &[name, arm] :
+         {std::pair<const char *, const core::ArmEvidence *>{"base", &r.base}, {"head", &r.head}}) {
+        t += pad(name, 6);
+        for (const core::NodeRun &run : arm->runs)
+            t += padLeft(core::outcomeName(run.outcome), width);
+        t += "\n";
+    }
+    t += "\n";
+    t += "base fails " + std::to_string(r.base.fails) + "/" + std::to_string(r.base.evidence) +
+         ", head fails " + std::to_string(r.head.fails) + "/" + std::to_string(r.head.evidence);
+    if (r.base.harnessErrors + r.head.harnessErrors > 0)
+        t += " (harness errors not counted: base " + std::to_string(r.base.harnessErrors) +
+             ", head " + std::to_string(r.head.harnessErrors) + ")";
+    if (!r.base.failingSeeds.empty() || !r.head.failingSeeds.empty())
+        t += "; failing seeds base " + seedList(r.base.failingSeeds) + ", head " +
+             seedList(r.head.failingSeeds);
+    t += "\n";
+    t += std::string("verdict: ") +
+         (r.verdict ? core::attributionVerdictName(*r.verdict) : "none") + "\n";
+    t += "  " + r.sentence + "\n";
+    if (r.witnessSeed)
+        t += "witness seed: " + std::to_string(*r.witnessSeed) + "\n";
+    if (!r.envDigest.empty())
+        t += "env digest: " + r.envDigest + " (base and head equal)\n";
+    else if (!r.digestsMatch)
+        t += "env digests differ between base and head: not compared\n";
+    if (!r.freezeAllowed())
+        t += "freeze: not allowed (only PRE_EXISTING may be frozen)\n";
+    else if (r.recordPath.empty())
+        t += "freeze: allowed (PRE_EXISTING); record the evidence to freeze from it\n";
+    else
+        t += "freeze: allowed (PRE_EXISTING): patchwitness-cli freeze " + r.test + " --from-run " +
+             std::string(core::AttributionRecord::kRunsDir) + "/" +
+             QFileInfo(QString::fromStdString(r.recordPath)).fileName().toStdString() +
+             " --owner … --expires … --obligation … --substitute … --guards … --by …\n";
+    if (!r.recordPath.empty())
+        t += "record: " + shown(ctx, r.recordPath) + "\n";
+    else if (!r.recordError.empty())
+        t += "record: not written: " + r.recordError + "\n";
+    else
+        t += std::string("record: not written (") +
+             (!recordAsked    ? "--no-record"
+              : r.interrupted ? "interrupted"
+                              : "no verdict") +
+             ")\n";
+    if (!r.replay.empty())
+        t += "replay:\n  " + r.replay + "\n";
+    if (!r.notes.empty()) {
+        t += "notes:\n";
+        for (const std::string &n : r.notes)
+            t += "  " + n + "\n";
+    }
+    return t;
+}
+
+int attributeExit(const core::AttributionResult &r)
+{
+    if (r.interrupted)
+        return ExitInternal;
+    if (r.notCollectedAnywhere)
+        return ExitUsage;
+    if (!r.recordError.empty())
+        return ExitInternal;
+    // No evidence on a tree that has the test: the harness failed, not the review.
+    const bool noEvidence =
+        (r.base.evidence == 0 && !r.base.absent()) || (r.head.evidence == 0 && !r.head.absent());
+    if (!r.verdict)
+        return noEvidence ? ExitInternal : ExitReview;
+    switch (*r.verdict) {
+    case core::AttributionVerdict::NoRepro:
+    case core::AttributionVerdict::PreExisting:
+        return ExitPass;
+    case core::AttributionVerdict::PatchInduced:
+    case core::AttributionVerdict::PatchMasks:
+        return ExitBlock;
+    case core::AttributionVerdict::HarnessEnv:
+        return ExitReview;
+    }
+    return ExitInternal;
+}
+
+// ---- cells -----------------------------------------------------------------------------
+
+std::string cellsJson(const core::ReproCellsResult &r)
+{
+    json cells = json::array();
+    for (const core::ReproCell &c : r.cells) {
+        json trials = json::array();
+        for (const core::NodeRun &t : c.trials)
+            trials.push_back({{"seed", t.seed},
+                              {"outcome", core::outcomeName(t.outcome)},
+                              {"seconds", double(int64_t(t.seconds * 1000)) / 1000.0},
+                              {"reason", t.reason}});
+        cells.push_back(
+            {{"name", c.name},
+             {"description", c.description},
+             {"status", core::cellStatusName(c.status)},
+             {"runs", c.runs()},
+             {"evidence", c.evidence},
+             {"fails", c.fails},
+             {"harness_errors", c.harnessErrors},
+             {"failing_seeds", c.failingSeeds},
+             {"passing_seeds", c.passingSeeds},
+             {"unknown_reason", c.unknownReason.empty() ? json() : json(c.unknownReason)},
+             {"replay", c.replay},
+             {"trials", trials}});
+    }
+    json findings = json::array();
+    for (const core::CellFinding &f : r.findings)
+        findings.push_back({{"attribution", f.attribution}, {"sentence", f.sentence}});
+    json doc = {{"schema", "patchwitness.cells/1"},
+                {"test", r.test},
+                {"arm", core::armName(r.arm)},
+                {"revision", r.revision},
+                {"scope", r.scope},
+                {"order_seeds", r.orderSeeds},
+                {"clock_zone", r.clockZone},
+                {"freeze_time", r.freezeTime},
+                {"cells", cells},
+                {"attribution", r.findings.empty() ? json() : json(r.findings.front().attribution)},
+                {"sentence", r.findings.empty() ? json() : json(r.findings.front().sentence)},
+                {"findings", findings},
+                {"interrupted", r.interrupted}};
+    return doc.dump(2) + "\n";
+}
+
+std::string cellsText(const core::ReproCellsResult &r)
+{
+    std::string t = "cells " + r.test + " at " + core::armName(r.arm) + " " + r.revision +
+                    ": scoped suite " + r.scope + ", " + std::to_string(r.orderSeeds) +
+                    " order seed(s)\n\n";
+    t += "cell     status   runs  fails  harness  notes\n";
+    for (const core::ReproCell &c : r.cells) {
+        t += pad(c.name, 9) + pad(core::cellStatusName(c.status), 7) +
+             padLeft(std::to_string(c.runs()), 6) + padLeft(std::to_string(c.fails), 7) +
+             padLeft(std::to_string(c.harnessErrors), 9) + "  ";
+        if (c.status == core::CellStatus::Unknown)
+            t += c.unknownReason;
+        else if (!c.failingSeeds.empty() && c.name != "solo" && c.name != "clock")
+            t += "failing seeds " + seedList(c.failingSeeds);
+        t += "\n";
+    }
+    t += "\n";
+    for (const core::ReproCell &c : r.cells)
+        t += "  " + pad(c.name + ":", 9) + c.description + "\n";
+    t += "\n";
+    if (!r.findings.empty()) {
+        t += "attribution: " + r.findings.front().attribution + "\n";
+        t += "  " + r.findings.front().sentence + "\n";
+        for (size_t i = 1; i < r.findings.size(); ++i)
+            t += "also (" + r.findings[i].attribution + "): " + r.findings[i].sentence + "\n";
+    }
+    // The replay of the cell behind the main attribution (all of them are in the JSON).
+    if (!r.findings.empty()) {
+        std::string cell = r.findings.front().attribution;
+        if (cell == "leakage")
+            cell = "isolate";
+        for (const core::ReproCell &c : r.cells) {
+            if (c.name == cell && c.status == core::CellStatus::Fail && !c.replay.empty())
+                t += "replay (" + c.name + "):\n  " + c.replay + "\n";
+        }
+    }
+    return t;
+}
+
+int cellsExit(const core::ReproCellsResult &r)
+{
+    if (r.interrupted)
+        return ExitInternal;
+    if (r.notCollected)
+        return ExitUsage;
+    if (r.reproduced())
+        return ExitBlock;
+    if (r.noEvidence())
+        return ExitReview;
+    return ExitPass;
+}
+
+} // namespace
+
+int attributeCommand(const QStringList &arguments, FILE *out, FILE *err)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Base/head attribution (SPEC 5.3): runs TEST (a pytest node id) on the base and the\n"
+        "head tree, interleaved, and judges the fail counts b (base) and h (head):\n"
+        "  NO_REPRO b=0,h=0; PRE_EXISTING b>0,h>0 on the same seeds (the only verdict a\n"
+        "  freeze accepts); HARNESS_ENV b>0,h>0 on different seeds; PATCH_INDUCED b=0,h>0;\n"
+        "  PATCH_MASKS b>0,h=0 (usually a swallowed exception).\n"
+        "matched: every run at one seed (--seed, default 0), --runs times (default config\n"
+        "`replays`); swept: seeds 0..N-1, N = --runs (default config `seeds`). Harness errors\n"
+        "are listed and never counted. With a verdict the evidence is recorded in\n"
+        "<ledger dir>/runs/ for `freeze --from-run`.\n"
+        "Exit 0 NO_REPRO or PRE_EXISTING (nothing blamed on the patch), 1 PATCH_INDUCED or\n"
+        "PATCH_MASKS, 2 HARNESS_ENV or no verdict (review), 3 usage or input error (also: the\n"
+        "test exists on neither tree), 4 harness error or interrupted."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("TEST"),
+                            QStringLiteral("pytest node id: path/to/test_x.py::test_name"));
+    const RunOptions common;
+    common.addTo(p);
+    const QCommandLineOption mode(QStringLiteral("mode"), QStringLiteral("matched or swept."),
+                                  QStringLiteral("mode"), QStringLiteral("matched"));
+    const QCommandLineOption runs(
+        QStringLiteral("runs"),
+        QStringLiteral("Runs per tree (default: config `replays` matched, `seeds` swept)."),
+        QStringLiteral("n"));
+    const QCommandLineOption seed(QStringLiteral("seed"),
+                                  QStringLiteral("matched: the seed of every run (default 0)."),
+                                  QStringLiteral("s"), QStringLiteral("0"));
+    const QCommandLineOption noRecord(QStringLiteral("no-record"),
+                                      QStringLiteral("Do not write the evidence record."));
+    p.addOptions({mode, runs, seed, noRecord});
+
+    int exitCode = ExitPass;
+    const std::optional<core::RunRequest> runRequest =
+        common.parse(p, QStringLiteral("attribute"), arguments, out, err, &exitCode);
+    if (!runRequest)
+        return exitCode;
+    const std::optional<std::string> test = testArgument(p, "attribute", err, &exitCode);
+    if (!test)
+        return exitCode;
+
+    core::AttributionRequest request;
+    request.test = *test;
+    request.record = !p.isSet(noRecord);
+    const QString modeText = p.value(mode);
+    if (modeText == QLatin1String("swept"))
+        request.mode = core::AttributionRequest::Mode::Swept;
+    else if (modeText != QLatin1String("matched"))
+        return usage(err,
+                     "attribute: unknown --mode '" + modeText.toStdString() + "' (matched, swept)");
+    if (p.isSet(runs)) {
+        request.runs = positive(p, runs, "attribute", err, &exitCode);
+        if (!request.runs)
+            return exitCode;
+    }
+    if (p.isSet(seed)) {
+        if (request.mode == core::AttributionRequest::Mode::Swept)
+            return usage(err, "attribute: --seed is for --mode matched (swept runs seeds "
+                              "0..N-1)");
+        const std::optional<int> s = positive(p, seed, "attribute", err, &exitCode, 0);
+        if (!s)
+            return exitCode;
+        request.seed = uint32_t(*s);
+    }
+
+    const core::RunContext context = core::RunContext::open(*runRequest);
+    core::RunPool pool(context.workers());
+    core::AttributionResult result;
+    bool interrupted = false;
+    {
+        const InterruptGuard guard(pool);
+        result = core::Attribution::run(
+            context, request, pool,
+            [&context](const core::NodeRunProgress &tick) { context.say(tick.line()); });
+        // A Ctrl-C after the last run ended cancelled nothing: the result stands, the exit
+        // code still says the command was interrupted.
+        interrupted = result.interrupted || guard.interrupted();
+    }
+    printText(out, common.json(p) ? attributionJson(context, result)
+                                  : attributionText(context, result, request.record));
+    if (interrupted) {
+        printText(err, "patchwitness-cli: attribute: interrupted\n");
+        return ExitInternal;
+    } else if (result.notCollectedAnywhere)
+        printText(err, "patchwitness-cli: attribute: " + result.sentence + "\n");
+    else if (!result.recordError.empty())
+        printText(err, "patchwitness-cli: attribute: " + result.recordError + "\n");
+    return attributeExit(result);
+}
+
+int cellsCommand(const QStringList &arguments, FILE *out, FILE *err)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Four-cell reproduction matrix (SPEC 5.4) of TEST on one tree (default head):\n"
+        "  solo     the node alone, seed 0 (pytest's order), a fresh interpreter;\n"
+        "  order    the scoped suite (the test file's directory) shuffled with seeds 1..R,\n"
+        "           R = --order-seeds (default config `order_seeds`); only TEST counts;\n"
+        "  isolate  the scoped suite collected once, TEST forked alone before any other test\n"
+        "           ran (R forked replays);\n"
+        "  clock    the node alone with TZ=Pacific/Kiritimati and the clock frozen at\n"
+        "           2038-01-19T12:00:00Z, when freezegun or time_machine is importable;\n"
+        "           otherwise unknown (never a pass).\n"
+        "Attribution: solo fails → broken test (fix or delete, never freeze); order fails on\n"
+        "some seeds only → ordering/shared state; isolate fails → process state; order fails\n"
+        "on all seeds and isolate fails → leakage from earlier tests; clock fails → time\n"
+        "dependence; all pass → not reproduced (raise R before calling it flaky).\n"
+        "Exit 0 not reproduced, 1 a cell fails, 2 no evidence (solo, order and isolate\n"
+        "unknown), 3 usage or input error (also: no such test), 4 harness error or\n"
+        "interrupted."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("TEST"),
+                            QStringLiteral("pytest node id: path/to/test_x.py::test_name"));
+    const RunOptions common;
+    common.addTo(p);
+    const QCommandLineOption orderSeeds(
+        QStringLiteral("order-seeds"),
+        QStringLiteral("R: shuffle seeds 1..R for order and isolate (default config "
+                       "`order_seeds`)."),
+        QStringLiteral("r"));
+    const QCommandLineOption arm(QStringLiteral("arm"),
+                                 QStringLiteral("The tree to reproduce on: head or base."),
+                                 QStringLiteral("arm"), QStringLiteral("head"));
+    p.addOptions({orderSeeds, arm});
+
+    int exitCode = ExitPass;
+    const std::optional<core::RunRequest> runRequest =
+        common.parse(p, QStringLiteral("cells"), arguments, out, err, &exitCode);
+    if (!runRequest)
+        return exitCode;
+    const std::optional<std::string> test = testArgument(p, "cells", err, &exitCode);
+    if (!test)
+        return exitCode;
+    core::CellsRequest request;
+    request.test = *test;
+    if (p.value(arm) == QLatin1String("base"))
+        request.arm = core::Arm::Base;
+    else if (p.value(arm) != QLatin1String("head"))
+        return usage(err, "cells: unknown --arm '" + p.value(arm).toStdString() + "' (head, base)");
+    if (p.isSet(orderSeeds)) {
+        request.orderSeeds = positive(p, orderSeeds, "cells", err, &exitCode);
+        if (!request.orderSeeds)
+            return exitCode;
+    }
+
+    const core::RunContext context = core::RunContext::open(*runRequest);
+    core::RunPool pool(context.workers());
+    core::ReproCellsResult result;
+    bool interrupted = false;
+    {
+        const InterruptGuard guard(pool);
+        result = core::ReproCells::run(
+            context, request, pool,
+            [&context](const core::NodeRunProgress &tick) { context.say(tick.line()); });
+        interrupted = result.interrupted || guard.interrupted();
+    }
+    printText(out, common.json(p) ? cellsJson(result) : cellsText(result));
+    if (interrupted) {
+        printText(err, "patchwitness-cli: cells: interrupted\n");
+        return ExitInternal;
+    }
+    if (result.notCollected)
+        printText(err, "patchwitness-cli: cells: " + result.findings.front().sentence + "\n");
+    return cellsExit(result);
+}
+
+} // namespace pw::cli

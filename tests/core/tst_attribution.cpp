@@ -1,0 +1,417 @@
+// Base/head attribution (core/run/Attribution, SPEC 5.3): every verdict produced by real
+// pytest runs on a fixture repository whose head commit is "the patch" — a test the patch
+// breaks, one failing on both trees, one passing on both, one whose exception the patch
+// swallows, one whose failing seeds the patch moves; a test the patch adds or removes;
+// a hanging test (harness errors, process groups gone); env digests that differ; and the
+// evidence record in runs/ read back by AttributionRecord.
+
+#include "RepoBuilder.h"
+#include "RunFixtures.h"
+#include "TestSupport.h"
+#include "ledger/RunEvidence.h"
+#include "run/Attribution.h"
+#include "util/Error.h"
+#include "util/Files.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QTest>
+#include <memory>
+#include <mutex>
+
+using pw::core::Arm;
+using pw::core::Attribution;
+using pw::core::AttributionRecord;
+using pw::core::AttributionRequest;
+using pw::core::AttributionResult;
+using pw::core::AttributionVerdict;
+using pw::core::Outcome;
+using pw::core::RunContext;
+using pw::core::RunPool;
+using pw::core::RunRequest;
+using pw::test::RepoBuilder;
+
+namespace {
+
+const std::string kToday = "2024-05-10";
+
+// One directory per scenario so a single pair of commits holds them all. The base commit:
+const char *const kBaseFiles[][2] = {
+    {"src/__init__.py", ""},
+    {"src/calc.py", "def value():\n    return 1\n\n\ndef parse(text):\n    return int(text)\n"},
+    {"tests/induced/test_induced.py",
+     "from src.calc import value\n\n\ndef test_value_is_one():\n    assert value() == 1\n"},
+    {"tests/pre/test_pre.py", "def test_always_broken():\n    assert 1 + 1 == 3\n\n\n"
+                              "import random\n\n\n"
+                              "def test_seed_broken():\n    assert random.randrange(3) != 0\n"},
+    {"tests/green/test_green.py", "def test_fine():\n    assert True\n"},
+    {"tests/masks/test_masks.py",
+     "from src.calc import parse\n\n\ndef test_parse_garbage():\n    assert parse('x') == 0\n"},
+    {"tests/env/test_env.py",
+     "import random\n\n\ndef test_seeded():\n    assert random.randrange(3) != 1\n"},
+    {"tests/gone/test_gone.py", "def test_removed_later():\n    assert True\n"},
+};
+
+// The patch: value() changes, parse() swallows the exception, the seeded condition moves,
+// a test function and a test file are added, one test is removed.
+const char *const kHeadFiles[][2] = {
+    {"src/calc.py", "def value():\n    return 2\n\n\ndef parse(text):\n    try:\n"
+                    "        return int(text)\n    except ValueError:\n        return 0\n"},
+    {"tests/env/test_env.py",
+     "import random\n\n\ndef test_seeded():\n    assert random.randrange(3) != 0\n"},
+    {"tests/green/test_green.py",
+     "def test_fine():\n    assert True\n\n\ndef test_new_here():\n    assert True\n"},
+    {"tests/added/test_added.py", "def test_brand_new():\n    assert True\n"},
+    {"tests/gone/test_gone.py", "def test_other():\n    assert True\n"},
+};
+
+} // namespace
+
+class TestAttribution : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+
+    void patchInduced();
+    void preExistingMatched();
+    void preExistingSweptWitnessIsFirstFailingSeed();
+    void noRepro();
+    void patchMasks();
+    void harnessEnvWhenFailingSeedsDiffer();
+    void notCollected_data();
+    void notCollected();
+    void hangingTestIsHarnessErrorAndLeavesNothing();
+    void differentEnvDigestsAreNotCompared();
+    void recordIsWrittenAndReadBack();
+    void badNodeIdsAreRefused_data();
+    void badNodeIdsAreRefused();
+    void runsBelowOneAreRefused();
+
+private:
+    RunRequest request(double timeoutSeconds = 120) const;
+    AttributionResult attribute(const std::string &test,
+                                AttributionRequest::Mode mode = AttributionRequest::Mode::Matched,
+                                int runs = 2);
+
+    std::unique_ptr<RepoBuilder> m_repo;
+    std::unique_ptr<QTemporaryDir> m_cache;
+    std::unique_ptr<QTemporaryDir> m_scratch;
+    std::string m_base, m_head;
+    std::unique_ptr<RunContext> m_ctx;
+};
+
+void TestAttribution::initTestCase()
+{
+    m_repo = std::make_unique<RepoBuilder>();
+    m_cache = std::make_unique<QTemporaryDir>();
+    m_scratch = std::make_unique<QTemporaryDir>();
+    const std::string pids = m_scratch->path().toStdString();
+    for (const auto &file : kBaseFiles)
+        m_repo->write(file[0], file[1]);
+    m_repo->write("tests/hang/test_hang.py", pw::test::hangingTestSource(pids + "/base.pids"));
+    m_base = m_repo->commit("base");
+    for (const auto &file : kHeadFiles)
+        m_repo->write(file[0], file[1]);
+    m_repo->remove("tests/gone/test_gone.py");
+    m_repo->write("tests/gone/test_gone2.py", "def test_other():\n    assert True\n");
+    m_repo->write("tests/hang/test_hang.py", pw::test::hangingTestSource(pids + "/head.pids"));
+    m_head = m_repo->commit("the patch");
+    m_ctx = std::make_unique<RunContext>(RunContext::open(request()));
+}
+
+RunRequest TestAttribution::request(double timeoutSeconds) const
+{
+    RunRequest r;
+    r.target.repoPath = m_repo->root();
+    r.target.base = m_base;
+    r.target.head = m_head;
+    r.target.python = pw::test::testPython();
+    r.target.today = kToday;
+    r.cacheRoot = m_cache->path().toStdString();
+    r.workers = 2;
+    r.timeoutSeconds = timeoutSeconds;
+    r.sandbox = false; // the hanging test writes its pids outside the tree
+    return r;
+}
+
+AttributionResult TestAttribution::attribute(const std::string &test, AttributionRequest::Mode mode,
+                                             int runs)
+{
+    AttributionRequest req;
+    req.test = test;
+    req.mode = mode;
+    req.runs = runs;
+    req.record = false;
+    RunPool pool(m_ctx->workers());
+    return Attribution::run(*m_ctx, req, pool);
+}
+
+void TestAttribution::patchInduced()
+{
+    AttributionRequest req;
+    req.test = "tests/induced/test_induced.py::test_value_is_one";
+    req.runs = 2;
+    req.record = false;
+    std::mutex mutex;
+    std::vector<pw::core::NodeRunProgress> ticks;
+    RunPool pool(2);
+    const AttributionResult r =
+        Attribution::run(*m_ctx, req, pool, [&](const pw::core::NodeRunProgress &tick) {
+            std::lock_guard<std::mutex> lock(mutex);
+            ticks.push_back(tick);
+        });
+    QVERIFY(r.verdict.has_value());
+    QCOMPARE(*r.verdict, AttributionVerdict::PatchInduced);
+    QCOMPARE(r.base.fails, 0);
+    QCOMPARE(r.head.fails, 2);
+    QCOMPARE(r.base.evidence, 2);
+    QVERIFY(!r.freezeAllowed());
+    QCOMPARE(r.witnessSeed.value_or(99), 0u);
+    QVERIFY2(r.sentence.find("induced by the patch") != std::string::npos, r.sentence.c_str());
+    QCOMPARE(r.base.runs.size(), size_t(2));
+    QCOMPARE(r.head.runs.front().outcome, Outcome::Fail);
+    QCOMPARE(r.head.runs.front().label, std::string("head"));
+    QCOMPARE(r.base.runs.front().envDigest, r.head.runs.front().envDigest);
+    QCOMPARE(r.envDigest.size(), size_t(16));
+    QVERIFY(r.replay.find("tests/induced/test_induced.py::test_value_is_one") != std::string::npos);
+    QVERIFY(r.replay.find(m_ctx->treeDir(Arm::Head)) != std::string::npos);
+    // Streamed: one tick per run, counting up to the total.
+    QCOMPARE(ticks.size(), size_t(4));
+    QCOMPARE(ticks.back().done, 4);
+    QCOMPARE(ticks.back().total, 4);
+    const std::string line = ticks.back().line();
+    QVERIFY2(line.rfind("4/4 ", 0) == 0 && line.find(" seed 0: ") != std::string::npos,
+             line.c_str());
+}
+
+void TestAttribution::preExistingMatched()
+{
+    const AttributionResult r = attribute("tests/pre/test_pre.py::test_always_broken");
+    QCOMPARE(r.verdict.value_or(AttributionVerdict::NoRepro), AttributionVerdict::PreExisting);
+    QCOMPARE(r.base.fails, 2);
+    QCOMPARE(r.head.fails, 2);
+    QVERIFY(r.freezeAllowed());
+    QCOMPARE(r.witnessSeed.value_or(99), 0u);
+    QCOMPARE(r.seeds, std::vector<uint32_t>{0});
+}
+
+void TestAttribution::preExistingSweptWitnessIsFirstFailingSeed()
+{
+    // random.seed(s); randrange(3) for s = 0..3 gives 1, 0, 0, 0: seeds 1, 2, 3 fail.
+    const AttributionResult r =
+        attribute("tests/pre/test_pre.py::test_seed_broken", AttributionRequest::Mode::Swept, 4);
+    QCOMPARE(r.verdict.value_or(AttributionVerdict::NoRepro), AttributionVerdict::PreExisting);
+    QCOMPARE(r.head.failingSeeds, (std::set<uint32_t>{1, 2, 3}));
+    QCOMPARE(r.base.failingSeeds, r.head.failingSeeds);
+    QCOMPARE(r.witnessSeed.value_or(99), 1u);
+    QCOMPARE(r.seeds, (std::vector<uint32_t>{0, 1, 2, 3}));
+    // The replay reruns the witness: seed 1.
+    QVERIFY2(r.replay.find("PYTHONHASHSEED=1 ") != std::string::npos, r.replay.c_str());
+}
+
+void TestAttribution::noRepro()
+{
+    const AttributionResult r = attribute("tests/green/test_green.py::test_fine");
+    QCOMPARE(r.verdict.value_or(AttributionVerdict::PreExisting), AttributionVerdict::NoRepro);
+    QCOMPARE(r.base.fails + r.head.fails, 0);
+    QVERIFY(!r.witnessSeed);
+    QVERIFY(!r.freezeAllowed());
+}
+
+void TestAttribution::patchMasks()
+{
+    const AttributionResult r = attribute("tests/masks/test_masks.py::test_parse_garbage");
+    QCOMPARE(r.verdict.value_or(AttributionVerdict::NoRepro), AttributionVerdict::PatchMasks);
+    QCOMPARE(r.base.fails, 2);
+    QCOMPARE(r.head.fails, 0);
+    QVERIFY2(r.sentence.find("swallowed exception") != std::string::npos, r.sentence.c_str());
+}
+
+void TestAttribution::harnessEnvWhenFailingSeedsDiffer()
+{
+    // Base fails where randrange(3) == 1 (seed 0), head where it is 0 (seeds 1, 2, 3).
+    const AttributionResult r =
+        attribute("tests/env/test_env.py::test_seeded", AttributionRequest::Mode::Swept, 4);
+    QCOMPARE(r.verdict.value_or(AttributionVerdict::NoRepro), AttributionVerdict::HarnessEnv);
+    QCOMPARE(r.base.failingSeeds, std::set<uint32_t>{0});
+    QCOMPARE(r.head.failingSeeds, (std::set<uint32_t>{1, 2, 3}));
+    QVERIFY(!r.freezeAllowed());
+    QVERIFY2(r.sentence.find("different seeds") != std::string::npos, r.sentence.c_str());
+}
+
+void TestAttribution::notCollected_data()
+{
+    QTest::addColumn<QString>("test");
+    QTest::addColumn<QString>("sentence");
+    QTest::addColumn<bool>("atBase");
+    QTest::addColumn<bool>("atHead");
+    const QString added =
+        QStringLiteral("test added by the patch: no attribution; run it against the base code");
+    QTest::newRow("function added to an existing file")
+        << QStringLiteral("tests/green/test_green.py::test_new_here") << added << false << true;
+    QTest::newRow("file added") << QStringLiteral("tests/added/test_added.py::test_brand_new")
+                                << added << false << true;
+    QTest::newRow("removed by the patch")
+        << QStringLiteral("tests/gone/test_gone.py::test_removed_later")
+        << QStringLiteral("not collected at head: the patch removed or renamed this test") << true
+        << false;
+    QTest::newRow("nowhere") << QStringLiteral("tests/green/test_green.py::test_typo")
+                             << QStringLiteral("not collected at base nor at head") << false
+                             << false;
+}
+
+void TestAttribution::notCollected()
+{
+    QFETCH(QString, test);
+    QFETCH(QString, sentence);
+    QFETCH(bool, atBase);
+    QFETCH(bool, atHead);
+    const AttributionResult r = attribute(test.toStdString(), AttributionRequest::Mode::Matched, 1);
+    QVERIFY(!r.verdict);
+    QVERIFY2(r.sentence.rfind(sentence.toStdString(), 0) == 0, r.sentence.c_str());
+    QCOMPARE(r.base.absent(), !atBase);
+    QCOMPARE(r.head.absent(), !atHead);
+    QCOMPARE(r.notCollectedAnywhere, !atBase && !atHead);
+    QVERIFY(!r.freezeAllowed());
+    if (!atBase)
+        QCOMPARE(r.base.runs.front().outcome, Outcome::NotCollected);
+}
+
+void TestAttribution::hangingTestIsHarnessErrorAndLeavesNothing()
+{
+    const RunContext ctx = RunContext::open(request(/*timeoutSeconds=*/3));
+    AttributionRequest req;
+    req.test = "tests/hang/test_hang.py::test_hangs";
+    req.runs = 1;
+    RunPool pool(2);
+    const AttributionResult r = Attribution::run(ctx, req, pool);
+    QVERIFY(!r.verdict);
+    QCOMPARE(r.base.harnessErrors, 1);
+    QCOMPARE(r.head.harnessErrors, 1);
+    QCOMPARE(r.base.evidence + r.head.evidence, 0);
+    QVERIFY2(r.sentence.find("harness error") != std::string::npos, r.sentence.c_str());
+    QCOMPARE(r.notes.size(), size_t(2));
+    QVERIFY2(r.notes.front().find("timed out") != std::string::npos, r.notes.front().c_str());
+    QVERIFY(r.recordPath.empty()); // no verdict: nothing recorded even when asked
+    for (const char *arm : {"base", "head"}) {
+        const std::vector<long> pids =
+            pw::test::readPids(m_scratch->path().toStdString() + "/" + arm + ".pids");
+        QCOMPARE(pids.size(), size_t(2)); // pytest and its grandchild `sleep`
+        QVERIFY(pw::test::waitUntilGone(pids, 5000));
+    }
+}
+
+void TestAttribution::differentEnvDigestsAreNotCompared()
+{
+    AttributionRequest req;
+    req.test = "tests/induced/test_induced.py::test_value_is_one";
+    req.runs = 1;
+    req.record = false;
+    // A plugin named for head only (a built-in one, loaded anyway): another env digest.
+    req.adjust = [](Arm arm, pw::core::RunSpec &spec) {
+        if (arm == Arm::Head)
+            spec.env.plugins.push_back("doctest");
+    };
+    RunPool pool(2);
+    const AttributionResult r = Attribution::run(*m_ctx, req, pool);
+    QVERIFY(!r.verdict);
+    QVERIFY(!r.digestsMatch);
+    QVERIFY(r.envDigest.empty());
+    QVERIFY(r.base.runs.front().envDigest != r.head.runs.front().envDigest);
+    QVERIFY2(r.sentence.find("env digests differ") != std::string::npos, r.sentence.c_str());
+    QVERIFY2(r.sentence.find("never compared") != std::string::npos, r.sentence.c_str());
+}
+
+void TestAttribution::recordIsWrittenAndReadBack()
+{
+    const std::string test = "tests/pre/test_pre.py::test_seed_broken";
+    AttributionRequest req;
+    req.test = test;
+    req.mode = AttributionRequest::Mode::Swept;
+    req.runs = 3;
+    RunPool pool(2);
+    const AttributionResult r = Attribution::run(*m_ctx, req, pool);
+    QCOMPARE(r.verdict.value_or(AttributionVerdict::NoRepro), AttributionVerdict::PreExisting);
+    QVERIFY2(r.recordError.empty(), r.recordError.c_str());
+    const std::string runsDir = m_ctx->runsDir();
+    QCOMPARE(r.recordPath,
+             runsDir + "/2024-05-10-tests_pre_test_pre.py_test_seed_broken-swept.json");
+
+    const std::string text = pw::core::readWholeFile(r.recordPath).value_or("");
+    const AttributionRecord rec = AttributionRecord::parse(text, r.recordPath);
+    QCOMPARE(rec.test, test);
+    QCOMPARE(rec.verdict.value_or(""), std::string("PRE_EXISTING"));
+    QCOMPARE(rec.mode.value_or(""), std::string("swept"));
+    QCOMPARE(rec.baseFail.value_or(-1), 2LL); // seeds 1 and 2 of 0..2
+    QCOMPARE(rec.headFail.value_or(-1), 2LL);
+    QCOMPARE(rec.runs.value_or(-1), 3LL);
+    QCOMPARE(rec.seeds.value_or(std::vector<long long>{}), (std::vector<long long>{0, 1, 2}));
+    QCOMPARE(rec.witnessSeed.value_or(-1), 1LL);
+    QCOMPARE(rec.envDigest.value_or(""), r.envDigest);
+    QCOMPARE(rec.baselineSha.value_or(""), m_base);
+    QCOMPARE(rec.base.value_or(""), m_base);
+    QCOMPARE(rec.head.value_or(""), m_head);
+    QCOMPARE(rec.replay.value_or(""), r.replay);
+    QCOMPARE(rec.recorded.value_or(""), kToday);
+
+    // The same day again: a new file, the first one untouched; the newest wins for freeze.
+    AttributionRequest again = req;
+    again.runs = 4;
+    const AttributionResult second = Attribution::run(*m_ctx, again, pool);
+    QCOMPARE(second.recordPath,
+             runsDir + "/2024-05-10-tests_pre_test_pre.py_test_seed_broken-swept_02.json");
+    QCOMPARE(pw::core::readWholeFile(r.recordPath).value_or(""), text);
+    const std::optional<AttributionRecord> latest = AttributionRecord::latestFor(runsDir, test);
+    QVERIFY(latest.has_value());
+    QCOMPARE(latest->runs.value_or(-1), 4LL);
+    // No stray temporary file is left next to the records.
+    QCOMPARE(QDir(QString::fromStdString(runsDir)).entryList(QDir::Files | QDir::Hidden).size(), 2);
+}
+
+void TestAttribution::badNodeIdsAreRefused_data()
+{
+    QTest::addColumn<QString>("test");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("no ::") << QStringLiteral("tests/green/test_green.py")
+                           << QStringLiteral("not a pytest node id");
+    QTest::newRow("empty name") << QStringLiteral("tests/green/test_green.py::")
+                                << QStringLiteral("not a pytest node id");
+    QTest::newRow("option") << QStringLiteral("--co::x") << QStringLiteral("not an option");
+    QTest::newRow("absolute") << QStringLiteral("/etc/passwd::x")
+                              << QStringLiteral("relative to the repository root");
+    QTest::newRow("outside") << QStringLiteral("tests/../../x.py::t")
+                             << QStringLiteral("inside the repository");
+    QTest::newRow("no such file") << QStringLiteral("tests/nope/test_nope.py::test_a")
+                                  << QStringLiteral("exists neither at base");
+}
+
+void TestAttribution::badNodeIdsAreRefused()
+{
+    QFETCH(QString, test);
+    QFETCH(QString, message);
+    AttributionRequest req;
+    req.test = test.toStdString();
+    RunPool pool(1);
+    try {
+        Attribution::run(*m_ctx, req, pool);
+        QFAIL("accepted");
+    } catch (const pw::core::Error &e) {
+        QCOMPARE(e.kind(), pw::core::Error::Kind::Input);
+        QVERIFY2(QString::fromUtf8(e.what()).contains(message), e.what());
+    }
+}
+
+void TestAttribution::runsBelowOneAreRefused()
+{
+    AttributionRequest req;
+    req.test = "tests/green/test_green.py::test_fine";
+    req.runs = 0;
+    RunPool pool(1);
+    QVERIFY_EXCEPTION_THROWN(Attribution::run(*m_ctx, req, pool), pw::core::Error);
+}
+
+QTEST_GUILESS_MAIN(TestAttribution)
+#include "tst_attribution.moc"

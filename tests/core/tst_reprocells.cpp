@@ -1,0 +1,255 @@
+// The four-cell reproduction matrix (core/run/ReproCells, SPEC 5.4) on real pytest runs: a
+// victim of an earlier test's module cache (order fails on some seeds, solo and isolate
+// pass), a test that only passes after another (solo fails), leakage from a sibling
+// module's import (isolate and every order seed fail), a test broken alone, a test that
+// depends on the local date (clock fails), the clock cell without freezegun (unknown, never
+// a pass), and a green test (not reproduced).
+
+#include "RepoBuilder.h"
+#include "RunFixtures.h"
+#include "TestSupport.h"
+#include "run/ReproCells.h"
+#include "util/Error.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+#include <memory>
+
+using pw::core::CellsRequest;
+using pw::core::CellStatus;
+using pw::core::ReproCells;
+using pw::core::ReproCellsResult;
+using pw::core::RunContext;
+using pw::core::RunPool;
+using pw::core::RunRequest;
+using pw::test::RepoBuilder;
+
+namespace {
+
+// Collection order a, b, c, d; shuffled with random.Random(seed): seed 1 → d a c b,
+// seed 2 → b c d a, seed 3 → d a c b. So with R = 3, `a` runs before `b` on seeds 1 and 3.
+const char *const kFiles[][2] = {
+    // order: test_a leaves "strict" in a module cache; test_b fails after it.
+    {"tests/order/order_registry.py", "CACHE = {}\n"},
+    {"tests/order/test_order_a.py", "import order_registry\n\n\ndef test_a():\n"
+                                    "    order_registry.CACHE['mode'] = 'strict'\n"},
+    {"tests/order/test_order_b.py", "import order_registry\n\n\ndef test_b():\n"
+                                    "    assert order_registry.CACHE.get('mode') != 'strict'\n"},
+    {"tests/order/test_order_c.py", "def test_c():\n    pass\n"},
+    {"tests/order/test_order_d.py", "def test_d():\n    pass\n"},
+    // dep: test_b passes only when test_a ran first in the same process.
+    {"tests/dep/dep_registry.py", "CACHE = {}\n"},
+    {"tests/dep/test_dep_a.py",
+     "import dep_registry\n\n\ndef test_a():\n    dep_registry.CACHE['ready'] = True\n"},
+    {"tests/dep/test_dep_b.py",
+     "import dep_registry\n\n\ndef test_b():\n    assert dep_registry.CACHE.get('ready')\n"},
+    {"tests/dep/test_dep_c.py", "def test_c():\n    pass\n"},
+    {"tests/dep/test_dep_d.py", "def test_d():\n    pass\n"},
+    // leak: a sibling module changes the cache when it is imported (at collection).
+    {"tests/leak/leak_registry.py", "CACHE = {}\n"},
+    {"tests/leak/test_leak_p.py", "import leak_registry\n\nleak_registry.CACHE['mode'] = "
+                                  "'strict'\n\n\ndef test_p():\n    pass\n"},
+    {"tests/leak/test_leak_v.py", "import leak_registry\n\n\ndef test_v():\n"
+                                  "    assert leak_registry.CACHE.get('mode') != 'strict'\n"},
+    {"tests/broken/test_broken.py", "def test_broken():\n    assert [] == [1]\n"},
+    // clock: "today" in local time is the UTC day — true with TZ=UTC, false at 12:00 UTC
+    // in Kiritimati (UTC+14).
+    {"tests/clock/test_clock.py",
+     "import datetime\n\n\ndef test_local_day_is_utc_day():\n"
+     "    assert datetime.date.today() == datetime.datetime.utcnow().date()\n"},
+    {"tests/green/test_green.py", "def test_ok():\n    assert 2 + 2 == 4\n"},
+};
+
+} // namespace
+
+class TestReproCells : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+
+    void orderCoupledVictimFailsOnSomeSeeds();
+    void dependentTestFailsSolo();
+    void leakageFromSiblingModule();
+    void brokenTestFailsSolo();
+    void clockFindsTimeDependence();
+    void clockIsUnknownWithoutFreezegun();
+    void greenTestIsNotReproduced();
+    void missingNodeIsNotCollected();
+    void scopeIsTheFilesDirectory();
+
+private:
+    ReproCellsResult cells(const std::string &test, const RunContext *ctx = nullptr);
+
+    std::unique_ptr<RepoBuilder> m_repo;
+    std::unique_ptr<QTemporaryDir> m_cache;
+    std::unique_ptr<QTemporaryDir> m_scratch;
+    std::unique_ptr<RunContext> m_ctx;
+    RunRequest m_request;
+};
+
+void TestReproCells::initTestCase()
+{
+    m_repo = std::make_unique<RepoBuilder>();
+    m_cache = std::make_unique<QTemporaryDir>();
+    m_scratch = std::make_unique<QTemporaryDir>();
+    for (const auto &file : kFiles)
+        m_repo->write(file[0], file[1]);
+    const std::string commit = m_repo->commit("tests");
+    m_request.target.repoPath = m_repo->root();
+    m_request.target.base = commit;
+    m_request.target.head = commit;
+    m_request.target.python = pw::test::testPython();
+    m_request.cacheRoot = m_cache->path().toStdString();
+    m_request.workers = 2;
+    m_request.timeoutSeconds = 120;
+    m_request.sandbox = false; // the freezegun-less interpreter lives in a temporary directory
+    m_ctx = std::make_unique<RunContext>(RunContext::open(m_request));
+}
+
+ReproCellsResult TestReproCells::cells(const std::string &test, const RunContext *ctx)
+{
+    CellsRequest req;
+    req.test = test;
+    req.orderSeeds = 3;
+    RunPool pool(2);
+    return ReproCells::run(ctx ? *ctx : *m_ctx, req, pool);
+}
+
+void TestReproCells::orderCoupledVictimFailsOnSomeSeeds()
+{
+    const ReproCellsResult r = cells("tests/order/test_order_b.py::test_b");
+    QCOMPARE(r.cells.size(), size_t(4));
+    QCOMPARE(r.cell("solo").status, CellStatus::Pass);
+    QCOMPARE(r.cell("isolate").status, CellStatus::Pass); // no earlier test in its process
+    QCOMPARE(r.cell("isolate").runs(), 3);
+    QCOMPARE(r.cell("order").status, CellStatus::Fail);
+    QCOMPARE(r.cell("order").runs(), 3);
+    QCOMPARE(r.cell("order").failingSeeds, (std::set<uint32_t>{1, 3}));
+    QCOMPARE(r.cell("order").passingSeeds, std::set<uint32_t>{2});
+    QCOMPARE(r.cell("clock").status, CellStatus::Pass);
+    QVERIFY(!r.findings.empty());
+    QCOMPARE(r.findings.front().attribution, std::string("order"));
+    QVERIFY2(r.findings.front().sentence.rfind("ordering/shared state", 0) == 0,
+             r.findings.front().sentence.c_str());
+    QCOMPARE(r.findings.size(), size_t(1));
+    QVERIFY(r.reproduced());
+    QVERIFY(r.cell("order").replay.find("PYTHONHASHSEED=1 ") != std::string::npos);
+}
+
+void TestReproCells::dependentTestFailsSolo()
+{
+    const ReproCellsResult r = cells("tests/dep/test_dep_b.py::test_b");
+    QCOMPARE(r.cell("solo").status, CellStatus::Fail);
+    QCOMPARE(r.cell("isolate").status, CellStatus::Fail); // test_a never ran in its process
+    QCOMPARE(r.cell("order").failingSeeds, std::set<uint32_t>{2});
+    QCOMPARE(r.cell("order").passingSeeds, (std::set<uint32_t>{1, 3}));
+    QCOMPARE(r.findings.front().attribution, std::string("solo"));
+    QVERIFY(r.findings.front().sentence.rfind("broken test", 0) == 0);
+    QCOMPARE(r.findings.size(), size_t(2));
+    QCOMPARE(r.findings[1].attribution, std::string("order"));
+    QVERIFY2(r.findings[1].sentence.find("ordering/shared state") != std::string::npos,
+             r.findings[1].sentence.c_str());
+}
+
+void TestReproCells::leakageFromSiblingModule()
+{
+    const ReproCellsResult r = cells("tests/leak/test_leak_v.py::test_v");
+    QCOMPARE(r.cell("solo").status, CellStatus::Pass); // its own module alone is fine
+    QCOMPARE(r.cell("isolate").status, CellStatus::Fail);
+    QCOMPARE(r.cell("isolate").fails, 3);
+    QCOMPARE(r.cell("order").fails, 3);
+    QCOMPARE(r.findings.front().attribution, std::string("leakage"));
+    QVERIFY2(r.findings.front().sentence.rfind("leakage from earlier tests", 0) == 0,
+             r.findings.front().sentence.c_str());
+}
+
+void TestReproCells::brokenTestFailsSolo()
+{
+    const ReproCellsResult r = cells("tests/broken/test_broken.py::test_broken");
+    QCOMPARE(r.cell("solo").status, CellStatus::Fail);
+    QCOMPARE(r.cell("solo").fails, 1);
+    QCOMPARE(r.findings.front().attribution, std::string("solo"));
+    QVERIFY2(r.findings.front().sentence.find("never freeze") != std::string::npos,
+             r.findings.front().sentence.c_str());
+    QCOMPARE(r.findings.size(), size_t(1)); // it fails on every order seed too: nothing else
+}
+
+void TestReproCells::clockFindsTimeDependence()
+{
+    const ReproCellsResult r = cells("tests/clock/test_clock.py::test_local_day_is_utc_day");
+    QCOMPARE(r.cell("solo").status, CellStatus::Pass);
+    QCOMPARE(r.cell("order").status, CellStatus::Pass);
+    QCOMPARE(r.cell("isolate").status, CellStatus::Pass);
+    QCOMPARE(r.cell("clock").status, CellStatus::Fail);
+    QCOMPARE(r.findings.front().attribution, std::string("clock"));
+    QVERIFY2(r.findings.front().sentence.rfind("time dependence", 0) == 0,
+             r.findings.front().sentence.c_str());
+    QVERIFY(r.cell("clock").replay.find("TZ=Pacific/Kiritimati") != std::string::npos);
+    QVERIFY(r.cell("clock").replay.find("--pw-freeze-time=2038-01-19T12:00:00+00:00") !=
+            std::string::npos);
+}
+
+void TestReproCells::clockIsUnknownWithoutFreezegun()
+{
+    // An interpreter that cannot import freezegun or time_machine: packages of those names
+    // that raise ImportError come first on its path.
+    const std::string dir = m_scratch->path().toStdString();
+    for (const char *module : {"freezegun", "time_machine"})
+        pw::test::writeText(dir + "/hide", std::string(module) + "/__init__.py",
+                            "raise ImportError('hidden by the test')\n");
+    const std::string python = dir + "/python";
+    pw::test::writeText(dir, "python",
+                        "#!/bin/sh\nPYTHONPATH=\"" + dir +
+                            "/hide${PYTHONPATH:+:$PYTHONPATH}\" exec " + pw::test::testPython() +
+                            " \"$@\"\n");
+    QFile::setPermissions(QString::fromStdString(python),
+                          QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    RunRequest request = m_request;
+    request.target.python = python;
+    const RunContext ctx = RunContext::open(request);
+
+    const ReproCellsResult r = cells("tests/clock/test_clock.py::test_local_day_is_utc_day", &ctx);
+    const pw::core::ReproCell &clock = r.cell("clock");
+    QCOMPARE(clock.status, CellStatus::Unknown); // never a pass
+    QVERIFY2(clock.unknownReason.find("freezegun") != std::string::npos,
+             clock.unknownReason.c_str());
+    QCOMPARE(r.cell("solo").status, CellStatus::Pass);
+    QCOMPARE(r.findings.front().attribution, std::string("none"));
+    QVERIFY2(r.findings.front().sentence.find("not tested: clock") != std::string::npos,
+             r.findings.front().sentence.c_str());
+    QVERIFY(!r.reproduced());
+}
+
+void TestReproCells::greenTestIsNotReproduced()
+{
+    const ReproCellsResult r = cells("tests/green/test_green.py::test_ok");
+    for (const pw::core::ReproCell &c : r.cells)
+        QCOMPARE(c.status, CellStatus::Pass);
+    QCOMPARE(r.findings.size(), size_t(1));
+    QCOMPARE(r.findings.front().attribution, std::string("none"));
+    QVERIFY2(r.findings.front().sentence.find("raise R") != std::string::npos,
+             r.findings.front().sentence.c_str());
+    QVERIFY(!r.reproduced());
+    QVERIFY(!r.noEvidence());
+}
+
+void TestReproCells::missingNodeIsNotCollected()
+{
+    const ReproCellsResult r = cells("tests/green/test_green.py::test_typo");
+    QVERIFY(r.notCollected);
+    QVERIFY(!r.reproduced());
+    QVERIFY(r.findings.front().sentence.find("not collected") != std::string::npos);
+}
+
+void TestReproCells::scopeIsTheFilesDirectory()
+{
+    QCOMPARE(ReproCells::scopeOf("tests/unit/test_x.py::TestC::test_a[1/2]"),
+             std::string("tests/unit"));
+    QCOMPARE(ReproCells::scopeOf("test_x.py::test_a"), std::string("."));
+}
+
+QTEST_GUILESS_MAIN(TestReproCells)
+#include "tst_reprocells.moc"
