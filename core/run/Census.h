@@ -71,6 +71,9 @@ struct CensusArmSummary
 struct CensusOptions
 {
     bool execute = true; // also run both suites for executed vs skipped (and witnesses)
+    // Called from worker threads as each run ends (a view streams runs from it); `total`
+    // counts the runs planned so far (the witness run is planned last, when needed).
+    std::function<void(int done, int total, const RunResult &run)> onRun;
 };
 
 // The census (SPEC §5.9) of a RunContext: collect-only on both trees — the base twice —
