@@ -13,6 +13,9 @@
 #include "panels/ManifestModel.h"
 #include "panels/StrengthModel.h"
 #include "repo/DemoRepository.h"
+#include "runs/RunController.h"
+#include "runs/RunDesk.h"
+#include "runs/RunsPanel.h"
 #include "ui_MainWindow.h"
 #include "util/Error.h"
 #include "util/Files.h"
@@ -34,6 +37,8 @@
 #include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
@@ -240,8 +245,57 @@ void MainWindow::setupPanels()
                      Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+9")));
     for (EvidencePanel *p : {m_findingsPanel, m_manifestPanel, m_latitudePanel, m_strengthPanel})
         m_desk->watchPanel(p);
+    m_runDesk = new RunDesk(this);
+    QDockWidget *census =
+        addPanelDock(tr("Census"), QStringLiteral("census"), m_runDesk->censusPanel(),
+                     Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+Shift+C")));
+    QDockWidget *runs = addPanelDock(tr("Runs"), QStringLiteral("runs"), m_runDesk->runsPanel(),
+                                     Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+0")));
+    QDockWidget *attribution = addPanelDock(tr("Attribution"), QStringLiteral("attribution"),
+                                            m_runDesk->attributionPanel(), Qt::BottomDockWidgetArea,
+                                            QKeySequence(tr("Alt+Shift+A")));
+    QDockWidget *cells =
+        addPanelDock(tr("Reproduction cells"), QStringLiteral("cells"), m_runDesk->cellsPanel(),
+                     Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+Shift+M")));
+    connect(m_runDesk->attributionTable(), &EvidencePanel::rowActivated, this,
+            [this](const QString &path, int line, const QString &) {
+                onPanelRowActivated(path, line);
+            });
+    connect(m_runDesk, &RunDesk::attributionShown, this, [attribution] {
+        attribution->show();
+        attribution->raise();
+    });
+    connect(m_runDesk, &RunDesk::cellsShown, this, [cells] {
+        cells->show();
+        cells->raise();
+    });
+    connect(m_runDesk, &RunDesk::grantFreezeRequested, this,
+            [this](const QString &test) { m_desk->openForm(QStringLiteral("freeze"), test); });
+    // The Attribute / Cells actions offer the test of the row a reviewer picked last.
+    for (EvidencePanel *p : findChildren<EvidencePanel *>()) {
+        connect(p, &EvidencePanel::rowActivated, m_runDesk,
+                [this](const QString &, int, const QString &test) {
+                    if (!test.isEmpty())
+                        m_runDesk->setCurrentTest(test);
+                });
+    }
+    m_desk->watchPanel(m_runDesk->censusPanel());
+    connect(m_runDesk, &RunDesk::message, this,
+            [this](int level, const QString &text) { log(level, text); });
+    connect(m_runDesk, &RunDesk::censusShown, this, [census] {
+        census->show();
+        census->raise();
+    });
+    connect(m_runDesk->controller(), &RunController::started, this, [runs] {
+        runs->show();
+        runs->raise();
+    });
     tabifyDockWidget(latitude, strength);
-    tabifyDockWidget(strength, ledgers);
+    tabifyDockWidget(strength, census);
+    tabifyDockWidget(census, attribution);
+    tabifyDockWidget(attribution, cells);
+    tabifyDockWidget(cells, runs);
+    tabifyDockWidget(runs, ledgers);
     tabifyDockWidget(ledgers, history);
     tabifyDockWidget(history, logDock);
     findings->raise();
@@ -294,6 +348,10 @@ void MainWindow::setupActions()
     connect(m_ui->actionPreviousFile, &QAction::triggered, this, [this] { stepFile(-1); });
     connect(m_ui->actionToggleViewed, &QAction::triggered, this, &MainWindow::toggleViewed);
     m_ui->menuLedger->addActions(m_desk->formActions());
+    QMenu *runsMenu = new QMenu(tr("&Runs"), this);
+    runsMenu->setObjectName(QStringLiteral("menuRuns"));
+    runsMenu->addActions(m_runDesk->actions());
+    menuBar()->insertMenu(m_ui->menuLedger->menuAction(), runsMenu);
     connect(m_desk, &LedgerDesk::ledgerWritten, this, [this](const QString &path) {
         log(LogInfo, tr("Wrote %1").arg(QDir::toNativeSeparators(path)));
         startAudit(); // the Ledgers panel and the badges follow the file
@@ -365,6 +423,7 @@ void MainWindow::showOutcome()
 {
     const AuditOutcome &out = m_runner->outcome();
     m_desk->setOutcome(out);
+    m_runDesk->setOutcome(out);
     if (!out.ok) {
         m_files->setReport({}, {});
         m_findings->setFindings({});

@@ -26,6 +26,7 @@ class ManifestModel;
 class RecentRepositories;
 class RepositoryWatcher;
 class RevisionLoader;
+class RunDesk;
 class StrengthModel;
 class ViewedMarks;
 
@@ -48,6 +49,7 @@ public:
     QString currentPath() const { return m_currentPath; }
     DiffView *diffView() const;
     LedgerDesk *ledgerDesk() const { return m_desk; }
+    RunDesk *runDesk() const { return m_runDesk; }
     // Raises the dock of a panel ("findings", "ledgers", ...); false when there is none.
     // The history panel is shown once its events are read, newest selected.
     bool showPanel(const QString &name);
@@ -100,6 +102,7 @@ private:
     EvidencePanel *m_strengthPanel = nullptr;
     EvidencePanel *m_logPanel = nullptr;
     LedgerDesk *m_desk = nullptr;
+    RunDesk *m_runDesk = nullptr;
     QLabel *m_verdictChip;
     QLabel *m_viewedLabel;
     std::unique_ptr<RecentRepositories> m_recent;

@@ -1,5 +1,7 @@
 #include "MainWindow.h"
 #include "repo/DemoRepository.h"
+#include "runs/RunController.h"
+#include "runs/RunDesk.h"
 #include "util/Error.h"
 
 #include <QApplication>
@@ -46,7 +48,13 @@ int main(int argc, char **argv)
                        "note, as KIND or KIND=ID (default: the first finding or entry it applies "
                        "to). With --screenshot the form is saved instead of the window."),
         QStringLiteral("kind[=id]"));
-    parser.addOptions({repo, base, head, python, screenshot, demo, panel, form});
+    const QCommandLineOption run(
+        QStringLiteral("run"),
+        QStringLiteral("After the audit, run a dynamic gate and wait for it: census, "
+                       "census-collect, attribute=TEST or cells=TEST. Naming it here is the "
+                       "consent to run the project's tests when no sandbox is available."),
+        QStringLiteral("gate"));
+    parser.addOptions({repo, base, head, python, screenshot, demo, panel, form, run});
     parser.addPositionalArgument(QStringLiteral("repository"),
                                  QStringLiteral("Repository to open."));
     parser.process(app);
@@ -76,13 +84,42 @@ int main(int argc, char **argv)
     if (!path.isEmpty())
         window.openRepository(path, parser.value(base), parser.value(head));
 
-    if (!parser.isSet(screenshot) && !parser.isSet(panel) && !parser.isSet(form)) {
+    if (!parser.isSet(screenshot) && !parser.isSet(panel) && !parser.isSet(form) &&
+        !parser.isSet(run)) {
         window.show();
         return app.exec();
     }
     window.show();
     window.runner().waitForFinished();
     QApplication::processEvents();
+    if (parser.isSet(run)) {
+        const QString spec = parser.value(run);
+        const QString gate = spec.section(QLatin1Char('='), 0, 0);
+        const QString test = spec.section(QLatin1Char('='), 1);
+        pw::gui::RunDesk *desk = window.runDesk();
+        desk->setConsentHandler([](const QString &, const QString &) { return true; });
+        bool started = false;
+        if (gate == QLatin1String("census") || gate == QLatin1String("census-collect")) {
+            started = desk->startCensus(gate == QLatin1String("census"));
+        } else if (gate == QLatin1String("attribute") && !test.isEmpty()) {
+            started = desk->startAttribution(test);
+        } else if (gate == QLatin1String("cells") && !test.isEmpty()) {
+            started = desk->startCells(test);
+        } else {
+            std::fprintf(stderr,
+                         "patchwitness: --run: unknown gate %s (census, census-collect, "
+                         "attribute=TEST, cells=TEST)\n",
+                         qPrintable(spec));
+            return 3;
+        }
+        if (!started) {
+            std::fprintf(stderr, "patchwitness: --run %s: nothing to run (no audit)\n",
+                         qPrintable(gate));
+            return 3;
+        }
+        desk->controller()->waitForFinished();
+        QApplication::processEvents();
+    }
     if (parser.isSet(panel) && !window.showPanel(parser.value(panel))) {
         std::fprintf(stderr, "patchwitness: no panel named %s\n", qPrintable(parser.value(panel)));
         return 3;

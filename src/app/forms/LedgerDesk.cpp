@@ -36,13 +36,13 @@ QStringList toList(const std::vector<std::string> &items)
 bool isRemoval(const QString &code)
 {
     return code == QLatin1String("T-DEL") || code == QLatin1String("T-GONE") ||
-           code == QLatin1String("BLOCKER:deleted");
+           code == QLatin1String("BLOCKER:deleted") || code == QLatin1String("C-REMOVED");
 }
 
 bool isSkip(const QString &code)
 {
     return code == QLatin1String("T-SKIP") || code == QLatin1String("BLOCKER:marker") ||
-           code == QLatin1String("LATITUDE");
+           code == QLatin1String("LATITUDE") || code == QLatin1String("C-SKIP");
 }
 
 // `text` quoted for a POSIX shell when it needs it.

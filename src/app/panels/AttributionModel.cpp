@@ -1,0 +1,251 @@
+#include "AttributionModel.h"
+
+#include "EvidenceRoles.h"
+#include "run/CensusDump.h"
+
+namespace pw::gui {
+
+namespace {
+
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+QString seedList(const std::set<uint32_t> &seeds)
+{
+    QStringList out;
+    for (const uint32_t s : seeds)
+        out << QString::number(s);
+    return out.join(QStringLiteral(", "));
+}
+
+} // namespace
+
+AttributionModel::AttributionModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void AttributionModel::setResult(const core::AttributionResult &result)
+{
+    beginResetModel();
+    m_result = result;
+    m_has = true;
+    m_rows.clear();
+    // Interleaved as they ran: base, head, base, head, …
+    const size_t n = std::max(m_result.base.runs.size(), m_result.head.runs.size());
+    for (size_t i = 0; i < n; ++i) {
+        if (i < m_result.base.runs.size())
+            m_rows.push_back(&m_result.base.runs[i]);
+        if (i < m_result.head.runs.size())
+            m_rows.push_back(&m_result.head.runs[i]);
+    }
+    endResetModel();
+}
+
+QString AttributionModel::summary() const
+{
+    if (!m_has)
+        return tr("No attribution yet: select a test, then Runs ▸ Attribute test (Ctrl+Alt+A).");
+    const core::AttributionResult &r = m_result;
+    QString verdict = r.verdict ? QString::fromLatin1(core::attributionVerdictName(*r.verdict))
+                                : tr("no verdict");
+    return tr("%1 · %2 · %3 · base %4/%5 · head %6/%7 failed%8 — %9")
+        .arg(verdict, qs(r.test), QString::fromLatin1(core::modeName(r.mode)))
+        .arg(r.base.fails)
+        .arg(r.base.evidence)
+        .arg(r.head.fails)
+        .arg(r.head.evidence)
+        .arg(r.envDigest.empty() ? QString() : tr(" · env %1").arg(qs(r.envDigest)),
+             qs(r.sentence));
+}
+
+int AttributionModel::summarySeverity() const
+{
+    if (!m_has)
+        return -1;
+    if (!m_result.verdict)
+        return 1;
+    switch (*m_result.verdict) {
+    case core::AttributionVerdict::PatchInduced:
+    case core::AttributionVerdict::PatchMasks:
+        return 2;
+    case core::AttributionVerdict::HarnessEnv:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int AttributionModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int AttributionModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant AttributionModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= int(m_rows.size()))
+        return {};
+    const core::NodeRun &run = *m_rows[size_t(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case ArmColumn:
+            return qs(run.label);
+        case SeedColumn:
+            return run.seed;
+        case OutcomeColumn:
+            return QString::fromLatin1(core::outcomeName(run.outcome));
+        case SecondsColumn:
+            return QString::number(run.seconds, 'f', 2);
+        case WhyColumn:
+            return qs(run.reason);
+        }
+        return {};
+    case Qt::ToolTipRole:
+        return qs(run.command);
+    case TestRole:
+        return qs(m_result.test);
+    case PathRole:
+        return qs(core::fileOf(m_result.test));
+    case SeverityRole:
+        return run.failed() ? 2 : run.evidence() ? 0 : 1;
+    case SortRole:
+        if (index.column() == SeedColumn)
+            return run.seed;
+        if (index.column() == SecondsColumn)
+            return run.seconds;
+        return data(index, Qt::DisplayRole);
+    }
+    return {};
+}
+
+QVariant AttributionModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case ArmColumn:
+        return tr("Tree");
+    case SeedColumn:
+        return tr("Seed");
+    case OutcomeColumn:
+        return tr("Outcome");
+    case SecondsColumn:
+        return tr("Seconds");
+    case WhyColumn:
+        return tr("Why");
+    }
+    return {};
+}
+
+CellsModel::CellsModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+void CellsModel::setResult(const core::ReproCellsResult &result)
+{
+    beginResetModel();
+    m_result = result;
+    m_has = true;
+    endResetModel();
+}
+
+QString CellsModel::summary() const
+{
+    if (!m_has)
+        return tr("No reproduction matrix yet: select a test, then Runs ▸ Reproduction "
+                  "cells (Ctrl+Alt+M).");
+    QStringList sentences;
+    for (const core::CellFinding &f : m_result.findings)
+        sentences << qs(f.sentence);
+    return tr("%1 at %2 (scope %3, R = %4): %5")
+        .arg(qs(m_result.test), qs(m_result.revision), qs(m_result.scope))
+        .arg(m_result.orderSeeds)
+        .arg(sentences.join(QStringLiteral(" ")));
+}
+
+int CellsModel::summarySeverity() const
+{
+    if (!m_has)
+        return -1;
+    if (m_result.reproduced())
+        return 2;
+    return m_result.noEvidence() ? 1 : 0;
+}
+
+int CellsModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() || !m_has ? 0 : int(m_result.cells.size());
+}
+
+int CellsModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant CellsModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid() || index.row() >= rowCount())
+        return {};
+    const core::ReproCell &c = m_result.cells[size_t(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case CellColumn:
+            return qs(c.name);
+        case StatusColumn:
+            return QString::fromLatin1(core::cellStatusName(c.status));
+        case TrialsColumn:
+            return c.runs();
+        case FailsColumn:
+            return c.fails;
+        case SeedsColumn:
+            return seedList(c.failingSeeds);
+        case WhatColumn:
+            return c.status == core::CellStatus::Unknown && !c.unknownReason.empty()
+                       ? qs(c.unknownReason)
+                       : qs(c.description);
+        }
+        return {};
+    case Qt::ToolTipRole:
+        return c.replay.empty() ? qs(c.description) : qs(c.replay);
+    case TestRole:
+        return qs(m_result.test);
+    case PathRole:
+        return qs(core::fileOf(m_result.test));
+    case SeverityRole:
+        return c.status == core::CellStatus::Fail      ? 2
+               : c.status == core::CellStatus::Unknown ? 1
+                                                       : 0;
+    case SortRole:
+        if (index.column() == TrialsColumn || index.column() == FailsColumn)
+            return data(index, Qt::DisplayRole).toInt();
+        return data(index, Qt::DisplayRole);
+    }
+    return {};
+}
+
+QVariant CellsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case CellColumn:
+        return tr("Cell");
+    case StatusColumn:
+        return tr("Status");
+    case TrialsColumn:
+        return tr("Trials");
+    case FailsColumn:
+        return tr("Fails");
+    case SeedsColumn:
+        return tr("Failing seeds");
+    case WhatColumn:
+        return tr("What it ran");
+    }
+    return {};
+}
+
+} // namespace pw::gui

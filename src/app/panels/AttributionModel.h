@@ -1,0 +1,85 @@
+#pragma once
+
+#include "run/Attribution.h"
+#include "run/ReproCells.h"
+
+#include <QAbstractTableModel>
+
+namespace pw::gui {
+
+// The Attribution panel's rows (SPEC §5.3): every run of the test on both trees — arm,
+// seed, outcome, seconds and why — with the verdict and its sentence as the summary.
+// Harness errors and not-collected runs are listed but count for nothing.
+class AttributionModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column
+    {
+        ArmColumn,
+        SeedColumn,
+        OutcomeColumn,
+        SecondsColumn,
+        WhyColumn,
+        ColumnCount
+    };
+
+    explicit AttributionModel(QObject *parent = nullptr);
+
+    void setResult(const core::AttributionResult &result);
+    const core::AttributionResult &result() const { return m_result; }
+    bool hasResult() const { return m_has; }
+    // "PRE_EXISTING · base 3/5 · head 3/5 failed · env … — <sentence>"
+    QString summary() const;
+    int summarySeverity() const; // 2 patch induced / masks, 1 harness env / none, 0 else
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+private:
+    core::AttributionResult m_result;
+    std::vector<const core::NodeRun *> m_rows;
+    bool m_has = false;
+};
+
+// The four-cell panel's rows (SPEC §5.4): solo, order, isolate, clock — status, trials,
+// failures, failing seeds and what the cell ran (or why it is unknown); the attribution
+// sentences are the summary.
+class CellsModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column
+    {
+        CellColumn,
+        StatusColumn,
+        TrialsColumn,
+        FailsColumn,
+        SeedsColumn,
+        WhatColumn,
+        ColumnCount
+    };
+
+    explicit CellsModel(QObject *parent = nullptr);
+
+    void setResult(const core::ReproCellsResult &result);
+    const core::ReproCellsResult &result() const { return m_result; }
+    bool hasResult() const { return m_has; }
+    QString summary() const;
+    int summarySeverity() const;
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+private:
+    core::ReproCellsResult m_result;
+    bool m_has = false;
+};
+
+} // namespace pw::gui

@@ -1,0 +1,147 @@
+#include "RunController.h"
+
+#include "run/RunPool.h"
+#include "util/Error.h"
+
+#include <QMetaObject>
+#include <QtConcurrent>
+
+namespace pw::gui {
+
+RunController::RunController(QObject *parent) : QObject(parent)
+{
+    connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &RunController::onFinished);
+}
+
+RunController::~RunController()
+{
+    cancel();
+    m_watcher.waitForFinished();
+}
+
+QString RunController::progressText() const
+{
+    if (m_total <= 0)
+        return m_job.isEmpty() ? QString() : tr("%1: preparing trees…").arg(m_job);
+    QString text = tr("%1: %2/%3 runs").arg(m_job).arg(m_done).arg(m_total);
+    if (isRunning() && m_done > 0 && m_done < m_total) {
+        const double perRun = double(m_clock.elapsed()) / m_done;
+        const int left = int((m_total - m_done) * perRun / 1000.0 + 0.5);
+        text += tr(" · about %1 s left").arg(left);
+    }
+    return text;
+}
+
+void RunController::post(int done, int total, const core::RunResult &run)
+{
+    QMetaObject::invokeMethod(
+        this,
+        [this, done, total, run] {
+            m_done = std::max(m_done, done);
+            m_total = std::max(m_total, total);
+            Q_EMIT runFinished(m_job, run);
+            Q_EMIT progressChanged(m_done, m_total);
+        },
+        Qt::QueuedConnection);
+}
+
+void RunController::postNode(const core::NodeRunProgress &run)
+{
+    QMetaObject::invokeMethod(
+        this,
+        [this, run] {
+            m_done = std::max(m_done, run.done);
+            m_total = std::max(m_total, run.total);
+            Q_EMIT nodeRunFinished(m_job, run);
+            Q_EMIT progressChanged(m_done, m_total);
+        },
+        Qt::QueuedConnection);
+}
+
+bool RunController::start(const QString &title, const core::RunRequest &request, Job job)
+{
+    if (isRunning())
+        return false;
+    m_job = title;
+    m_done = 0;
+    m_total = 0;
+    m_clock.start();
+    m_pool = std::make_shared<core::RunPool>(request.workers.value_or(0));
+    const std::shared_ptr<core::RunPool> pool = m_pool;
+    m_watcher.setFuture(QtConcurrent::run([request, job, pool]() -> Outcome {
+        Outcome out;
+        try {
+            const core::RunContext context = core::RunContext::open(request);
+            job(context, *pool, out);
+        } catch (const std::exception &e) {
+            out.error = QString::fromUtf8(e.what());
+        }
+        return out;
+    }));
+    Q_EMIT started(m_job); // after setFuture: listeners see isRunning()
+    Q_EMIT progressChanged(0, 0);
+    return true;
+}
+
+bool RunController::startCensus(const core::RunRequest &request, bool execute)
+{
+    return start(tr("census"), request,
+                 [this, execute](const core::RunContext &ctx, core::RunPool &pool, Outcome &out) {
+                     core::CensusOptions options;
+                     options.execute = execute;
+                     options.onRun = [this](int done, int total, const core::RunResult &run) {
+                         post(done, total, run);
+                     };
+                     out.census = core::Census::run(ctx, options, &pool);
+                 });
+}
+
+bool RunController::startAttribution(const core::RunRequest &request,
+                                     const core::AttributionRequest &attribution)
+{
+    return start(
+        tr("attribute %1").arg(QString::fromStdString(attribution.test)), request,
+        [this, attribution](const core::RunContext &ctx, core::RunPool &pool, Outcome &out) {
+            out.attribution = core::Attribution::run(
+                ctx, attribution, pool, [this](const core::NodeRunProgress &p) { postNode(p); });
+        });
+}
+
+bool RunController::startCells(const core::RunRequest &request, const core::CellsRequest &cells)
+{
+    return start(tr("cells %1").arg(QString::fromStdString(cells.test)), request,
+                 [this, cells](const core::RunContext &ctx, core::RunPool &pool, Outcome &out) {
+                     out.cells = core::ReproCells::run(
+                         ctx, cells, pool, [this](const core::NodeRunProgress &p) { postNode(p); });
+                 });
+}
+
+void RunController::cancel()
+{
+    if (m_pool)
+        m_pool->cancelAll();
+}
+
+void RunController::waitForFinished()
+{
+    m_watcher.waitForFinished();
+    QCoreApplication::sendPostedEvents(this);
+}
+
+void RunController::onFinished()
+{
+    // Runs posted from the workers arrive before this (posted earlier, same receiver).
+    QCoreApplication::sendPostedEvents(this);
+    const Outcome out = m_watcher.result();
+    if (out.census)
+        Q_EMIT censusReady(*out.census);
+    else if (out.attribution)
+        Q_EMIT attributionReady(*out.attribution);
+    else if (out.cells)
+        Q_EMIT cellsReady(*out.cells);
+    else
+        Q_EMIT failed(m_job, out.error);
+    Q_EMIT finished(m_job);
+}
+
+} // namespace pw::gui

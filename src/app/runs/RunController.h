@@ -1,0 +1,83 @@
+#pragma once
+
+#include "run/Attribution.h"
+#include "run/Census.h"
+#include "run/ReproCells.h"
+#include "run/RunContext.h"
+
+#include <QElapsedTimer>
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <memory>
+
+namespace pw::core {
+class RunPool;
+}
+
+namespace pw::gui {
+
+// Runs the dynamic gates off the GUI thread (SPEC §8 "Runs"): one job at a time on a
+// RunPool it owns; every finished pytest run streams back as runFinished() while the job
+// proceeds, the job's report arrives at the end. cancel() kills the running process groups
+// (RunPool::cancelAll); the destructor cancels and waits, so nothing outlives the window.
+class RunController : public QObject
+{
+    Q_OBJECT
+public:
+    explicit RunController(QObject *parent = nullptr);
+    ~RunController() override;
+
+    bool isRunning() const { return m_watcher.isRunning(); }
+    QString job() const { return m_job; }
+    int done() const { return m_done; }
+    int total() const { return m_total; }
+    // "3/5 runs · 4 s left" while running; the estimate uses the mean run so far.
+    QString progressText() const;
+
+    // Starts the census (collect both trees, the base twice; with `execute` both suites
+    // too). Returns false (and does nothing) while another job runs.
+    bool startCensus(const core::RunRequest &request, bool execute);
+    // Base/head attribution of one test (SPEC §5.3); writes the evidence record to runs/.
+    bool startAttribution(const core::RunRequest &request,
+                          const core::AttributionRequest &attribution);
+    // The four-cell reproduction matrix of one test on one tree (SPEC §5.4).
+    bool startCells(const core::RunRequest &request, const core::CellsRequest &cells);
+    void cancel();
+    void waitForFinished(); // blocks, delivering the signals
+
+Q_SIGNALS:
+    void started(const QString &job);
+    void progressChanged(int done, int total);
+    void runFinished(const QString &job, const core::RunResult &run);
+    void nodeRunFinished(const QString &job, const core::NodeRunProgress &run);
+    void censusReady(const core::CensusReport &report);
+    void attributionReady(const core::AttributionResult &result);
+    void cellsReady(const core::ReproCellsResult &result);
+    void failed(const QString &job, const QString &message); // no report: why
+    void finished(const QString &job);
+
+private:
+    struct Outcome
+    {
+        std::optional<core::CensusReport> census;
+        std::optional<core::AttributionResult> attribution;
+        std::optional<core::ReproCellsResult> cells;
+        QString error;
+    };
+    using Job = std::function<void(const core::RunContext &, core::RunPool &, Outcome &)>;
+    bool start(const QString &title, const core::RunRequest &request, Job job);
+    void onFinished();
+    void postNode(const core::NodeRunProgress &run);
+    // From a worker thread: hands the run to the GUI thread.
+    void post(int done, int total, const core::RunResult &run);
+
+    std::shared_ptr<core::RunPool> m_pool;
+    QFutureWatcher<Outcome> m_watcher;
+    QString m_job;
+    int m_done = 0;
+    int m_total = 0;
+    QElapsedTimer m_clock;
+};
+
+} // namespace pw::gui

@@ -1,0 +1,299 @@
+#include "RunDesk.h"
+
+#include "RunController.h"
+#include "RunsPanel.h"
+#include "panels/AttributionModel.h"
+#include "panels/CensusModel.h"
+#include "panels/EvidencePanel.h"
+#include "run/Sandbox.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QVBoxLayout>
+#include <QWidget>
+
+namespace pw::gui {
+
+namespace {
+
+QString consentKey(const QString &repo)
+{
+    // QSettings keys treat '/' as groups: keep the path readable but flat.
+    QString key = repo;
+    key.replace(QLatin1Char('/'), QLatin1Char('|'));
+    return QStringLiteral("runs/unsandboxed/") + key;
+}
+
+} // namespace
+
+RunDesk::RunDesk(QWidget *window)
+    : QObject(window), m_window(window), m_controller(new RunController(this)),
+      m_runsPanel(new RunsPanel(m_controller, window)), m_census(new CensusModel(this)),
+      m_censusPanel(new EvidencePanel(window)), m_attribution(new AttributionModel(this)),
+      m_attributionTable(new EvidencePanel(window)), m_attributionPanel(new QWidget(window)),
+      m_grantFreeze(new QPushButton(tr("&Grant freeze…"), m_attributionPanel)),
+      m_replay(new QLabel(m_attributionPanel)), m_cells(new CellsModel(this)),
+      m_cellsPanel(new EvidencePanel(window))
+{
+    m_attributionTable->setObjectName(QStringLiteral("attributionTable"));
+    m_attributionTable->setModel(m_attribution);
+    m_attributionTable->setPrimaryColumn(AttributionModel::WhyColumn);
+    m_attributionTable->setSummary(m_attribution->summary());
+    m_grantFreeze->setObjectName(QStringLiteral("grantFreeze"));
+    m_grantFreeze->setEnabled(false);
+    m_grantFreeze->setToolTip(tr("A freeze is allowed only for a PRE_EXISTING failure"));
+    auto *copyReplay = new QPushButton(tr("Copy &replay command"), m_attributionPanel);
+    copyReplay->setObjectName(QStringLiteral("copyReplay"));
+    m_replay->setObjectName(QStringLiteral("replayCommand"));
+    m_replay->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_replay->setWordWrap(true);
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(m_grantFreeze);
+    buttons->addWidget(copyReplay);
+    buttons->addWidget(m_replay, 1);
+    auto *column = new QVBoxLayout(m_attributionPanel);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->addWidget(m_attributionTable, 1);
+    column->addLayout(buttons);
+    connect(m_grantFreeze, &QPushButton::clicked, this, [this] {
+        if (m_attribution->hasResult() && m_attribution->result().freezeAllowed())
+            Q_EMIT grantFreezeRequested(QString::fromStdString(m_attribution->result().test));
+    });
+    connect(copyReplay, &QPushButton::clicked, this, [this] {
+        if (m_attribution->hasResult())
+            QApplication::clipboard()->setText(
+                QString::fromStdString(m_attribution->result().replay));
+    });
+    m_cellsPanel->setModel(m_cells);
+    m_cellsPanel->setPrimaryColumn(CellsModel::WhatColumn);
+    m_cellsPanel->setSummary(m_cells->summary());
+    m_censusPanel->setModel(m_census);
+    m_censusPanel->setSummary(m_census->summary());
+    m_censusPanel->setSummarySeverity(m_census->summarySeverity());
+    m_consent = [this](const QString &repo, const QString &reason) {
+        return QMessageBox::question(
+                   m_window, tr("Run this repository's tests without a sandbox?"),
+                   tr("<p>%1</p><p>The tests of <b>%2</b> would run with your user's rights: "
+                      "they can read and write your files and use the network.</p>"
+                      "<p>Run them anyway? The answer is remembered for this repository.</p>")
+                       .arg(reason.toHtmlEscaped(), repo.toHtmlEscaped()),
+                   QMessageBox::Yes | QMessageBox::No, QMessageBox::No) == QMessageBox::Yes;
+    };
+
+    auto *census = new QAction(tr("Run &census"), this);
+    census->setObjectName(QStringLiteral("actionRunCensus"));
+    census->setShortcut(QKeySequence(tr("Ctrl+Alt+C")));
+    census->setToolTip(tr("Collect both trees (the base twice), run both suites and classify "
+                          "removed, narrowed and newly skipped nodes"));
+    connect(census, &QAction::triggered, this, [this] { startCensus(true); });
+    auto *collect = new QAction(tr("Run census, collect &only"), this);
+    collect->setObjectName(QStringLiteral("actionRunCensusCollectOnly"));
+    collect->setShortcut(QKeySequence(tr("Ctrl+Alt+Shift+C")));
+    connect(collect, &QAction::triggered, this, [this] { startCensus(false); });
+    auto *attribute = new QAction(tr("&Attribute test…"), this);
+    attribute->setObjectName(QStringLiteral("actionAttribute"));
+    attribute->setShortcut(QKeySequence(tr("Ctrl+Alt+A")));
+    attribute->setToolTip(tr("Run one test on base and head (repeats of seed 0) and say whether "
+                             "the patch caused, masks or inherited its failure"));
+    connect(attribute, &QAction::triggered, this, [this] {
+        const QString test = askTest(tr("Attribute test (matched seeds)"));
+        if (!test.isEmpty())
+            startAttribution(test, false);
+    });
+    auto *swept = new QAction(tr("Attribute test, &swept seeds…"), this);
+    swept->setObjectName(QStringLiteral("actionAttributeSwept"));
+    swept->setShortcut(QKeySequence(tr("Ctrl+Alt+Shift+A")));
+    connect(swept, &QAction::triggered, this, [this] {
+        const QString test = askTest(tr("Attribute test (swept seeds)"));
+        if (!test.isEmpty())
+            startAttribution(test, true);
+    });
+    auto *cells = new QAction(tr("Reproduction &cells…"), this);
+    cells->setObjectName(QStringLiteral("actionCells"));
+    cells->setShortcut(QKeySequence(tr("Ctrl+Alt+M")));
+    cells->setToolTip(tr("solo / order / isolate / clock: how a failure reproduces"));
+    connect(cells, &QAction::triggered, this, [this] {
+        const QString test = askTest(tr("Reproduction cells"));
+        if (!test.isEmpty())
+            startCells(test);
+    });
+    auto *cancel = new QAction(tr("Cancel &runs"), this);
+    cancel->setObjectName(QStringLiteral("actionCancelRuns"));
+    cancel->setShortcut(QKeySequence(tr("Ctrl+Alt+K")));
+    cancel->setEnabled(false);
+    connect(cancel, &QAction::triggered, m_controller, &RunController::cancel);
+    m_actions = {census, collect, attribute, swept, cells, cancel};
+
+    connect(m_controller, &RunController::started, this, [this, cancel](const QString &job) {
+        for (QAction *a : std::as_const(m_actions))
+            a->setEnabled(a == cancel);
+        Q_EMIT message(0, tr("%1 started").arg(job));
+    });
+    connect(m_controller, &RunController::finished, this, [this, cancel](const QString &job) {
+        for (QAction *a : std::as_const(m_actions))
+            a->setEnabled(a != cancel);
+        Q_EMIT message(0, tr("%1 finished: %2").arg(job, m_controller->progressText()));
+    });
+    connect(
+        m_controller, &RunController::attributionReady, this,
+        [this](const core::AttributionResult &result) {
+            m_attribution->setResult(result);
+            m_attributionTable->setSummary(m_attribution->summary());
+            m_attributionTable->setSummarySeverity(m_attribution->summarySeverity());
+            m_grantFreeze->setEnabled(result.freezeAllowed());
+            m_grantFreeze->setToolTip(
+                result.freezeAllowed() ? tr("Open Grant freeze pre-filled from %1")
+                                             .arg(QString::fromStdString(result.recordPath))
+                                       : tr("A freeze is allowed only for a PRE_EXISTING failure"));
+            m_replay->setText(QString::fromStdString(result.replay));
+            if (!result.recordPath.empty())
+                Q_EMIT message(0, tr("Wrote %1").arg(QString::fromStdString(result.recordPath)));
+            if (!result.recordError.empty())
+                Q_EMIT message(2, QString::fromStdString(result.recordError));
+            Q_EMIT attributionShown();
+        });
+    connect(m_controller, &RunController::cellsReady, this,
+            [this](const core::ReproCellsResult &result) {
+                m_cells->setResult(result);
+                m_cellsPanel->setSummary(m_cells->summary());
+                m_cellsPanel->setSummarySeverity(m_cells->summarySeverity());
+                Q_EMIT cellsShown();
+            });
+    connect(m_controller, &RunController::censusReady, this,
+            [this](const core::CensusReport &report) {
+                m_census->setReport(report);
+                m_censusPanel->setSummary(m_census->summary());
+                m_censusPanel->setSummarySeverity(m_census->summarySeverity());
+                for (const std::string &w : report.warnings)
+                    Q_EMIT message(1, QString::fromStdString(w));
+                if (!report.harnessError.empty())
+                    Q_EMIT message(
+                        2, tr("No census: %1").arg(QString::fromStdString(report.harnessError)));
+                Q_EMIT censusShown();
+            });
+    connect(m_controller, &RunController::failed, this,
+            [this](const QString &job, const QString &error) {
+                EvidencePanel *panel = job.startsWith(tr("census"))      ? m_censusPanel
+                                       : job.startsWith(tr("attribute")) ? m_attributionTable
+                                                                         : m_cellsPanel;
+                panel->setSummary(tr("%1 failed: %2").arg(job, error));
+                panel->setSummarySeverity(2);
+                Q_EMIT message(2, tr("%1 failed: %2").arg(job, error));
+            });
+}
+
+void RunDesk::setOutcome(const AuditOutcome &outcome)
+{
+    m_outcome = outcome;
+    m_hasOutcome = outcome.ok;
+}
+
+void RunDesk::forgetConsent(const QString &repo)
+{
+    QSettings settings;
+    if (repo.isEmpty())
+        settings.remove(QStringLiteral("runs/unsandboxed"));
+    else
+        settings.remove(consentKey(repo));
+}
+
+bool RunDesk::allowRun(bool *sandbox)
+{
+    const QString repo = QString::fromStdString(m_outcome.report.repo);
+    const core::SandboxStatus status = core::Sandbox::status();
+    if (m_outcome.config.sandbox && status.available) {
+        *sandbox = true;
+        return true;
+    }
+    *sandbox = false;
+    QSettings settings;
+    if (settings.value(consentKey(repo)).toBool())
+        return true;
+    const QString reason =
+        m_outcome.config.sandbox
+            ? tr("No sandbox is available: %1").arg(QString::fromStdString(status.reason))
+            : tr("config.toml turns the sandbox off (sandbox = false).");
+    if (!m_consent || !m_consent(repo, reason)) {
+        Q_EMIT message(1, tr("Runs not started: the project's code would run without a "
+                             "sandbox (%1)")
+                              .arg(reason));
+        return false;
+    }
+    settings.setValue(consentKey(repo), true);
+    return true;
+}
+
+std::optional<core::RunRequest> RunDesk::runRequest()
+{
+    if (!m_hasOutcome) {
+        Q_EMIT message(1, tr("Open a repository first: runs compare the audit's base and "
+                             "head."));
+        return std::nullopt;
+    }
+    if (m_controller->isRunning())
+        return std::nullopt;
+    bool sandbox = false;
+    if (!allowRun(&sandbox))
+        return std::nullopt;
+    core::RunRequest request;
+    request.target = m_outcome.request.audit;
+    request.target.progress = {};
+    request.sandbox = sandbox;
+    return request;
+}
+
+QString RunDesk::askTest(const QString &title)
+{
+    bool ok = false;
+    const QString test = QInputDialog::getText(m_window, title, tr("pytest node id (path::name):"),
+                                               QLineEdit::Normal, m_currentTest, &ok)
+                             .trimmed();
+    return ok ? test : QString();
+}
+
+bool RunDesk::startCensus(bool execute)
+{
+    const std::optional<core::RunRequest> request = runRequest();
+    if (!request)
+        return false;
+    m_censusPanel->setSummary(tr("Census running…"));
+    m_censusPanel->setSummarySeverity(-1);
+    return m_controller->startCensus(*request, execute);
+}
+
+bool RunDesk::startAttribution(const QString &test, bool swept)
+{
+    const std::optional<core::RunRequest> request = runRequest();
+    if (!request)
+        return false;
+    core::AttributionRequest attribution;
+    attribution.test = test.toStdString();
+    attribution.mode =
+        swept ? core::AttributionRequest::Mode::Swept : core::AttributionRequest::Mode::Matched;
+    m_attributionTable->setSummary(tr("Attributing %1…").arg(test));
+    m_attributionTable->setSummarySeverity(-1);
+    m_grantFreeze->setEnabled(false);
+    return m_controller->startAttribution(*request, attribution);
+}
+
+bool RunDesk::startCells(const QString &test)
+{
+    const std::optional<core::RunRequest> request = runRequest();
+    if (!request)
+        return false;
+    core::CellsRequest cells;
+    cells.test = test.toStdString();
+    m_cellsPanel->setSummary(tr("Reproducing %1 in four cells…").arg(test));
+    m_cellsPanel->setSummarySeverity(-1);
+    return m_controller->startCells(*request, cells);
+}
+
+} // namespace pw::gui

@@ -1,0 +1,106 @@
+#pragma once
+
+#include "AuditRunner.h"
+#include "run/RunContext.h"
+
+#include <QList>
+#include <QObject>
+#include <functional>
+#include <optional>
+
+class QAction;
+class QLabel;
+class QPushButton;
+class QWidget;
+
+namespace pw::gui {
+
+class AttributionModel;
+class CellsModel;
+class CensusModel;
+class EvidencePanel;
+class RunController;
+class RunsPanel;
+
+// The dynamic gates in the window (SPEC §8 "Runs"): the Runs panel, the Census panel, the
+// Runs menu actions, and the sandbox question. Runs use the last audit's request (repo,
+// base, head, ledger dir, interpreter) and config; results stream into the panels.
+//
+// Sandbox (SPEC §5.1): runs use bubblewrap when config `sandbox` is on and bwrap works.
+// Otherwise the project's code would run with the reviewer's rights and network, so the
+// desk asks once per repository (remembered in QSettings) before the first run.
+class RunDesk : public QObject
+{
+    Q_OBJECT
+public:
+    explicit RunDesk(QWidget *window);
+
+    RunController *controller() const { return m_controller; }
+    RunsPanel *runsPanel() const { return m_runsPanel; }
+    EvidencePanel *censusPanel() const { return m_censusPanel; }
+    CensusModel *censusModel() const { return m_census; }
+    // The Attribution panel: the runs table plus "Grant freeze…" (enabled only for
+    // PRE_EXISTING, SPEC §5.3) and the replay command.
+    QWidget *attributionPanel() const { return m_attributionPanel; }
+    EvidencePanel *attributionTable() const { return m_attributionTable; }
+    AttributionModel *attributionModel() const { return m_attribution; }
+    EvidencePanel *cellsPanel() const { return m_cellsPanel; }
+    CellsModel *cellsModel() const { return m_cells; }
+    QPushButton *grantFreezeButton() const { return m_grantFreeze; }
+    QList<QAction *> actions() const { return m_actions; } // for the Runs menu
+
+    void setOutcome(const AuditOutcome &outcome);
+    // Starts the census of the current audit's trees; false when nothing is open, a job
+    // runs, or the reviewer declined to run the project's code without a sandbox.
+    bool startCensus(bool execute = true);
+    // Base/head attribution of `test` (SPEC §5.3): matched (repeats of seed 0) or swept.
+    bool startAttribution(const QString &test, bool swept = false);
+    // The four-cell reproduction matrix of `test` at head (SPEC §5.4).
+    bool startCells(const QString &test);
+    // The test the Attribute / Cells actions offer (the last row a reviewer picked).
+    void setCurrentTest(const QString &test) { m_currentTest = test; }
+    QString currentTest() const { return m_currentTest; }
+
+    // Asked before running code unsandboxed: (repository root, why there is no sandbox)
+    // → run anyway. The default shows a question box; tests replace it.
+    using ConsentHandler = std::function<bool(const QString &repo, const QString &reason)>;
+    void setConsentHandler(ConsentHandler handler) { m_consent = std::move(handler); }
+    // Forgets the answers given for `repo` (all repositories when empty).
+    static void forgetConsent(const QString &repo = {});
+
+Q_SIGNALS:
+    void message(int level, const QString &text); // 0 info, 1 warning, 2 error
+    void censusShown();
+    void attributionShown();
+    void cellsShown();
+    // "Grant freeze…" on a PRE_EXISTING attribution: the ledger desk opens the form (its
+    // pre-fill reads the record the attribution just wrote to runs/).
+    void grantFreezeRequested(const QString &test);
+
+private:
+    // Whether runs of this repository may start, and with the sandbox or not.
+    bool allowRun(bool *sandbox);
+    // The request for the current audit's trees, after allowRun(); nullopt: do not run.
+    std::optional<core::RunRequest> runRequest();
+    QString askTest(const QString &title);
+
+    QWidget *m_window;
+    RunController *m_controller;
+    RunsPanel *m_runsPanel;
+    CensusModel *m_census;
+    EvidencePanel *m_censusPanel;
+    AttributionModel *m_attribution;
+    EvidencePanel *m_attributionTable;
+    QWidget *m_attributionPanel;
+    QPushButton *m_grantFreeze;
+    QLabel *m_replay;
+    CellsModel *m_cells;
+    EvidencePanel *m_cellsPanel;
+    QString m_currentTest;
+    QList<QAction *> m_actions;
+    AuditOutcome m_outcome;
+    bool m_hasOutcome = false;
+    ConsentHandler m_consent;
+};
+
+} // namespace pw::gui

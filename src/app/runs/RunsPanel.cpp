@@ -1,0 +1,131 @@
+#include "RunsPanel.h"
+
+#include "RunController.h"
+#include "panels/EvidencePanel.h"
+#include "panels/EvidenceProxyModel.h"
+#include "panels/RunsModel.h"
+
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace pw::gui {
+
+RunsPanel::RunsPanel(RunController *controller, QWidget *parent)
+    : QWidget(parent), m_controller(controller), m_model(new RunsModel(this)),
+      m_progress(new QProgressBar(this)), m_cancel(new QPushButton(tr("&Cancel runs"), this)),
+      m_status(new QLabel(this)), m_table(new EvidencePanel(this)), m_log(new QPlainTextEdit(this))
+{
+    m_progress->setObjectName(QStringLiteral("runsProgress"));
+    m_cancel->setObjectName(QStringLiteral("cancelRuns"));
+    m_status->setObjectName(QStringLiteral("runsStatus"));
+    m_table->setObjectName(QStringLiteral("runsTable"));
+    m_log->setObjectName(QStringLiteral("runLog"));
+    m_cancel->setToolTip(tr("Kill the running pytest process groups and drop the queue"));
+    m_cancel->setEnabled(false);
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("idle"));
+    m_status->setText(tr("No runs yet. Runs ▸ Run census starts one."));
+    m_status->setWordWrap(true);
+    m_log->setReadOnly(true);
+    m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_log->setPlaceholderText(tr("Select a run to see its command, seed, env digest and "
+                                 "output."));
+    m_table->setModel(m_model);
+    m_table->setPrimaryColumn(RunsModel::TestsColumn);
+
+    auto *top = new QHBoxLayout;
+    top->addWidget(m_progress, 1);
+    top->addWidget(m_cancel);
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_table);
+    split->addWidget(m_log);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addWidget(m_status);
+    layout->addWidget(split, 1);
+
+    connect(m_cancel, &QPushButton::clicked, m_controller, &RunController::cancel);
+    connect(m_controller, &RunController::started, this, [this] {
+        m_log->clear();
+        updateProgress();
+    });
+    connect(m_controller, &RunController::progressChanged, this, &RunsPanel::updateProgress);
+    connect(m_controller, &RunController::runFinished, this,
+            [this](const QString &job, const core::RunResult &run) {
+                m_model->append(job, run);
+                if (!m_table->view()->currentIndex().isValid())
+                    selectRun(m_model->rowCount() - 1);
+            });
+    connect(m_controller, &RunController::nodeRunFinished, this,
+            [this](const QString &job, const core::NodeRunProgress &run) {
+                m_model->append(job, run);
+                if (!m_table->view()->currentIndex().isValid())
+                    selectRun(m_model->rowCount() - 1);
+            });
+    connect(m_controller, &RunController::finished, this, &RunsPanel::updateProgress);
+    connect(m_controller, &RunController::failed, this,
+            [this](const QString &job, const QString &message) {
+                m_status->setText(tr("%1 failed: %2").arg(job, message));
+            });
+    connect(m_table->view()->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                const QModelIndex source = m_table->proxy()->mapToSource(current);
+                showRun(source.isValid() ? source.row() : -1);
+            });
+}
+
+void RunsPanel::selectRun(int row)
+{
+    if (row < 0 || row >= m_model->rowCount())
+        return;
+    const QModelIndex index = m_table->proxy()->mapFromSource(m_model->index(row, 0));
+    m_table->view()->setCurrentIndex(index);
+    showRun(row);
+}
+
+void RunsPanel::showRun(int row)
+{
+    if (row < 0 || row >= m_model->rowCount()) {
+        m_log->clear();
+        return;
+    }
+    m_log->setPlainText(m_model->row(row).log);
+}
+
+void RunsPanel::updateProgress()
+{
+    const bool running = m_controller->isRunning();
+    m_cancel->setEnabled(running);
+    const int total = m_controller->total();
+    if (running && total == 0) {
+        m_progress->setRange(0, 0); // busy: trees are being materialised
+    } else {
+        m_progress->setRange(0, std::max(1, total));
+        m_progress->setValue(m_controller->done());
+    }
+    m_progress->setFormat(running ? m_controller->progressText()
+                                  : (total > 0 ? tr("%1: %2/%3 runs done")
+                                                     .arg(m_controller->job())
+                                                     .arg(m_controller->done())
+                                                     .arg(total)
+                                               : tr("idle")));
+    m_status->setText(
+        running
+            ? tr("Running %1 — Cancel kills every pytest process group.").arg(m_controller->job())
+            : tr("%n run(s) in this session.", nullptr, m_model->rowCount()));
+}
+
+} // namespace pw::gui

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <QWidget>
+
+class QLabel;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+
+namespace pw::gui {
+
+class EvidencePanel;
+class RunController;
+class RunsModel;
+
+// The Runs panel (SPEC §8): the running job with a progress bar (counts and ETA) and a
+// Cancel button, every finished run as a row as it ends, and the log of the selected run
+// (the exact command, seed, env digest, outcomes, output tails).
+// Object names: runsProgress, cancelRuns, runsStatus, runsTable, runLog.
+class RunsPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    RunsPanel(RunController *controller, QWidget *parent = nullptr);
+
+    RunsModel *model() const { return m_model; }
+    EvidencePanel *table() const { return m_table; }
+    QPlainTextEdit *log() const { return m_log; }
+    void selectRun(int row);
+
+private:
+    void updateProgress();
+    void showRun(int row);
+
+    RunController *m_controller;
+    RunsModel *m_model;
+    QProgressBar *m_progress;
+    QPushButton *m_cancel;
+    QLabel *m_status;
+    EvidencePanel *m_table;
+    QPlainTextEdit *m_log;
+};
+
+} // namespace pw::gui
