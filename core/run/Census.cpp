@@ -132,6 +132,8 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
     report.head = ctx.head().spec;
     report.headCommit = ctx.head().isWorktree() || ctx.head().isPatch() ? "" : ctx.head().commit;
 
+    report.executed = options.execute;
+    report.sandboxed = ctx.sandbox();
     RunPool localPool(ctx.workers());
     RunPool &runner = pool ? *pool : localPool;
 
@@ -192,8 +194,12 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
             return report;
         }
     }
+    if (report.interrupted) {
+        report.harnessError = "interrupted: runs were cancelled, so the census is incomplete";
+        return report;
+    }
     for (const RunResult &r : results) {
-        if (r.envDigest != report.envDigest) {
+        if (!r.envDigest.empty() && r.envDigest != report.envDigest) {
             report.harnessError = "runs of this census have different env digests (" +
                                   report.envDigest + ", " + r.envDigest + "): not comparable";
             return report;
@@ -212,12 +218,27 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
         report.warnings.push_back(file + " fails to collect at base as well (" + message + ")");
 
     // Executed vs skipped.
+    // Only when both suite runs are evidence: one arm's run-time skips compared with the
+    // other arm's collection alone would look like skips the patch added.
     std::map<std::string, Outcome> baseRun, headRun;
+    const bool bothRuns = report.executions.size() == 2 &&
+                          std::all_of(report.executions.begin(), report.executions.end(),
+                                      [](const RunResult &r) { return r.evidence(); });
     for (const RunResult &r : report.executions) {
         if (!r.evidence())
             report.warnings.push_back(r.arm +
                                       " suite run not used as evidence: " + r.harnessReason);
-        (r.arm == "base" ? baseRun : headRun) = outcomesOf(r);
+        else if (bothRuns)
+            (r.arm == "base" ? baseRun : headRun) = outcomesOf(r);
+    }
+    if (!report.executions.empty() && !bothRuns)
+        report.warnings.push_back("executed vs skipped compares collections only: the other "
+                                  "suite run is no evidence either way");
+    // The witnesses of waivers may still come from a head run that is evidence.
+    std::map<std::string, Outcome> headEvidence;
+    for (const RunResult &r : report.executions) {
+        if (r.arm == "head" && r.evidence())
+            headEvidence = outcomesOf(r);
     }
 
     // Static side: facts of every test file either census names, and the ledgers.
@@ -253,7 +274,7 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
     const CensusLedgers ledgers(audit ? &*audit : nullptr, censusBaseLedgers(ctx, repo), today);
 
     // Witnesses the execution did not run (or no execution): one head run of them.
-    std::map<std::string, Outcome> witnessRun = headRun;
+    std::map<std::string, Outcome> witnessRun = headEvidence;
     {
         std::vector<std::string> needed;
         for (const CensusNode &n : base.dump.nodes) {
@@ -262,7 +283,8 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
             const std::string fn = functionIdOf(n.nodeId);
             if (const std::optional<std::string> node = ledgers.waiverFor(fn, fileOf(fn))) {
                 const std::optional<std::string> w = ledgers.witnessOf(*node);
-                if (w && !w->empty() && collectedAt(head, *w) && !witnessOutcome(headRun, *w) &&
+                if (w && !w->empty() && collectedAt(head, *w) &&
+                    !witnessOutcome(headEvidence, *w) &&
                     std::find(needed.begin(), needed.end(), *w) == needed.end())
                     needed.push_back(*w);
             }
@@ -276,10 +298,13 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
                         options.onRun(planned, planned, r);
                 });
             report.executions.push_back(w.front());
-            for (const NodeOutcome &o : w.front().outcomes) {
-                if (w.front().status == RunStatus::Completed)
-                    witnessRun[o.nodeId] = o.outcome;
-            }
+            if (w.front().status == RunStatus::Cancelled)
+                report.interrupted = true;
+            if (!w.front().evidence())
+                report.warnings.push_back("the waiver witness run is no evidence: " +
+                                          w.front().harnessReason);
+            for (const auto &[id, outcome] : outcomesOf(w.front()))
+                witnessRun[id] = outcome;
         }
     }
 

@@ -108,6 +108,8 @@ struct CensusReport
     std::vector<Finding> findings;
     std::vector<std::string> warnings;
     bool interrupted = false;
+    bool executed = false;    // the suites ran (not --collect-only)
+    bool sandboxed = false;   // the runs were inside the sandbox
     std::string harnessError; // set: the census could not be taken (no verdict)
 
     Verdict verdict() const;

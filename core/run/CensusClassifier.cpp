@@ -83,7 +83,7 @@ public:
 
         // Bodies of functions only the head collects: a removed node whose body reappears
         // under another name was renamed.
-        std::map<std::string, std::string> headOnlyByBody;
+        std::multimap<std::string, std::string> headOnlyByBody;
         for (const auto &[fn, n] : headCount) {
             if (baseCount[fn] == 0 && n > 0) {
                 if (const CensusFacts *f = factsOf(m_head, fn); f && !f->bodyHash.empty())
@@ -91,6 +91,7 @@ public:
             }
         }
 
+        std::map<std::string, std::string> renamedTo; // base function → the head one it took
         std::set<std::string> reported; // function ids (or files) a finding exists for
         for (auto &[id, r] : rows) {
             const std::string fn = functionIdOf(id);
@@ -111,9 +112,8 @@ public:
                             "a test file that collects"));
                 } else if (headCount[fn] > 0) {
                     classifyNarrowed(r, fn, baseCount[fn], headCount[fn], reported);
-                } else if (const CensusFacts *f = factsOf(m_base, fn);
-                           f && !f->bodyHash.empty() && headOnlyByBody.count(f->bodyHash)) {
-                    const std::string to = headOnlyByBody.at(f->bodyHash);
+                } else if (const std::string to = renameTarget(fn, headOnlyByBody, renamedTo);
+                           !to.empty()) {
                     r.change = "renamed";
                     r.code = "C-RENAME";
                     r.severity = Severity::Info;
@@ -134,6 +134,26 @@ public:
     }
 
 private:
+    // The head-only function a removed base function was renamed to: one with the same
+    // body hash, each taken once (two removals cannot both hide behind one new test).
+    std::string renameTarget(const std::string &fn,
+                             std::multimap<std::string, std::string> &headOnlyByBody,
+                             std::map<std::string, std::string> &renamedTo) const
+    {
+        if (const auto it = renamedTo.find(fn); it != renamedTo.end())
+            return it->second;
+        const CensusFacts *f = factsOf(m_base, fn);
+        if (!f || f->bodyHash.empty())
+            return {};
+        const auto it = headOnlyByBody.find(f->bodyHash);
+        if (it == headOnlyByBody.end())
+            return {};
+        const std::string to = it->second;
+        headOnlyByBody.erase(it);
+        renamedTo[fn] = to;
+        return to;
+    }
+
     static int lineOf(const CensusStatic &side, const std::string &fn)
     {
         const auto it = side.lines.find(fn);
@@ -209,9 +229,7 @@ private:
                     std::to_string(after) +
                     (data ? " (the case list is computed or read from data: review the data)"
                           : " (the patch narrowed the cases the test checks)"),
-                data ? "the data change and why the cases went"
-                     : "the removed cases back, or a "
-                       "census waiver per case"));
+                data ? "the data change and why the cases went" : "the removed cases back"));
     }
 
     void classifyRemoved(CensusRow &r, const std::string &fn, const std::string &file,
@@ -304,10 +322,21 @@ std::optional<std::string> CensusLedgers::waiverFor(const std::string &functionI
     for (const Finding &f : m_audit->findings) {
         const bool removal = f.code == "T-DEL" || f.code == "T-GONE" || f.code == "BLOCKER:deleted";
         const bool about = f.test == functionId || (f.test.empty() && f.path == file);
-        if (removal && about && f.satisfiedBy && startsWith(*f.satisfiedBy, kWaiverPrefix)) {
-            const std::string node = f.satisfiedBy->substr(std::string(kWaiverPrefix).size());
-            if (node == functionId || f.test.empty())
+        if (!removal || !about || !f.satisfiedBy || !startsWith(*f.satisfiedBy, kWaiverPrefix))
+            continue;
+        // "census_waiver.toml: a::t1, a::t2" for a removed file; a waiver may name the
+        // function or the whole file.
+        std::string list = f.satisfiedBy->substr(std::string(kWaiverPrefix).size());
+        size_t at = 0;
+        while (at <= list.size()) {
+            const size_t comma = list.find(", ", at);
+            const std::string node =
+                list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+            if (node == functionId || node == file)
                 return node;
+            if (comma == std::string::npos)
+                break;
+            at = comma + 2;
         }
     }
     return std::nullopt;

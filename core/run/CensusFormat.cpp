@@ -52,10 +52,11 @@ std::string formatCensusText(const CensusReport &r)
                       (r.baseCommit.empty() ? "" : " (" + r.baseCommit.substr(0, 12) + ")") +
                       ", head " + r.head +
                       (r.headCommit.empty() ? "" : " (" + r.headCommit.substr(0, 12) + ")") +
-                      (r.envDigest.empty() ? "" : ", env " + r.envDigest) + "\n";
+                      (r.envDigest.empty() ? "" : ", env " + r.envDigest) +
+                      (r.sandboxed ? ", sandboxed" : ", NOT sandboxed") + "\n";
     if (!r.harnessError.empty())
         return out + "no census: " + r.harnessError + "\n";
-    const bool executed = !r.executions.empty();
+    const bool executed = r.executed;
     out += armLine("base", r.baseSummary, executed);
     out += armLine("head", r.headSummary, executed);
     out += "  removed " + std::to_string(r.count("removed")) + ", added " +
@@ -82,7 +83,7 @@ std::string formatCensusText(const CensusReport &r)
             out += "      needs: " + f.evidence + "\n";
     }
     if (r.interrupted)
-        out += "\ninterrupted: the census is incomplete\n";
+        return out + "\ninterrupted: the census is incomplete, no verdict\n";
     out += std::string("\nverdict: ") + verdictName(r.verdict()) + "\n";
     return out;
 }
@@ -103,7 +104,8 @@ std::string formatCensusJson(const CensusReport &r)
         doc["harness_error"] = r.harnessError;
         return doc.dump(2) + "\n";
     }
-    doc["verdict"] = verdictName(r.verdict());
+    doc["verdict"] = r.interrupted ? json(nullptr) : json(verdictName(r.verdict()));
+    doc["sandboxed"] = r.sandboxed;
     doc["unstable"] = r.unstable;
     doc["unstable_detail"] = r.unstable ? json(r.unstableDetail) : json(nullptr);
     doc["summary"] = {{"base", armJson(r.baseSummary)}, {"head", armJson(r.headSummary)}};

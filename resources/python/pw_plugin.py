@@ -101,6 +101,7 @@ class _State:
         self.out_fd = _open_append(opt.pw_out)
         self.order_fd = _open_append(opt.pw_order)
         self.collected = []  # items in collection order, before the shuffle
+        self.collect_errors = []  # (nodeid, message) of collectors that failed
         self.probe = opt.pw_probe
         self.watch = [m.strip() for m in (opt.pw_watch or "").split(",") if m.strip()]
         self.budget = max(0, opt.pw_budget or 0)
@@ -207,6 +208,14 @@ def _skipped_at_collection(item):
         return False
 
 
+def pytest_collectreport(report):
+    if _current is not None and report.failed:
+        text = str(report.longrepr) if report.longrepr is not None else ""
+        lines = [line for line in text.splitlines() if line.strip()]
+        message = lines[-1] if lines else "collection failure"
+        _current.collect_errors.append((report.nodeid, message))
+
+
 def pytest_collection_finish(session):
     state = _state(session.config)
     if not state.collect_path:
@@ -232,6 +241,8 @@ def pytest_collection_finish(session):
         "sha256": sha,
         "digest": sha[:16],
         "nodes": nodes,
+        # Files (or other collectors) that failed to collect, with pytest's last line.
+        "errors": [{"nodeid": n, "message": m} for n, m in state.collect_errors],
     }
     tmp = state.collect_path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -471,8 +482,8 @@ def _await_child(pid, verdict_fd, timeout):
 
     Returns (verdict, status, timed_out): verdict "p"/"f" once the test protocol returned
     (status None: the child is still exiting); "" with the wait status when it ended
-    without one. A grandchild holding the pipe cannot stall this: the child's
-    own end is watched through a pidfd (or polled)."""
+    without one. A grandchild holding the pipe cannot stall this: the child's own end
+    is watched through a pidfd (or polled)."""
     deadline = time.monotonic() + timeout if timeout > 0 else None
     pidfd = _pidfd(pid)
     delay = 0.0005

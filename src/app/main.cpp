@@ -51,8 +51,10 @@ int main(int argc, char **argv)
     const QCommandLineOption run(
         QStringLiteral("run"),
         QStringLiteral("After the audit, run a dynamic gate and wait for it: census, "
-                       "census-collect, attribute=TEST or cells=TEST. Naming it here is the "
-                       "consent to run the project's tests when no sandbox is available."),
+                       "census-collect, attribute=TEST or cells=TEST; the window stays open "
+                       "unless --screenshot is given (exit 4 when the gate failed). Naming it "
+                       "here is the consent, for this run only, to run the project's tests "
+                       "when no sandbox is available."),
         QStringLiteral("gate"));
     parser.addOptions({repo, base, head, python, screenshot, demo, panel, form, run});
     parser.addPositionalArgument(QStringLiteral("repository"),
@@ -92,12 +94,14 @@ int main(int argc, char **argv)
     window.show();
     window.runner().waitForFinished();
     QApplication::processEvents();
+    bool runFailed = false; // the job of --run failed: a screenshot run exits 4
     if (parser.isSet(run)) {
         const QString spec = parser.value(run);
         const QString gate = spec.section(QLatin1Char('='), 0, 0);
         const QString test = spec.section(QLatin1Char('='), 1);
         pw::gui::RunDesk *desk = window.runDesk();
         desk->setConsentHandler([](const QString &, const QString &) { return true; });
+        desk->setRememberConsent(false); // consent for this command line only
         bool started = false;
         if (gate == QLatin1String("census") || gate == QLatin1String("census-collect")) {
             started = desk->startCensus(gate == QLatin1String("census"));
@@ -117,8 +121,15 @@ int main(int argc, char **argv)
                          qPrintable(gate));
             return 3;
         }
+        bool failed = false;
+        QObject::connect(desk->controller(), &pw::gui::RunController::failed, desk,
+                         [&failed](const QString &, const QString &message) {
+                             failed = true;
+                             std::fprintf(stderr, "patchwitness: --run: %s\n", qPrintable(message));
+                         });
         desk->controller()->waitForFinished();
         QApplication::processEvents();
+        runFailed = failed;
     }
     if (parser.isSet(panel) && !window.showPanel(parser.value(panel))) {
         std::fprintf(stderr, "patchwitness: no panel named %s\n", qPrintable(parser.value(panel)));
@@ -146,7 +157,7 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "patchwitness: cannot write screenshot %s\n", qPrintable(file));
             return 4;
         }
-        return 0;
+        return runFailed ? 4 : 0;
     }
     return app.exec();
 }

@@ -21,8 +21,9 @@ int censusCommand(const QStringList &arguments, FILE *out, FILE *err)
     const QCommandLineOption collectOnly(
         QStringLiteral("collect-only"),
         QStringLiteral("Only collect; do not run the suites (witnesses of waivers still run)."));
-    const QCommandLineOption reviewOk(QStringLiteral("review-ok"),
-                                      QStringLiteral("Exit 0 instead of 2 on REVIEW."));
+    const QCommandLineOption reviewOk(
+        QStringLiteral("review-ok"),
+        QStringLiteral("Exit 0 instead of 2 on REVIEW (not for an unstable census)."));
     p.addOptions({collectOnly, reviewOk});
 
     int exitCode = ExitPass;
@@ -62,7 +63,8 @@ int censusCommand(const QStringList &arguments, FILE *out, FILE *err)
     case core::Verdict::Block:
         return ExitBlock;
     case core::Verdict::Review:
-        return p.isSet(reviewOk) ? ExitPass : ExitReview;
+        // An unstable census is not trusted: --review-ok does not make it a pass.
+        return p.isSet(reviewOk) && !report.unstable ? ExitPass : ExitReview;
     }
     return ExitInternal;
 }

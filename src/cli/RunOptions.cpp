@@ -1,6 +1,7 @@
 #include "RunOptions.h"
 
 #include "Cli.h"
+#include "ledger/LedgerDate.h"
 
 #include <atomic>
 #include <chrono>
@@ -153,6 +154,16 @@ std::optional<core::RunRequest> RunOptions::parse(QCommandLineParser &p, const Q
     if (p.isSet(sandbox) && p.isSet(noSandbox)) {
         *exitCode = usage(err, command + QStringLiteral(": --sandbox and --no-sandbox together"));
         return std::nullopt;
+    }
+
+    if (p.isSet(today)) {
+        const std::optional<QDate> day = core::parseLedgerDate(p.value(today).toStdString());
+        if (!day || p.value(today).size() != 10) {
+            *exitCode = usage(err, command + QStringLiteral(": --today: '%1' is not a date "
+                                                            "(YYYY-MM-DD)")
+                                                 .arg(p.value(today)));
+            return std::nullopt;
+        }
     }
 
     core::RunRequest request;

@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-    const int reps = quick ? 3 : 7;       // (a)
+    const int reps = quick ? 3 : 11;      // (a)
     const int poolReps = quick ? 1 : 3;   // (b)
     const int poolRuns = quick ? 10 : 40; // (b)
     const int seeds = quick ? 20 : 200;   // (c)

@@ -301,6 +301,21 @@ private Q_SLOTS:
         QVERIFY(!findingOf(collected, "C-SKIP", "tests/test_calc.py::test_keep"));
     }
 
+    void renameIsOneToOne()
+    {
+        // Two removed tests with one body, one new test with it: one rename, one removal.
+        RepoBuilder repo;
+        repo.write("tests/test_r.py", "def test_one():\n    assert 1 + 1 == 2\n\n\n"
+                                      "def test_two():\n    assert 1 + 1 == 2\n");
+        const std::string base = repo.commit("base");
+        repo.write("tests/test_r.py", "def test_merged():\n    assert 1 + 1 == 2\n");
+        const std::string head = repo.commit("head");
+        const CensusReport r = census(repo, base, head, false);
+        QCOMPARE(r.count("renamed"), 1);
+        QCOMPARE(r.count("removed"), 1);
+        QCOMPARE(r.verdict(), Verdict::Block);
+    }
+
     void dataDrivenCasesAreReview()
     {
         RepoBuilder repo;
@@ -334,6 +349,9 @@ private Q_SLOTS:
         QVERIFY2(f, qPrintable(dump(r)));
         QCOMPARE(f->severity, Severity::Block);
         QCOMPARE(row(r, "tests/test_other.py::test_w")->change, std::string("collect-error"));
+        QVERIFY2(f->message.find("ModuleNotFoundError: No module named "
+                                 "'not_a_module_anywhere'") != std::string::npos,
+                 f->message.c_str());
         QVERIFY(!findingOf(r, "C-REMOVED", "tests/test_other.py::test_w"));
     }
 
@@ -452,6 +470,12 @@ private Q_SLOTS:
         QVERIFY(cli.waitForFinished(120000));
         QCOMPARE(cli.exitCode(), 3);
         QVERIFY(cli.readAllStandardError().contains("unknown --format 'xml'"));
+
+        cli.start(QStringLiteral(PW_CLI_PATH),
+                  QStringList(common) << QStringLiteral("--today") << QStringLiteral("2024-13-40"));
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 3);
+        QVERIFY(cli.readAllStandardError().contains("--today"));
 
         cli.start(QStringLiteral(PW_CLI_PATH),
                   QStringList(common) << QStringLiteral("--head") << QStringLiteral("nope"));

@@ -41,6 +41,15 @@ void AttributionModel::setResult(const core::AttributionResult &result)
     endResetModel();
 }
 
+void AttributionModel::clear()
+{
+    beginResetModel();
+    m_result = {};
+    m_rows.clear();
+    m_has = false;
+    endResetModel();
+}
+
 QString AttributionModel::summary() const
 {
     if (!m_has)
@@ -149,6 +158,14 @@ void CellsModel::setResult(const core::ReproCellsResult &result)
     beginResetModel();
     m_result = result;
     m_has = true;
+    endResetModel();
+}
+
+void CellsModel::clear()
+{
+    beginResetModel();
+    m_result = {};
+    m_has = false;
     endResetModel();
 }
 

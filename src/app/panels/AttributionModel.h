@@ -27,6 +27,7 @@ public:
     explicit AttributionModel(QObject *parent = nullptr);
 
     void setResult(const core::AttributionResult &result);
+    void clear();
     const core::AttributionResult &result() const { return m_result; }
     bool hasResult() const { return m_has; }
     // "PRE_EXISTING · base 3/5 · head 3/5 failed · env … — <sentence>"
@@ -66,6 +67,7 @@ public:
     explicit CellsModel(QObject *parent = nullptr);
 
     void setResult(const core::ReproCellsResult &result);
+    void clear();
     const core::ReproCellsResult &result() const { return m_result; }
     bool hasResult() const { return m_has; }
     QString summary() const;

@@ -145,6 +145,11 @@ RunDesk::RunDesk(QWidget *window)
     connect(
         m_controller, &RunController::attributionReady, this,
         [this](const core::AttributionResult &result) {
+            if (m_jobKey != m_targetKey) {
+                Q_EMIT message(1, tr("Results of a run for another repository or other "
+                                     "revisions were dropped"));
+                return;
+            }
             m_attribution->setResult(result);
             m_attributionTable->setSummary(m_attribution->summary());
             m_attributionTable->setSummarySeverity(m_attribution->summarySeverity());
@@ -162,6 +167,11 @@ RunDesk::RunDesk(QWidget *window)
         });
     connect(m_controller, &RunController::cellsReady, this,
             [this](const core::ReproCellsResult &result) {
+                if (m_jobKey != m_targetKey) {
+                    Q_EMIT message(1, tr("Results of a run for another repository or other "
+                                         "revisions were dropped"));
+                    return;
+                }
                 m_cells->setResult(result);
                 m_cellsPanel->setSummary(m_cells->summary());
                 m_cellsPanel->setSummarySeverity(m_cells->summarySeverity());
@@ -169,6 +179,11 @@ RunDesk::RunDesk(QWidget *window)
             });
     connect(m_controller, &RunController::censusReady, this,
             [this](const core::CensusReport &report) {
+                if (m_jobKey != m_targetKey) {
+                    Q_EMIT message(1, tr("Results of a run for another repository or other "
+                                         "revisions were dropped"));
+                    return;
+                }
                 m_census->setReport(report);
                 m_censusPanel->setSummary(m_census->summary());
                 m_censusPanel->setSummarySeverity(m_census->summarySeverity());
@@ -190,10 +205,46 @@ RunDesk::RunDesk(QWidget *window)
             });
 }
 
+namespace {
+
+QString targetKey(const AuditOutcome &outcome)
+{
+    const core::GateReport &r = outcome.report;
+    return QString::fromStdString(r.repo + '\n' + r.base.rev + '\n' + r.base.commit.value_or("") +
+                                  '\n' + r.head.rev + '\n' + r.head.commit.value_or(""));
+}
+
+} // namespace
+
 void RunDesk::setOutcome(const AuditOutcome &outcome)
 {
     m_outcome = outcome;
     m_hasOutcome = outcome.ok;
+    const QString key = outcome.ok ? targetKey(outcome) : QString();
+    if (key == m_targetKey)
+        return;
+    // Another repository or other revisions: evidence of the old target must not answer
+    // for the new one (a freeze granted from it would be wrong), and a job for the old
+    // target is stopped.
+    m_targetKey = key;
+    if (m_controller->isRunning())
+        m_controller->cancel();
+    clearResults();
+}
+
+void RunDesk::clearResults()
+{
+    m_census->clear();
+    m_censusPanel->setSummary(m_census->summary());
+    m_censusPanel->setSummarySeverity(-1);
+    m_attribution->clear();
+    m_attributionTable->setSummary(m_attribution->summary());
+    m_attributionTable->setSummarySeverity(-1);
+    m_grantFreeze->setEnabled(false);
+    m_replay->clear();
+    m_cells->clear();
+    m_cellsPanel->setSummary(m_cells->summary());
+    m_cellsPanel->setSummarySeverity(-1);
 }
 
 void RunDesk::forgetConsent(const QString &repo)
@@ -227,7 +278,8 @@ bool RunDesk::allowRun(bool *sandbox)
                               .arg(reason));
         return false;
     }
-    settings.setValue(consentKey(repo), true);
+    if (m_rememberConsent)
+        settings.setValue(consentKey(repo), true);
     return true;
 }
 
@@ -247,6 +299,7 @@ std::optional<core::RunRequest> RunDesk::runRequest()
     request.target = m_outcome.request.audit;
     request.target.progress = {};
     request.sandbox = sandbox;
+    m_jobKey = m_targetKey;
     return request;
 }
 

@@ -65,6 +65,9 @@ public:
     // → run anyway. The default shows a question box; tests replace it.
     using ConsentHandler = std::function<bool(const QString &repo, const QString &reason)>;
     void setConsentHandler(ConsentHandler handler) { m_consent = std::move(handler); }
+    // Whether a yes is remembered for the repository (default). A one-off consent (the
+    // --run command line) is not.
+    void setRememberConsent(bool remember) { m_rememberConsent = remember; }
     // Forgets the answers given for `repo` (all repositories when empty).
     static void forgetConsent(const QString &repo = {});
 
@@ -101,6 +104,10 @@ private:
     AuditOutcome m_outcome;
     bool m_hasOutcome = false;
     ConsentHandler m_consent;
+    bool m_rememberConsent = true;
+    QString m_targetKey; // repository + base + head of the outcome the panels show
+    QString m_jobKey;    // … of the job that runs (its results are dropped when they differ)
+    void clearResults();
 };
 
 } // namespace pw::gui
