@@ -33,19 +33,6 @@ json metricsJson(const std::optional<StrengthMetrics> &m)
             {"broad_raises", m->broadRaises}, {"skip_markers", m->skipMarkers}};
 }
 
-json findingJson(const Finding &f)
-{
-    return {{"gate", f.gate},
-            {"code", f.code},
-            {"severity", severityName(f.severity)},
-            {"path", f.path},
-            {"line", f.line},
-            {"test", f.test.empty() ? json(nullptr) : json(f.test)},
-            {"message", f.message},
-            {"evidence", f.evidence},
-            {"satisfied_by", optionalString(f.satisfiedBy)}};
-}
-
 std::string location(const Finding &f)
 {
     if (!f.test.empty())
@@ -217,6 +204,19 @@ std::string toHtml(const GateReport &r)
 }
 
 } // namespace
+
+json findingJson(const Finding &f)
+{
+    return {{"gate", f.gate},
+            {"code", f.code},
+            {"severity", severityName(f.severity)},
+            {"path", f.path},
+            {"line", f.line},
+            {"test", f.test.empty() ? json(nullptr) : json(f.test)},
+            {"message", f.message},
+            {"evidence", f.evidence},
+            {"satisfied_by", optionalString(f.satisfiedBy)}};
+}
 
 std::optional<ReportFormat> reportFormatFromName(const std::string &name)
 {

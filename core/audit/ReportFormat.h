@@ -22,6 +22,9 @@ enum class ReportFormat
 std::optional<ReportFormat> reportFormatFromName(const std::string &name);
 
 nlohmann::json reportToJson(const GateReport &report);
+// One finding as the report's JSON writes it (also the census's): `test` and `satisfied_by`
+// are null when absent.
+nlohmann::json findingJson(const Finding &finding);
 std::string formatReport(const GateReport &report, ReportFormat format);
 
 } // namespace pw::core

@@ -139,7 +139,7 @@ NodeRun nodeRun(const RunResult &result, const std::string &nodeId)
     run.label = result.arm;
     run.seed = result.seed;
     run.seconds = double(result.durationMs) / 1000.0;
-    run.command = result.command;
+    run.command = result.replay.empty() ? result.command : result.replay;
     run.envDigest = result.envDigest;
     const NodeOutcome *row = findRow(result, nodeId);
     if (result.harnessError) {
@@ -186,19 +186,6 @@ void checkNodeId(const RunContext &ctx, const std::string &nodeId)
     if (!exists)
         refuse(file + " exists neither at base (" + ctx.base().spec + ") nor at head (" +
                ctx.head().spec + ")");
-}
-
-std::string replayCommand(const RunSpec &spec)
-{
-    RunEnvironment env = spec.env;
-    env.witness.outFile.clear();
-    env.witness.orderFile.clear();
-    env.witness.collectFile.clear();
-    env.witness.runId.clear();
-    env.homeDir.clear();
-    env.tmpDir.clear();
-    return env.shellCommand(spec.treeDir,
-                            env.pytestArguments("/dev/null", spec.selection, spec.extraArgs));
 }
 
 const char *modeName(AttributionRequest::Mode mode)

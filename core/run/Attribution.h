@@ -58,11 +58,6 @@ NodeRun nodeRun(const RunResult &result, const std::string &nodeId);
 // option, an absolute path or "..", or a file that exists in neither tree.
 void checkNodeId(const RunContext &ctx, const std::string &nodeId);
 
-// A shell line that reruns `spec` by hand: its pinned environment, plugin and seed, without
-// the run's scratch files (outcome rows, home, tmp) and without the sandbox; JUnit to
-// /dev/null.
-std::string replayCommand(const RunSpec &spec);
-
 struct AttributionRequest
 {
     // matched: every run at `seed` (default 0: pytest's order, PYTHONHASHSEED=0) on both

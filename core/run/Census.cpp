@@ -220,26 +220,28 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
     // Executed vs skipped.
     // Only when both suite runs are evidence: one arm's run-time skips compared with the
     // other arm's collection alone would look like skips the patch added.
-    std::map<std::string, Outcome> baseRun, headRun;
+    // The head run's outcomes also serve the witnesses of waivers when only that run is
+    // evidence.
+    std::map<std::string, Outcome> baseRun, headRun, headEvidence;
     const bool bothRuns = report.executions.size() == 2 &&
                           std::all_of(report.executions.begin(), report.executions.end(),
                                       [](const RunResult &r) { return r.evidence(); });
     for (const RunResult &r : report.executions) {
-        if (!r.evidence())
+        if (!r.evidence()) {
             report.warnings.push_back(r.arm +
                                       " suite run not used as evidence: " + r.harnessReason);
+            continue;
+        }
+        if (r.arm == "head")
+            headEvidence = outcomesOf(r);
         else if (bothRuns)
-            (r.arm == "base" ? baseRun : headRun) = outcomesOf(r);
+            baseRun = outcomesOf(r);
     }
+    if (bothRuns)
+        headRun = headEvidence;
     if (!report.executions.empty() && !bothRuns)
         report.warnings.push_back("executed vs skipped compares collections only: the other "
                                   "suite run is no evidence either way");
-    // The witnesses of waivers may still come from a head run that is evidence.
-    std::map<std::string, Outcome> headEvidence;
-    for (const RunResult &r : report.executions) {
-        if (r.arm == "head" && r.evidence())
-            headEvidence = outcomesOf(r);
-    }
 
     // Static side: facts of every test file either census names, and the ledgers.
     const Repository repo = Repository::open(ctx.repoRoot());

@@ -1,5 +1,6 @@
 // Text and JSON renderings of a CensusReport (the CLI's stdout, the workbench's export).
 
+#include "audit/ReportFormat.h"
 #include "run/Census.h"
 
 #include <cstdio>
@@ -115,7 +116,7 @@ std::string formatCensusJson(const CensusReport &r)
                                {"count", c.dump.count()},
                                {"digest", c.dump.digest},
                                {"exit_code", c.run.exitCode},
-                               {"command", c.run.command},
+                               {"command", c.run.replay},
                                {"collect_errors", c.collectErrors}});
     doc["collections"] = collections;
     json runs = json::array();
@@ -126,7 +127,7 @@ std::string formatCensusJson(const CensusReport &r)
                         {"evidence", e.evidence()},
                         {"harness_reason", e.harnessReason},
                         {"seconds", e.durationMs / 1000.0},
-                        {"command", e.command}});
+                        {"command", e.replay}});
     doc["executions"] = runs;
     json rows = json::array();
     for (const CensusRow &row : r.rows) {
@@ -147,15 +148,7 @@ std::string formatCensusJson(const CensusReport &r)
     doc["nodes"] = rows;
     json findings = json::array();
     for (const Finding &f : r.findings)
-        findings.push_back({{"gate", f.gate},
-                            {"code", f.code},
-                            {"severity", severityName(f.severity)},
-                            {"path", f.path},
-                            {"line", f.line},
-                            {"test", f.test},
-                            {"message", f.message},
-                            {"evidence", f.evidence},
-                            {"satisfied_by", optionalText(f.satisfiedBy)}});
+        findings.push_back(findingJson(f));
     doc["findings"] = findings;
     doc["warnings"] = r.warnings;
     return doc.dump(2) + "\n";

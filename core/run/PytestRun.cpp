@@ -114,7 +114,23 @@ bool reported(const std::vector<NodeOutcome> &rows, const std::string &selected)
     return false;
 }
 
+// What the plugin's per-test timeout puts in the failure message (pw_plugin.TIMEOUT_MARK).
+constexpr const char *kTestTimeoutMark = "patchwitness: per-test timeout";
+
 } // namespace
+
+std::string replayCommand(const RunSpec &spec)
+{
+    RunEnvironment env = spec.env;
+    env.witness.outFile.clear();
+    env.witness.orderFile.clear();
+    env.witness.collectFile.clear();
+    env.witness.runId.clear();
+    env.homeDir.clear();
+    env.tmpDir.clear();
+    return env.shellCommand(spec.treeDir,
+                            env.pytestArguments("/dev/null", spec.selection, spec.extraArgs));
+}
 
 const char *runStatusName(RunStatus status)
 {
@@ -178,6 +194,7 @@ RunResult PytestRun::execute(const std::string &runDir)
     result.arm = m_spec.arm;
     result.seed = env.hashSeed;
     result.envDigest = envDigest(env); // Error::input for a missing interpreter
+    result.replay = replayCommand(m_spec);
     const QStringList args = env.pytestArguments(junit, m_spec.selection, m_spec.extraArgs);
     QString program = QString::fromStdString(env.python);
     QStringList arguments = args;
@@ -269,6 +286,13 @@ RunResult PytestRun::execute(const std::string &runDir)
     const JUnitReport report = JUnitReader(m_spec.treeDir).readFile(junit);
     if (report.ok())
         result.outcomes = report.nodes;
+    // The plugin's per-test timeout (--pw-test-timeout) stops a test with a failure that
+    // names it; a timeout is never a failure (SPEC 5.1).
+    for (NodeOutcome &o : result.outcomes) {
+        if ((o.outcome == Outcome::Fail || o.outcome == Outcome::Error) &&
+            o.message.find(kTestTimeoutMark) != std::string::npos)
+            o.outcome = Outcome::HarnessError;
+    }
     const bool ranToEnd = result.status == RunStatus::Completed;
     if (!ranToEnd) {
         // harnessReason already says why

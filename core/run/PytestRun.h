@@ -51,7 +51,8 @@ struct RunResult
     int exitCode = -1; // pytest's, when Completed
     int64_t durationMs = 0;
     int64_t pid = 0;     // of pytest (bwrap when sandboxed), which is also its process group id
-    std::string command; // copyable shell line (RunEnvironment::shellCommand)
+    std::string command; // the exact shell line that ran (with its scratch files and sandbox)
+    std::string replay;  // the copyable one to repeat it by hand (replayCommand)
     std::string envDigest;
     uint32_t seed = 0;      // PYTHONHASHSEED of the run
     bool sandboxed = false; // ran inside the sandbox (outcomes may be sandboxBlocked)
@@ -68,9 +69,19 @@ struct RunResult
     int64_t outputDropped = 0; // bytes cut from the front of both streams
 
     bool evidence() const { return !harnessError; }
-    bool caught() const { return evidence() && exitCode == 1; } // a test failed
+    // A test failed (exit 1 with a failing test: tests stopped by the per-test timeout
+    // alone are harness errors, not failures).
+    bool caught() const
+    {
+        return evidence() && exitCode == 1 && count(Outcome::Fail) + count(Outcome::Error) > 0;
+    }
     int count(Outcome outcome) const;
 };
+
+// A shell line that reruns `spec` by hand: its pinned environment, plugin and seed, without
+// the run's scratch files (outcome rows, home, tmp — deleted when a gate ends) and without
+// the sandbox; JUnit to /dev/null.
+std::string replayCommand(const RunSpec &spec);
 
 // Runs pytest once, in its own session and process group, with the pinned environment.
 // The timeout and cancel() kill the whole group (SIGKILL to -pgid), so a test's

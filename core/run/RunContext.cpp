@@ -115,6 +115,7 @@ RunSpec RunContext::spec(Arm arm, const std::vector<std::string> &selection, uin
     spec.env.witness.enabled = true;
     spec.env.witness.seed = seed;
     spec.env.witness.arm = armName(arm);
+    spec.env.witness.testTimeoutMs = int(m_config.timeoutPerTest * 1000);
     spec.selection = selection;
     spec.timeoutMs = m_timeoutMs;
     spec.arm = armName(arm);

@@ -172,6 +172,9 @@ QStringList RunEnvironment::pytestArguments(const std::string &junitXml,
         if (witness.replayTimeoutMs > 0)
             args << QStringLiteral("--pw-replay-timeout=") +
                         QString::number(witness.replayTimeoutMs / 1000.0, 'g', 10);
+        if (witness.testTimeoutMs > 0)
+            args << QStringLiteral("--pw-test-timeout=") +
+                        QString::number(witness.testTimeoutMs / 1000.0, 'g', 10);
     }
     args << QStringLiteral("-o") << QStringLiteral("junit_family=xunit1")
          << QStringLiteral("--junitxml=") + qs(junitXml) << QStringLiteral("-q");

@@ -39,6 +39,9 @@ struct PluginOptions
     // fork server (ReplayServer); --pw-replay-timeout: seconds per replay (0: none).
     std::string replayPlan;
     int replayTimeoutMs = 0;
+    // --pw-test-timeout: config `timeouts.per_test`; a test past it (setup to teardown) is
+    // stopped and read as a harness error, the rest of the run goes on (0: none).
+    int testTimeoutMs = 0;
 };
 
 // The pinned environment every pytest run gets (SPEC §5.1), as a value: the same value

@@ -48,6 +48,9 @@ Options:
   --pw-replay-timeout S  seconds per replay child (0: none); the child is SIGKILLed.
   --pw-replay-nofork     run the plan's replays one after another in this process
                      (diagnostics: shows what the fork isolates; no timeout).
+  --pw-test-timeout S  seconds per test, setup to teardown (0: none); an expired test
+                     fails with "patchwitness: per-test timeout", which the harness reads
+                     as harness_error (see the per-test timeout section).
 
 Fixture ``witness_seed``: the run's seed.
 
@@ -734,6 +737,63 @@ class _PwClock:
             yield
 
 
+# --- per-test timeout (config timeouts.per_test) --------------------------------------
+#
+# --pw-test-timeout S: a test whose setup, call and teardown together take more than S
+# seconds is stopped there and the run goes on: SIGALRM raises PwTestTimeout (a
+# BaseException, so `except Exception` in the test cannot swallow it) inside the test. Its
+# failure message carries TIMEOUT_MARK; the harness reads such a test as harness_error,
+# because a timeout is never a failure (SPEC 5.1). Works in the main thread only, and the
+# test's own SIGALRM handler is put back afterwards; a test stuck in C code that never
+# returns to the interpreter is left to the per-run timeout, which kills the process group.
+
+TIMEOUT_MARK = "patchwitness: per-test timeout"
+
+
+class PwTestTimeout(BaseException):
+    pass
+
+
+class _PwTestTimer:
+    def __init__(self):
+        self.seconds = 0.0
+
+    def pytest_addoption(self, parser):
+        parser.getgroup("patchwitness").addoption(
+            "--pw-test-timeout", type=float, default=0.0,
+            help="seconds per test, setup to teardown (0: none)")
+
+    def pytest_configure(self, config):
+        import threading
+
+        seconds = config.getoption("pw_test_timeout", 0.0) or 0.0
+        if seconds < 0:
+            raise pytest.UsageError("--pw-test-timeout %g: must be 0 or more" % seconds)
+        usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+        self.seconds = seconds if usable else 0.0
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        if self.seconds <= 0:
+            yield
+            return
+        seconds = self.seconds
+
+        def expire(signum, frame):
+            raise PwTestTimeout("%s of %g s (config timeouts.per_test) expired"
+                                % (TIMEOUT_MARK, seconds))
+
+        previous = signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
 def pytest_addhooks(pluginmanager):
     if not pluginmanager.has_plugin("pw_clock"):
         pluginmanager.register(_PwClock(), "pw_clock")
+    if not pluginmanager.has_plugin("pw_test_timer"):
+        pluginmanager.register(_PwTestTimer(), "pw_test_timer")

@@ -464,6 +464,8 @@ private Q_SLOTS:
         QCOMPARE(doc.at("verdict").get<std::string>(), std::string("BLOCK"));
         QCOMPARE(doc.at("summary").at("base").at("collected").get<int>(), 10);
         QVERIFY(doc.at("findings").size() >= 4);
+        for (const nlohmann::json &finding : doc.at("findings")) // the report's contract
+            QVERIFY(finding.at("test").is_null() || !finding.at("test").get<std::string>().empty());
 
         cli.start(QStringLiteral(PW_CLI_PATH),
                   QStringList(common) << QStringLiteral("--format") << QStringLiteral("xml"));

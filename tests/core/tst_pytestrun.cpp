@@ -176,6 +176,40 @@ private Q_SLOTS:
         QVERIFY(pw::test::waitUntilGone(pw::test::readPids(p.pidFile()), 10000));
     }
 
+    // config timeouts.per_test: the plugin stops the slow test (also one that catches
+    // Exception), reads it as a harness error, and the rest of the run goes on.
+    void perTestTimeoutStopsOnlyThatTest()
+    {
+        Project p;
+        p.write("tests/test_slow.py", "import time\n\n"
+                                      "def test_before():\n    pass\n\n"
+                                      "def test_sleeps():\n    time.sleep(60)\n\n"
+                                      "def test_swallows():\n"
+                                      "    try:\n        time.sleep(60)\n"
+                                      "    except Exception:\n        pass\n\n"
+                                      "def test_after():\n    pass\n");
+        RunSpec spec = p.spec();
+        spec.env.witness.enabled = true;
+        spec.env.witness.testTimeoutMs = 1000;
+        PytestRun run(spec);
+        const RunResult r = runBounded(run);
+        QCOMPARE(r.status, RunStatus::Completed);
+        QVERIFY2(r.evidence(), r.harnessReason.c_str());
+        QVERIFY(!r.caught()); // exit 1, but no test failed
+        QCOMPARE(outcomeOf(r, "tests/test_slow.py::test_before"), Outcome::Pass);
+        QCOMPARE(outcomeOf(r, "tests/test_slow.py::test_after"), Outcome::Pass);
+        for (const char *slow :
+             {"tests/test_slow.py::test_sleeps", "tests/test_slow.py::test_swallows"}) {
+            QCOMPARE(outcomeOf(r, slow), Outcome::HarnessError);
+            for (const NodeOutcome &row : r.outcomes) {
+                if (row.nodeId == slow)
+                    QVERIFY2(row.message.find("per-test timeout of 1 s") != std::string::npos,
+                             row.message.c_str());
+            }
+        }
+        QVERIFY(r.durationMs < 50000); // not the 60 s sleeps
+    }
+
     void killedInterpreterIsACrash()
     {
         Project p;

@@ -92,6 +92,7 @@ private Q_SLOTS:
     void verdict_data();
     void verdict();
     void manifestOnlyWhenAsked();
+    void findingJsonNullsAbsentFields();
 };
 
 void TstReport::formats_data()
@@ -161,6 +162,23 @@ void TstReport::manifestOnlyWhenAsked()
     const auto j = reportToJson(r);
     QCOMPARE(j["manifest"]["tests"]["tests/test_a.py"]["asserts"].get<int>(), 2);
     QCOMPARE(j["manifest"]["fixtures"]["tests/fixtures/x"].get<std::string>(), std::string("ff"));
+}
+
+// The census report writes its findings with the same function (one contract for both).
+void TstReport::findingJsonNullsAbsentFields()
+{
+    Finding f;
+    f.gate = "census";
+    f.code = "C-COLLECT";
+    f.path = "tests/test_x.py";
+    const nlohmann::json bare = findingJson(f);
+    QVERIFY(bare.at("test").is_null());
+    QVERIFY(bare.at("satisfied_by").is_null());
+    f.test = "tests/test_x.py::test_a";
+    f.satisfiedBy = "census_waiver.toml:3";
+    const nlohmann::json full = findingJson(f);
+    QCOMPARE(full.at("test").get<std::string>(), f.test);
+    QCOMPARE(full.at("satisfied_by").get<std::string>(), *f.satisfiedBy);
 }
 
 QTEST_GUILESS_MAIN(TstReport)

@@ -326,6 +326,28 @@ private Q_SLOTS:
         QVERIFY(QFileInfo::exists(QString::fromStdString(p.runDir() + "/junit.xml")));
     }
 
+    // The copyable line (RunResult::replay) names none of the run's scratch files and no
+    // sandbox, so it still works once the gate has removed its run directory.
+    void replayWorksAfterTheRunDirectoryIsGone()
+    {
+        REQUIRE_SANDBOX();
+        Project p;
+        p.write("tests/test_ok.py", "def test_ok():\n    pass\n");
+        const RunResult r = PytestRun(p.spec(true)).run();
+        QVERIFY2(r.exitCode == 0, describe(r).c_str());
+        QVERIFY2(r.replay.find(p.runDir()) == std::string::npos, r.replay.c_str());
+        QVERIFY2(r.replay.find(Sandbox::status().program) == std::string::npos, r.replay.c_str());
+        QVERIFY(r.replay.find("PYTHONHASHSEED=") != std::string::npos);
+        QVERIFY(QDir(QString::fromStdString(p.runDir())).removeRecursively());
+
+        QProcess shell;
+        shell.start(QStringLiteral("/bin/sh"),
+                    QStringList{QStringLiteral("-c"), QString::fromStdString(r.replay)});
+        QVERIFY(shell.waitForFinished(60000));
+        QVERIFY2(shell.exitCode() == 0, shell.readAllStandardError().constData());
+        QVERIFY(shell.readAllStandardOutput().contains("1 passed"));
+    }
+
     void pluginOutputOutsideTheRunDirIsWritable()
     {
         REQUIRE_SANDBOX();

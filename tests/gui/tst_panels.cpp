@@ -9,6 +9,7 @@
 #include "panels/LatitudeModel.h"
 #include "panels/LogModel.h"
 #include "panels/ManifestModel.h"
+#include "panels/RunsModel.h"
 #include "panels/StrengthModel.h"
 
 #include <QAction>
@@ -29,6 +30,7 @@
 #include <limits>
 
 using namespace pw::gui;
+namespace core = pw::core;
 using pw::core::Finding;
 using pw::core::GateReport;
 using pw::core::LatitudeTestScore;
@@ -260,6 +262,7 @@ private Q_SLOTS:
     void copyPutsTsvOnClipboard();
     void sortingByScoreIsNumeric();
     void logModelCapsRows();
+    void runsModelCapsRowsAndLogsTheReplayLine();
     void logPanelKeepsSelectionQuietWhenRowsDrop();
     void docksInstallAndMirror();
     void rendersPanels();
@@ -914,6 +917,30 @@ void TstPanels::rendersPanels()
         QVERIFY2(pixmap.save(path), qPrintable(path));
     }
     qInfo("panel screenshots in %s", qPrintable(QDir::toNativeSeparators(dir)));
+}
+
+void TstPanels::runsModelCapsRowsAndLogsTheReplayLine()
+{
+    RunsModel runs;
+    QSignalSpy removed(&runs, &QAbstractItemModel::rowsRemoved);
+    for (int i = 0; i < RunsModel::kMaxRows + 3; ++i) {
+        core::RunResult r;
+        r.arm = "head";
+        r.seed = uint32_t(i);
+        r.status = core::RunStatus::Completed;
+        r.exitCode = 0;
+        r.harnessError = false;
+        r.command = "cd /scratch/run-" + std::to_string(i) + " && pytest";
+        r.replay = "cd /tree && pytest # " + std::to_string(i);
+        runs.append(QStringLiteral("census"), r);
+    }
+    QCOMPARE(runs.rowCount(), RunsModel::kMaxRows);
+    QCOMPARE(removed.count(), 3);
+    QCOMPARE(runs.row(0).seeds, QStringLiteral("3")); // the oldest three went
+    const RunsModel::Row &last = runs.row(RunsModel::kMaxRows - 1);
+    QCOMPARE(last.command, QStringLiteral("cd /tree && pytest # %1").arg(RunsModel::kMaxRows + 2));
+    QVERIFY(last.log.contains(last.command));
+    QVERIFY(!last.log.contains(QStringLiteral("/scratch/"))); // not sandboxed: one line
 }
 
 QTEST_MAIN(TstPanels)

@@ -1,16 +1,12 @@
 #include "AttributionModel.h"
 
 #include "EvidenceRoles.h"
+#include "PanelText.h"
 #include "run/CensusDump.h"
 
 namespace pw::gui {
 
 namespace {
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
 
 QString seedList(const std::set<uint32_t> &seeds)
 {

@@ -1,15 +1,11 @@
 #include "CensusModel.h"
 
 #include "EvidenceRoles.h"
+#include "PanelText.h"
 
 namespace pw::gui {
 
 namespace {
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
 
 QString side(bool present, bool skipped, const std::optional<core::Outcome> &outcome)
 {

@@ -1,6 +1,7 @@
 #include "LatitudeModel.h"
 
 #include "EvidenceRoles.h"
+#include "PanelText.h"
 #include "SeverityStyle.h"
 #include "audit/LatitudeScorer.h"
 
@@ -12,11 +13,6 @@ namespace pw::gui {
 namespace style = severity_style;
 
 namespace {
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
 
 QString joinedSignals(const std::vector<std::string> &signalList)
 {

@@ -1,6 +1,7 @@
 #include "LedgerEventsModel.h"
 
 #include "EvidenceRoles.h"
+#include "PanelText.h"
 #include "SeverityStyle.h"
 
 #include <QDateTime>
@@ -12,11 +13,6 @@ namespace pw::gui {
 namespace style = severity_style;
 
 namespace {
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
 
 style::Tone toneOf(core::LedgerEvent::Kind kind)
 {

@@ -3,6 +3,7 @@
 #include "EvidencePanel.h"
 #include "EvidenceProxyModel.h"
 #include "LedgerEventsModel.h"
+#include "PanelText.h"
 #include "diff/DiffView.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
@@ -24,11 +25,6 @@ namespace {
 
 // Enough context that the whole revision of a ledger file shows, its changes marked.
 constexpr int kWholeFileContext = 100000;
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
 
 bool sameEvent(const core::LedgerEvent &a, const core::LedgerEvent &b)
 {

@@ -1,6 +1,7 @@
 #include "LedgersModel.h"
 
 #include "EvidenceRoles.h"
+#include "PanelText.h"
 #include "SeverityStyle.h"
 
 #include <QFont>
@@ -17,11 +18,6 @@ namespace pw::gui {
 namespace style = severity_style;
 
 namespace {
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
 
 std::string baseName(const std::string &path)
 {

@@ -1,6 +1,7 @@
 #include "ManifestModel.h"
 
 #include "EvidenceRoles.h"
+#include "PanelText.h"
 #include "SeverityStyle.h"
 
 #include <QFont>
@@ -8,15 +9,6 @@
 namespace pw::gui {
 
 namespace style = severity_style;
-
-namespace {
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
-
-} // namespace
 
 bool ManifestModel::accepts(const core::Finding &f)
 {

@@ -1,17 +1,9 @@
 #include "RunsModel.h"
 
 #include "EvidenceRoles.h"
+#include "PanelText.h"
 
 namespace pw::gui {
-
-namespace {
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
-
-} // namespace
 
 RunsModel::RunsModel(QObject *parent) : QAbstractTableModel(parent) {}
 
@@ -30,15 +22,11 @@ void RunsModel::append(const QString &job, const core::RunResult &r)
                         .arg(r.count(core::Outcome::Skipped));
     row.seconds = r.durationMs / 1000.0;
     row.envDigest = qs(r.envDigest);
-    row.command = qs(r.command);
+    row.command = qs(r.replay.empty() ? r.command : r.replay);
     row.log = runLog(job, r);
     row.harnessError = r.harnessError;
     row.test = r.outcomes.size() == 1 ? qs(r.outcomes.front().nodeId) : QString();
-    row.finished = QDateTime::currentDateTime();
-    const int at = int(m_rows.size());
-    beginInsertRows({}, at, at);
-    m_rows.push_back(std::move(row));
-    endInsertRows();
+    push(std::move(row));
 }
 
 void RunsModel::append(const QString &job, const core::NodeRunProgress &p)
@@ -64,7 +52,18 @@ void RunsModel::append(const QString &job, const core::NodeRunProgress &p)
     if (!p.detail.empty())
         row.log += qs(p.detail) + QLatin1Char('\n');
     row.log += tr("\ncommand (copy to repeat):\n%1\n").arg(row.command);
+    push(std::move(row));
+}
+
+void RunsModel::push(Row row)
+{
     row.finished = QDateTime::currentDateTime();
+    if (int(m_rows.size()) >= kMaxRows) {
+        const int drop = int(m_rows.size()) - kMaxRows + 1;
+        beginRemoveRows({}, 0, drop - 1);
+        m_rows.erase(m_rows.begin(), m_rows.begin() + drop);
+        endRemoveRows();
+    }
     const int at = int(m_rows.size());
     beginInsertRows({}, at, at);
     m_rows.push_back(std::move(row));
@@ -102,7 +101,11 @@ QString RunsModel::runLog(const QString &job, const core::RunResult &r)
                        .arg(r.durationMs / 1000.0, 0, 'f', 2);
     if (r.harnessError)
         text += tr("not evidence: %1\n").arg(qs(r.harnessReason));
-    text += tr("\ncommand (copy to repeat):\n%1\n").arg(qs(r.command));
+    text +=
+        tr("\ncommand (copy to repeat):\n%1\n").arg(qs(r.replay.empty() ? r.command : r.replay));
+    if (r.sandboxed || r.replay.empty())
+        text +=
+            tr("\nas it ran (scratch files removed when the job ended):\n%1\n").arg(qs(r.command));
     if (!r.outcomes.empty()) {
         text += tr("\noutcomes:\n");
         for (const core::NodeOutcome &o : r.outcomes)

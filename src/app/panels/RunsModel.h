@@ -48,6 +48,9 @@ public:
         QDateTime finished;
     };
 
+    // A long session keeps the newest rows only (each holds its output tails).
+    static constexpr int kMaxRows = 2000;
+
     explicit RunsModel(QObject *parent = nullptr);
 
     void append(const QString &job, const core::RunResult &run);
@@ -68,6 +71,7 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 private:
+    void push(Row row); // stamps it, drops the oldest past kMaxRows
     std::vector<Row> m_rows;
 };
 

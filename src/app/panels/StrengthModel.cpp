@@ -1,6 +1,7 @@
 #include "StrengthModel.h"
 
 #include "EvidenceRoles.h"
+#include "PanelText.h"
 #include "SeverityStyle.h"
 
 #include <QFont>
@@ -13,11 +14,6 @@ namespace pw::gui {
 namespace style = severity_style;
 
 namespace {
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
 
 const QString kArrow = QStringLiteral("→");
 const QString kMissing = QStringLiteral("—");

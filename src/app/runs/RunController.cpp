@@ -32,30 +32,27 @@ QString RunController::progressText() const
     return text;
 }
 
-void RunController::post(int done, int total, const core::RunResult &run)
+void RunController::advance(int done, int total, std::function<void()> emitRow)
 {
     QMetaObject::invokeMethod(
         this,
-        [this, done, total, run] {
+        [this, done, total, emitRow = std::move(emitRow)] {
             m_done = std::max(m_done, done);
             m_total = std::max(m_total, total);
-            Q_EMIT runFinished(m_job, run);
+            emitRow();
             Q_EMIT progressChanged(m_done, m_total);
         },
         Qt::QueuedConnection);
 }
 
+void RunController::post(int done, int total, const core::RunResult &run)
+{
+    advance(done, total, [this, run] { Q_EMIT runFinished(m_job, run); });
+}
+
 void RunController::postNode(const core::NodeRunProgress &run)
 {
-    QMetaObject::invokeMethod(
-        this,
-        [this, run] {
-            m_done = std::max(m_done, run.done);
-            m_total = std::max(m_total, run.total);
-            Q_EMIT nodeRunFinished(m_job, run);
-            Q_EMIT progressChanged(m_done, m_total);
-        },
-        Qt::QueuedConnection);
+    advance(run.done, run.total, [this, run] { Q_EMIT nodeRunFinished(m_job, run); });
 }
 
 bool RunController::start(const QString &title, const core::RunRequest &request, Job job)

@@ -68,9 +68,11 @@ private:
     using Job = std::function<void(const core::RunContext &, core::RunPool &, Outcome &)>;
     bool start(const QString &title, const core::RunRequest &request, Job job);
     void onFinished();
-    void postNode(const core::NodeRunProgress &run);
     // From a worker thread: hands the run to the GUI thread.
     void post(int done, int total, const core::RunResult &run);
+    void postNode(const core::NodeRunProgress &run);
+    // On the GUI thread, later: counts `done` of `total`, then emitRow() and the progress.
+    void advance(int done, int total, std::function<void()> emitRow);
 
     std::shared_ptr<core::RunPool> m_pool;
     QFutureWatcher<Outcome> m_watcher;

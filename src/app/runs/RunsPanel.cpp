@@ -66,14 +66,12 @@ RunsPanel::RunsPanel(RunController *controller, QWidget *parent)
     connect(m_controller, &RunController::runFinished, this,
             [this](const QString &job, const core::RunResult &run) {
                 m_model->append(job, run);
-                if (!m_table->view()->currentIndex().isValid())
-                    selectRun(m_model->rowCount() - 1);
+                selectNewRunIfNone();
             });
     connect(m_controller, &RunController::nodeRunFinished, this,
             [this](const QString &job, const core::NodeRunProgress &run) {
                 m_model->append(job, run);
-                if (!m_table->view()->currentIndex().isValid())
-                    selectRun(m_model->rowCount() - 1);
+                selectNewRunIfNone();
             });
     connect(m_controller, &RunController::finished, this, &RunsPanel::updateProgress);
     connect(m_controller, &RunController::failed, this,
@@ -103,6 +101,13 @@ void RunsPanel::showRun(int row)
         return;
     }
     m_log->setPlainText(m_model->row(row).log);
+}
+
+// The first run to arrive is shown; the reader's own choice is left alone after that.
+void RunsPanel::selectNewRunIfNone()
+{
+    if (!m_table->view()->currentIndex().isValid())
+        selectRun(m_model->rowCount() - 1);
 }
 
 void RunsPanel::updateProgress()

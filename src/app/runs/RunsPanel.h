@@ -29,6 +29,7 @@ public:
     void selectRun(int row);
 
 private:
+    void selectNewRunIfNone();
     void updateProgress();
     void showRun(int row);
 
