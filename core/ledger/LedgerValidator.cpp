@@ -102,6 +102,24 @@ void append(std::vector<LedgerProblem> &out, std::vector<LedgerProblem> more)
                std::make_move_iterator(more.end()));
 }
 
+// `field` names a test that must be collected at head. Not there, and "cannot tell" (its
+// file does not parse, the facts cannot be extracted), are different problems.
+void checkAtHead(Problems &p, const ValidationContext &context, const std::string &field,
+                 const std::string &id)
+{
+    if (!context.testExistsAtHead)
+        return;
+    try {
+        if (!context.testExistsAtHead(id))
+            p.add(field, field,
+                  field + " " + id +
+                      " is not collected at head (no such test in head's test files)");
+    } catch (const std::exception &e) {
+        p.add(field, field,
+              "cannot confirm that " + field + " " + id + " is collected at head: " + e.what());
+    }
+}
+
 } // namespace
 
 LedgerValidator::LedgerValidator(ValidationContext context) : m_context(std::move(context)) {}
@@ -158,10 +176,8 @@ std::vector<LedgerProblem> LedgerValidator::check(const QuarantineEntry &e,
         if (e.test && *e.substitute == *e.test)
             p.add("substitute", "substitute",
                   "the substitute must be another test than the frozen one");
-        else if (m_context.testExistsAtHead && !m_context.testExistsAtHead(*e.substitute))
-            p.add("substitute", "substitute",
-                  "substitute " + *e.substitute +
-                      " is not collected at head (no such test in head's test files)");
+        else
+            checkAtHead(p, m_context, "substitute", *e.substitute);
     }
     if (p.require(e.guards, "guards") && e.guards->empty())
         p.add("guards", "missing-field", "`guards` must name at least one file");
@@ -232,10 +248,8 @@ std::vector<LedgerProblem> LedgerValidator::check(const WaiverEntry &e,
     if (e.witness && !e.witness->empty()) {
         if (e.node && *e.witness == *e.node)
             p.add("witness", "witness", "the witness must be another test than the waived node");
-        else if (m_context.testExistsAtHead && !m_context.testExistsAtHead(*e.witness))
-            p.add("witness", "witness",
-                  "witness " + *e.witness +
-                      " is not collected at head (no such test in head's test files)");
+        else
+            checkAtHead(p, m_context, "witness", *e.witness);
     } else if (needsWitness && !e.info.hasProblem("witness")) {
         p.add("witness", "witness",
               std::string(e.witness ? "required field `witness` is empty"

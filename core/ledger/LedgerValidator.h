@@ -19,7 +19,8 @@ struct ValidationContext
     int freezeMaxDays = 14;      // config `freeze_max_days`
     int renewalRecencyDays = 14; // config `renewal_recency_days`
     // Whether a test id (`path::name`, `path::Class::name`, parameters ignored) exists at
-    // head; empty: substitutes and witnesses are not looked up.
+    // head; empty: substitutes and witnesses are not looked up. It may throw to say it
+    // cannot tell (the file does not parse, no interpreter): the problem then says why.
     std::function<bool(const std::string &)> testExistsAtHead;
     // Files the patch changes (repository-relative); empty when there is no patch.
     std::set<std::string> patchedFiles;

@@ -1,6 +1,7 @@
 #include "ledger/TestLookup.h"
 
 #include "ledger/TestIndex.h"
+#include "util/Error.h"
 
 #include <set>
 
@@ -34,13 +35,19 @@ const TestLookup::FileTests &TestLookup::load(const std::string &file)
     try {
         const std::vector<FileFacts> facts = m_extractor.extract(
             {{file, entry->blob, [repo, rev, file] { return repo->readFile(*rev, file); }}});
-        if (!facts.empty() && !facts.front().error) {
+        if (facts.empty()) {
+            tests.problem = file + ": the fact extractor returned nothing";
+        } else if (const std::optional<ParseError> &e = facts.front().error) {
+            tests.problem = file + ":" + std::to_string(e->line) + ":" + std::to_string(e->column) +
+                            ": does not parse (" + e->message + ")";
+        } else {
             for (const std::string &name : facts.front().defs)
                 tests.ids.push_back(file + "::" + name);
             tests.imports = facts.front().imports;
         }
-    } catch (const std::exception &) {
-        // No interpreter, or it crashed: nothing is known to exist (validation says so).
+    } catch (const std::exception &e) {
+        // No interpreter, or it crashed: nothing is known either way.
+        tests.problem = file + ": its tests cannot be read (" + e.what() + ")";
     }
     return tests;
 }
@@ -51,10 +58,13 @@ bool TestLookup::contains(const std::string &testId)
     if (name.empty())
         return false;
     const std::string wanted = TestIndex::fileOf(testId) + "::" + name;
-    for (const std::string &id : load(TestIndex::fileOf(testId)).ids) {
+    const FileTests &tests = load(TestIndex::fileOf(testId));
+    for (const std::string &id : tests.ids) {
         if (id == wanted)
             return true;
     }
+    if (!tests.problem.empty())
+        throw Error::harness(tests.problem);
     return false;
 }
 

@@ -20,8 +20,10 @@ public:
     TestLookup(std::shared_ptr<const Repository> repo, Revision rev, std::string python,
                std::string cacheDir);
 
-    // `path::name` or `path::Class::name` (a parameter suffix is ignored). A file that
-    // cannot be read or parsed holds no tests.
+    // `path::name` or `path::Class::name` (a parameter suffix is ignored). A missing file
+    // holds no tests; a file that does not parse, or whose facts cannot be extracted (no
+    // interpreter, a crash), throws Error::harness naming the file (and line) and why —
+    // "not there" and "cannot tell" are different answers.
     bool contains(const std::string &testId);
     // The test ids of one file, in file order; empty when it has none or does not exist.
     std::vector<std::string> testsIn(const std::string &file);
@@ -36,6 +38,7 @@ private:
     {
         std::vector<std::string> ids;
         std::vector<std::string> imports;
+        std::string problem; // why the file's tests are unknown ("" when they are known)
     };
     const FileTests &load(const std::string &file);
 

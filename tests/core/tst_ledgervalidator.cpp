@@ -1,7 +1,11 @@
 // Every validation rule of SPEC §6: for each rule a ledger that breaks it (the problem
 // names the rule, the field and says why) and one that satisfies it.
+#include "RepoBuilder.h"
+#include "TestSupport.h"
 #include "ledger/LedgerSet.h"
 #include "ledger/LedgerValidator.h"
+#include "ledger/TestLookup.h"
+#include "util/Error.h"
 
 #include <QtTest>
 #include <set>
@@ -72,6 +76,7 @@ class TstLedgerValidator : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void testLookupTellsMissingFromUnknown();
     void rules_data();
     void rules();
     void activeWindow();
@@ -291,6 +296,14 @@ void TstLedgerValidator::rules_data()
         << QStringList() << none << "witness"
         << "witness"
         << "witness tests/test_other.py::test_x is not collected at head";
+    QTest::newRow("waiver: witness in a file that does not parse")
+        << w
+        << waiverWith(QStringLiteral("witness"),
+                      QStringLiteral("witness = \"tests/test_broken.py::test_x\""))
+        << QStringList() << none << "witness"
+        << "witness"
+        << "cannot confirm that witness tests/test_broken.py::test_x is collected at head: "
+           "tests/test_broken.py:3:5: does not parse";
     QTest::newRow("waiver: witness is the waived node")
         << w
         << waiverWith(QStringLiteral("witness"),
@@ -441,6 +454,9 @@ void TstLedgerValidator::rules()
     const std::set<std::string> head = {"tests/test_calc.py::test_sub",
                                         "tests/test_calc.py::test_mul"};
     ctx.testExistsAtHead = [&head](const std::string &id) {
+        if (id.rfind("tests/test_broken.py", 0) == 0) // as TestLookup says it
+            throw pw::core::Error::harness("tests/test_broken.py:3:5: does not parse (invalid "
+                                           "syntax)");
         return head.count(id.substr(0, id.find('['))) > 0;
     };
     for (const QString &p : patched)
@@ -511,6 +527,41 @@ void TstLedgerValidator::headLookupIsOptional()
     ValidationContext ctx;
     ctx.today = kToday;
     QVERIFY(LedgerValidator(ctx).check(set).empty());
+}
+
+// The forms' lookup (real facts through the extractor): a test that is not there is
+// `false`; a file that does not parse, or no interpreter, is "cannot tell" with the reason.
+void TstLedgerValidator::testLookupTellsMissingFromUnknown()
+{
+    pw::test::RepoBuilder builder;
+    builder.write("tests/test_ok.py", "def test_a():\n    assert 1\n");
+    builder.write("tests/test_broken.py", "def test_x(:\n    pass\n");
+    builder.commit("tests");
+    auto repo =
+        std::make_shared<const pw::core::Repository>(pw::core::Repository::open(builder.root()));
+    const pw::core::Revision head = repo->resolve("HEAD");
+    QTemporaryDir cache;
+    pw::core::TestLookup lookup(repo, head, pw::test::testPython(), cache.path().toStdString());
+    QVERIFY(lookup.contains("tests/test_ok.py::test_a"));
+    QVERIFY(!lookup.contains("tests/test_ok.py::test_gone"));
+    QVERIFY(!lookup.contains("tests/test_absent.py::test_a"));
+    try {
+        lookup.contains("tests/test_broken.py::test_x");
+        QFAIL("a file that does not parse is not an empty file");
+    } catch (const pw::core::Error &e) {
+        QVERIFY2(std::string(e.what()).rfind("tests/test_broken.py:1:", 0) == 0, e.what());
+        QVERIFY2(std::string(e.what()).find("does not parse") != std::string::npos, e.what());
+    }
+
+    QTemporaryDir emptyCache; // the first cache already holds these facts
+    pw::core::TestLookup blind(repo, head, "/nonexistent/python3", emptyCache.path().toStdString());
+    try {
+        blind.contains("tests/test_ok.py::test_a");
+        QFAIL("no interpreter is not an empty file");
+    } catch (const pw::core::Error &e) {
+        QVERIFY2(std::string(e.what()).find("tests/test_ok.py: its tests cannot be read") == 0,
+                 e.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TstLedgerValidator)
