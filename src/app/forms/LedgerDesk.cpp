@@ -135,6 +135,7 @@ void LedgerDesk::clear()
     m_ledgers->clear();
     m_ledgersPanel->setSummary(QString());
     m_lookup.reset();
+    m_repo.reset();
     updateActions();
 }
 
@@ -157,6 +158,7 @@ void LedgerDesk::setOutcome(const AuditOutcome &outcome)
     m_today = outcome.today;
     m_fixedToday = !outcome.request.audit.today.empty();
     m_lookup.reset();
+    m_repo.reset();
     m_ledgers->setLedgers(outcome.ledgers, outcome.ledgerProblems, outcome.today);
     m_ledgersPanel->setSummary(m_ledgers->summary());
     m_ledgersPanel->setSummarySeverity(m_ledgers->severity());
@@ -167,14 +169,20 @@ void LedgerDesk::setOutcome(const AuditOutcome &outcome)
     updateActions();
 }
 
+std::shared_ptr<const core::Repository> LedgerDesk::repository()
+{
+    if (!m_repo && m_hasOutcome)
+        m_repo = std::make_shared<const core::Repository>(core::Repository::open(m_report.repo));
+    return m_repo;
+}
+
 core::TestLookup *LedgerDesk::lookup()
 {
     if (!m_hasOutcome)
         return nullptr;
     if (!m_lookup) {
         try {
-            auto repo =
-                std::make_shared<const core::Repository>(core::Repository::open(m_report.repo));
+            const std::shared_ptr<const core::Repository> repo = repository();
             const core::Revision base =
                 repo->resolve(m_report.base.commit.value_or(m_report.base.rev));
             core::Revision head = repo->resolveHead(m_report.head.rev, base);
@@ -214,8 +222,8 @@ LedgerFormContext LedgerDesk::formContext()
                             .arg(m_lookupError);
     }
     try {
-        c.reviewer =
-            QString::fromStdString(core::Repository::open(m_report.repo).userName()).trimmed();
+        if (const std::shared_ptr<const core::Repository> repo = repository())
+            c.reviewer = QString::fromStdString(repo->userName()).trimmed();
     } catch (const core::Error &) {
     }
     if (c.reviewer.isEmpty())
@@ -302,11 +310,11 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test)
     }
     if (!file.empty()) {
         try {
-            const core::Repository repo = core::Repository::open(m_report.repo);
+            const std::shared_ptr<const core::Repository> repo = repository();
             const core::Revision base =
-                repo.resolve(m_report.base.commit.value_or(m_report.base.rev));
+                repo->resolve(m_report.base.commit.value_or(m_report.base.rev));
             // The base's CODEOWNERS: the patch under review must not pick its own owner.
-            const core::Codeowners owners = core::Codeowners::load(repo, base);
+            const core::Codeowners owners = core::Codeowners::load(*repo, base);
             seed.ownerCandidates = toList(owners.ownersOf(file));
         } catch (const core::Error &) {
             // No owners to offer; the reviewer types one.

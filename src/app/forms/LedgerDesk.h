@@ -89,6 +89,8 @@ private:
     void updateActions();
     void showContextMenu(EvidencePanel *panel, const QPoint &pos);
     LedgerFormDialog *open(LedgerForm *form, const LedgerFormContext &context);
+    // Opened once per outcome, shared by the lookup and the pre-fills; throws core::Error.
+    std::shared_ptr<const core::Repository> repository();
     core::TestLookup *lookup();
     bool ready() const { return m_hasOutcome; }
 
@@ -114,6 +116,7 @@ private:
     std::string m_cacheDir;
     QDate m_today;
     bool m_fixedToday = false;
+    std::shared_ptr<const core::Repository> m_repo;
     std::shared_ptr<core::TestLookup> m_lookup;
     QString m_lookupError;
 };
