@@ -87,10 +87,10 @@ private:
     const std::string &m_origin;
 };
 
-const char *const kKnown[] = {"schema",       "test",        "verdict",      "mode",
-                              "base_fail",    "head_fail",   "runs",         "seeds",
-                              "witness_seed", "env_digest",  "baseline_sha", "base",
-                              "head",         "attribution", "replay",       "recorded"};
+const char *const kKnown[] = {
+    "schema", "test",        "verdict",      "mode",       "base_fail",     "head_fail",
+    "runs",   "seeds",       "witness_seed", "env_digest", "baseline_sha",  "base",
+    "head",   "attribution", "replay",       "recorded",   "diff_coverage", "diff_coverage_detail"};
 
 } // namespace
 
@@ -129,6 +129,12 @@ AttributionRecord AttributionRecord::parse(const std::string &text, const std::s
     rec.recorded = r.string("recorded");
     if (rec.recorded && !parseLedgerDate(*rec.recorded))
         r.fail("recorded", "\"" + *rec.recorded + "\" is not a date (YYYY-MM-DD)");
+    rec.diffCoverage = r.string("diff_coverage");
+    if (rec.diffCoverage && *rec.diffCoverage != "touched" && *rec.diffCoverage != "untouched" &&
+        *rec.diffCoverage != "unknown")
+        r.fail("diff_coverage",
+               "\"" + *rec.diffCoverage + "\" is not touched, untouched or unknown");
+    rec.diffCoverageDetail = r.string("diff_coverage_detail");
     for (auto it = root.begin(); it != root.end(); ++it) {
         if (std::find(std::begin(kKnown), std::end(kKnown), it.key()) == std::end(kKnown))
             rec.unknownFields.emplace_back(it.key(), it.value().dump());
@@ -159,6 +165,8 @@ std::string AttributionRecord::format() const
     put("attribution", attribution);
     put("replay", replay);
     put("recorded", recorded);
+    put("diff_coverage", diffCoverage);
+    put("diff_coverage_detail", diffCoverageDetail);
     for (const auto &[key, json] : unknownFields)
         out[key] = Json::parse(json);
     return out.dump(2) + "\n";

@@ -17,7 +17,8 @@ struct QuarantineEntry;
 //    "verdict": "PRE_EXISTING", "mode": "matched", "base_fail": 3, "head_fail": 3,
 //    "runs": 5, "seeds": [0, 1, 2, 3, 4], "witness_seed": 2, "env_digest": "…",
 //    "baseline_sha": "<40 hex>", "base": "<rev>", "head": "<rev>", "attribution": "solo",
-//    "replay": "python -m pytest …", "recorded": "2026-11-30"}
+//    "replay": "python -m pytest …", "recorded": "2026-11-30",
+//    "diff_coverage": "untouched", "diff_coverage_detail": "did not touch the change …"}
 //
 // `schema` and `test` are required; every other field may be absent (or null).
 struct AttributionRecord
@@ -41,6 +42,11 @@ struct AttributionRecord
     std::optional<std::string> attribution; // solo / order / isolate / clock / ...
     std::optional<std::string> replay;
     std::optional<std::string> recorded; // YYYY-MM-DD, or an ISO 8601 timestamp
+    // SPEC §10 diff coverage of the failing test (absent in records before it, or when head
+    // did not fail): "touched", "untouched" (did not touch the change) or "unknown", and
+    // its sentence ("touched 3 changed lines in src/m.py", "unknown: <why>").
+    std::optional<std::string> diffCoverage;
+    std::optional<std::string> diffCoverageDetail;
     // Fields this reader does not know: (key, JSON text), in file order, written back as is.
     std::vector<std::pair<std::string, std::string>> unknownFields;
 

@@ -1,5 +1,6 @@
 #include "run/Attribution.h"
 
+#include "run/ShardMerge.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -357,6 +358,25 @@ void Attribution::judge(AttributionResult &r)
     }
 }
 
+void Attribution::addCoverage(const RunContext &ctx, const AttributionRequest &request,
+                              RunPool &pool, AttributionResult &result)
+{
+    const bool headFailed = result.verdict == AttributionVerdict::PatchInduced ||
+                            result.verdict == AttributionVerdict::PreExisting ||
+                            result.verdict == AttributionVerdict::HarnessEnv;
+    if (!request.coverage || !headFailed || result.interrupted || !result.witnessSeed)
+        return;
+    ctx.say("diff coverage: rerunning " + request.test + " at head seed " +
+            std::to_string(*result.witnessSeed) + " with --pw-cover");
+    result.coverage =
+        DiffCoverage::measure(ctx, request.test, *result.witnessSeed, pool, request.adjust);
+    if (result.coverage->verdict == CoverageVerdict::Untouched)
+        result.sentence += "; the failing test did not touch the change: strong evidence of a "
+                           "flake rather than a patch bug";
+    result.notes.push_back("diff coverage (head seed " + std::to_string(*result.witnessSeed) +
+                           "): " + result.coverage->summary());
+}
+
 AttributionRecord AttributionResult::record(const std::string &today) const
 {
     AttributionRecord rec;
@@ -380,15 +400,30 @@ AttributionRecord AttributionResult::record(const std::string &today) const
     if (!replay.empty())
         rec.replay = replay;
     rec.recorded = today;
+    if (coverage) {
+        rec.diffCoverage = coverageVerdictName(coverage->verdict);
+        rec.diffCoverageDetail = coverage->summary();
+    }
     return rec;
 }
 
 std::string Attribution::writeRecord(const std::string &runsDir, const AttributionRecord &record)
 {
     const std::string date = record.recorded.value_or("undated").substr(0, 10);
-    const std::string stem =
-        runsDir + "/" + date + "-" + sanitised(record.test) + "-" + record.mode.value_or("run");
-    const std::string text = record.format();
+    return writeNewFile(runsDir, recordStem(date, record.test, record.mode.value_or("run")),
+                        record.format());
+}
+
+std::string Attribution::recordStem(const std::string &date, const std::string &test,
+                                    const std::string &what)
+{
+    return date + "-" + sanitised(test) + "-" + what;
+}
+
+std::string Attribution::writeNewFile(const std::string &runsDir, const std::string &name,
+                                      const std::string &text)
+{
+    const std::string stem = runsDir + "/" + name;
     const std::string tmp = runsDir + "/.attribution-" + std::to_string(::getpid()) + ".tmp";
     std::string error;
     if (!writeFileAtomically(tmp, text, /*createDirs=*/true, &error))
@@ -423,6 +458,7 @@ AttributionResult Attribution::run(const RunContext &ctx, const AttributionReque
     const int runs = request.runs.value_or(swept ? ctx.config().seeds : ctx.config().replays);
     if (runs < 1)
         throw Error::input("attribute: runs must be at least 1, not " + std::to_string(runs));
+    checkTrialBudget(ctx, "attribute", "2 × " + std::to_string(runs) + " runs", 2LL * runs);
 
     AttributionResult result;
     result.test = request.test;
@@ -443,6 +479,8 @@ AttributionResult Attribution::run(const RunContext &ctx, const AttributionReque
     std::vector<RunSpec> specs;
     std::vector<std::pair<Arm, int>> slots;
     for (int i = 0; i < runs; ++i) {
+        if (request.shard && !request.shard->owns(size_t(i)))
+            continue; // SPEC 9: another shard's pair
         const uint32_t seed = swept ? uint32_t(i) : request.seed;
         for (const Arm arm : {Arm::Base, Arm::Head}) {
             RunSpec spec = ctx.spec(arm, {request.test}, seed);
@@ -455,7 +493,11 @@ AttributionResult Attribution::run(const RunContext &ctx, const AttributionReque
     }
     ctx.say(std::string("attributing ") + request.test + " (" + modeName(request.mode) + ", " +
             std::to_string(runs) + " run(s) per tree, " + std::to_string(pool.workers()) +
-            " worker(s))");
+            " worker(s)" +
+            (request.shard ? ", shard " + request.shard->name() + ": " +
+                                 std::to_string(specs.size() / 2) + " pair(s)"
+                           : std::string()) +
+            ")");
 
     const std::vector<RunResult> results =
         pool.run(specs, [&](int done, int total, const RunResult &finished) {
@@ -478,6 +520,11 @@ AttributionResult Attribution::run(const RunContext &ctx, const AttributionReque
     }
     result.interrupted = result.cancelledRuns > 0;
     judge(result);
+    if (request.shard) { // SPEC 9: no verdict until the shards are merged
+        finishShard(ctx, *request.shard, request.shardOut, result);
+        return result;
+    }
+    addCoverage(ctx, request, pool, result);
 
     if (request.record && result.verdict && !result.interrupted) {
         try {

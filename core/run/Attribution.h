@@ -1,8 +1,10 @@
 #pragma once
 
 #include "ledger/RunEvidence.h"
+#include "run/DiffCoverage.h"
 #include "run/RunContext.h"
 #include "run/RunPool.h"
+#include "run/Shard.h"
 
 #include <functional>
 #include <optional>
@@ -74,6 +76,14 @@ struct AttributionRequest
     bool record = true;      // write the evidence record to <ledger dir>/runs/
     // The last word on each run before it is queued (tests; an extra variable).
     std::function<void(Arm, RunSpec &)> adjust;
+    // SPEC §10 diff coverage: when head failed (PATCH_INDUCED, PRE_EXISTING, HARNESS_ENV),
+    // rerun the node once at head at the witness seed with --pw-cover (see DiffCoverage).
+    bool coverage = true;
+    // SPEC 9: run only this shard's base/head pairs (unit i = the i-th pair), judge nothing,
+    // and write the shard ledger (ShardLedger) instead of the evidence record: to
+    // `shardOut`, or into <ledger dir>/runs/ when it is empty.
+    std::optional<Shard> shard;
+    std::string shardOut;
 };
 
 const char *modeName(AttributionRequest::Mode mode); // "matched", "swept"
@@ -127,6 +137,10 @@ struct AttributionResult
     bool notCollectedAnywhere = false; // neither tree has the node: check its id
     std::string recordPath;            // the evidence record written, if any
     std::string recordError;           // why writing it failed
+    std::optional<Shard> shard;        // a shard's runs only: tallies, no verdict (SPEC 9)
+    // SPEC §10: did the failing test execute the patch's changed lines? (none: not asked,
+    // or head did not fail)
+    std::optional<DiffCoverageResult> coverage;
 
     bool freezeAllowed() const { return verdict == AttributionVerdict::PreExisting; }
     // The schema patchwitness.attribution/1 record of this result, recorded on `today`.
@@ -148,11 +162,25 @@ public:
     // result whose runs are in place (pure; `run` calls it).
     static void judge(AttributionResult &result);
 
+    // SPEC §10 diff coverage, after judging: with a verdict where head failed, measures the
+    // witness seed's coverage (DiffCoverage::measure) into result.coverage and adds it to
+    // the sentence (did not touch the change) or the notes. A separate step: `run` calls it.
+    static void addCoverage(const RunContext &ctx, const AttributionRequest &request, RunPool &pool,
+                            AttributionResult &result);
+
     // `<runsDir>/<recorded>-<test, sanitised>-<mode>.json`, or …_02.json, …_03.json when
     // a file of that name exists (never overwritten: the later record of a day sorts
     // after the earlier, as AttributionRecord::latestFor expects); written atomically.
     // Returns the path; throws Error::input when it cannot be written.
     static std::string writeRecord(const std::string &runsDir, const AttributionRecord &record);
+
+    // The helpers of writeRecord, for the other files of runs/ (cells records, shard
+    // ledgers): "<date>-<test, sanitised>-<what>", and `text` written atomically as
+    // `<dir>/<stem>.json`, or <stem>_02.json, … when that name is taken (never overwritten).
+    static std::string recordStem(const std::string &date, const std::string &test,
+                                  const std::string &what);
+    static std::string writeNewFile(const std::string &dir, const std::string &stem,
+                                    const std::string &text);
 };
 
 } // namespace pw::core

@@ -1,6 +1,8 @@
 #include "run/ReproCells.h"
 
+#include "run/CellsRecord.h"
 #include "run/OutcomeRows.h"
+#include "run/ShardMerge.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -174,6 +176,58 @@ bool ReproCellsResult::noEvidence() const
     return true;
 }
 
+void ReproCells::describe(ReproCellsResult &r)
+{
+    if (r.cells.empty()) {
+        for (const char *name : kCells) {
+            ReproCell cell;
+            cell.name = name;
+            r.cells.push_back(cell);
+        }
+    }
+    const std::string seeds = "seeds 1.." + std::to_string(r.orderSeeds);
+    for (ReproCell &c : r.cells) {
+        if (c.name == "solo")
+            c.description = "the node alone, seed 0 (pytest's order), fresh interpreter";
+        else if (c.name == "order")
+            c.description = "the scoped suite " + r.scope + "/ shuffled with " + seeds +
+                            ", one process per seed";
+        else if (c.name == "isolate")
+            c.description = "the scoped suite " + r.scope +
+                            "/ collected once, the node forked alone before any other test ran (" +
+                            seeds + ")";
+        else if (c.name == "clock")
+            c.description = "the node alone with TZ=" + r.clockZone + " and the clock frozen at " +
+                            r.freezeTime;
+    }
+}
+
+void ReproCells::pickReplays(ReproCellsResult &r)
+{
+    for (ReproCell &cell : r.cells) {
+        cell.replay.clear();
+        for (const NodeRun &t : cell.trials) {
+            if (t.failed()) {
+                cell.replay = t.command;
+                break;
+            }
+        }
+        if (cell.replay.empty() && !cell.trials.empty())
+            cell.replay = cell.trials.front().command;
+    }
+}
+
+int ReproCells::unitOf(const std::string &cell, int index, int orderSeeds)
+{
+    if (cell == "order")
+        return 1 + index;
+    if (cell == "isolate")
+        return orderSeeds + 1;
+    if (cell == "clock")
+        return orderSeeds + 2;
+    return 0;
+}
+
 std::string ReproCells::scopeOf(const std::string &nodeId)
 {
     const std::string file = nodeId.substr(0, nodeId.find("::"));
@@ -274,11 +328,15 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
     const int seeds = request.orderSeeds.value_or(ctx.config().orderSeeds);
     if (seeds < 1)
         throw Error::input("cells: order seeds must be at least 1, not " + std::to_string(seeds));
+    // solo, R order runs, R isolated replays, clock.
+    checkTrialBudget(ctx, "cells", "2 + 2 × " + std::to_string(seeds) + " trials",
+                     2 + 2LL * seeds);
 
     ReproCellsResult result;
     result.test = request.test;
     result.arm = request.arm;
     result.revision = ctx.revision(request.arm).spec;
+    result.commit = ctx.revision(request.arm).commit;
     result.scope = scopeOf(request.test);
     result.orderSeeds = seeds;
     result.freezeTime = request.freezeTime;
@@ -289,7 +347,13 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
 
     std::vector<RunSpec> specs;
     std::vector<std::string> cellOf; // per spec
+    std::vector<int> unitOfSpec;     // per spec: its unit of the sweep (SPEC 9)
+    int unit = -1;
     auto add = [&](const std::string &cell, RunSpec spec) {
+        ++unit;
+        if (request.shard && !request.shard->owns(size_t(unit)))
+            return; // another shard's unit
+        unitOfSpec.push_back(unit);
         spec.sandbox = ctx.sandbox();
         if (request.adjust)
             request.adjust(cell, spec);
@@ -358,11 +422,7 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
             progress(tick);
         });
 
-    for (const char *name : kCells) {
-        ReproCell cell;
-        cell.name = name;
-        result.cells.push_back(cell);
-    }
+    describe(result);
     auto cellNamed = [&](const std::string &name) -> ReproCell & {
         for (ReproCell &c : result.cells) {
             if (c.name == name)
@@ -370,16 +430,6 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
         }
         return result.cells.front();
     };
-    cellNamed("solo").description = "the node alone, seed 0 (pytest's order), fresh interpreter";
-    cellNamed("order").description = "the scoped suite " + result.scope +
-                                     "/ shuffled with seeds 1.." + std::to_string(seeds) +
-                                     ", one process per seed";
-    cellNamed("isolate").description =
-        "the scoped suite " + result.scope +
-        "/ collected once, the node forked alone before any other test ran (seeds 1.." +
-        std::to_string(seeds) + ")";
-    cellNamed("clock").description = "the node alone with TZ=" + request.clockZone +
-                                     " and the clock frozen at " + request.freezeTime;
 
     for (size_t i = 0; i < results.size(); ++i) {
         const RunResult &res = results[i];
@@ -399,7 +449,7 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
         } else {
             NodeRun t = nodeRun(res, request.test);
             t.label = cellOf[i];
-            t.index = int(cell.trials.size());
+            t.index = cellOf[i] == "order" ? unitOfSpec[i] - 1 : 0; // order: seed - 1
             t.command = replay;
             if (cellOf[i] == "clock") {
                 if (const auto why = clockUnsupported(specs[i]))
@@ -408,18 +458,20 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
             cell.trials.push_back(std::move(t));
         }
     }
-    for (ReproCell &cell : result.cells) {
-        for (const NodeRun &t : cell.trials) {
-            if (t.failed()) {
-                cell.replay = t.command;
-                break;
-            }
-        }
-        if (cell.replay.empty() && !cell.trials.empty())
-            cell.replay = cell.trials.front().command;
-    }
+    pickReplays(result);
     result.interrupted = result.cancelledRuns > 0;
+    if (request.shard) { // SPEC 9: no attribution until the shards are merged
+        finishShard(ctx, *request.shard, request.shardOut, result);
+        return result;
+    }
     attribute(result);
+    if (request.record && !result.interrupted && !result.notCollected) {
+        try {
+            result.recordPath = writeCellsRecord(ctx.runsDir(), result, recordDate(ctx));
+        } catch (const Error &e) {
+            result.recordError = e.what();
+        }
+    }
     return result;
 }
 

@@ -39,6 +39,14 @@ struct CellsRequest
     std::string clockZone = kClockZone;
     // The last word on each run before it is queued (tests); `cell` is its cell's name.
     std::function<void(const std::string &cell, RunSpec &)> adjust;
+    // Write the evidence record (schema patchwitness.cells/1, CellsRecord) to
+    // <ledger dir>/runs/ when the run finished and the tree has the node.
+    bool record = true;
+    // SPEC 9: run only this shard's units (0 solo, 1..R the order seeds, R+1 isolate, R+2
+    // clock), attribute nothing, and write the shard ledger (ShardLedger) instead of the
+    // record: to `shardOut`, or into <ledger dir>/runs/ when it is empty.
+    std::optional<Shard> shard;
+    std::string shardOut;
 };
 
 enum class CellStatus
@@ -80,6 +88,7 @@ struct ReproCellsResult
     std::string test;
     Arm arm = Arm::Head;
     std::string revision; // the arm's revision spec
+    std::string commit;   // the arm's commit
     std::string scope;    // the scoped suite's directory
     int orderSeeds = 0;
     std::string freezeTime;
@@ -88,7 +97,10 @@ struct ReproCellsResult
     std::vector<CellFinding> findings;
     bool interrupted = false;
     int cancelledRuns = 0;
-    bool notCollected = false; // the tree has no such node
+    bool notCollected = false;  // the tree has no such node
+    std::string recordPath;     // the evidence record (or shard ledger) written, if any
+    std::string recordError;    // why writing it failed
+    std::optional<Shard> shard; // a shard's runs only: no attribution until merged (SPEC 9)
 
     const ReproCell &cell(const std::string &name) const; // one of the four
     bool reproduced() const;                              // a cell failed
@@ -105,6 +117,15 @@ public:
 
     // The findings from the cells (pure; `run` calls it), SPEC 5.4.
     static void attribute(ReproCellsResult &result);
+
+    // The four cells in order with what they run, from the result's scope, R, zone and
+    // freeze time (run and the shard merge call it before adding trials).
+    static void describe(ReproCellsResult &result);
+    // Each cell's replay: its first failing trial's command, else its first trial's.
+    static void pickReplays(ReproCellsResult &result);
+    // SPEC 9: unit of the sweep a trial belongs to (solo 0, order 1..R, isolate R+1, clock
+    // R+2), from its cell and index.
+    static int unitOf(const std::string &cell, int index, int orderSeeds);
 
     // The directory of the node's file: "tests/unit/test_x.py::t" → "tests/unit"; "." at
     // the root.

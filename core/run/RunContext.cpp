@@ -134,4 +134,14 @@ void RunContext::say(const std::string &line) const
         m_progress(line);
 }
 
+void checkTrialBudget(const RunContext &ctx, const std::string &sweep, const std::string &what,
+                      long long trials)
+{
+    const int budget = ctx.config().trialBudget;
+    if (budget > 0 && trials > budget)
+        throw Error::input(sweep + ": " + what + " exceed the trial budget of " +
+                           std::to_string(budget) + " (config trial_budget, " +
+                           ctx.config().source + "); ask for fewer or raise trial_budget");
+}
+
 } // namespace pw::core

@@ -88,4 +88,10 @@ private:
     std::shared_ptr<Scratch> m_scratch; // the run directories; removed with the last copy
 };
 
+// SPEC 5.7: the config's `trial_budget` caps every sweep. Throws Error::input naming the
+// sweep, what it would run and the budget when `trials` exceeds it, before anything runs
+// (a sweep cut short silently would be weaker evidence than it says).
+void checkTrialBudget(const RunContext &ctx, const std::string &sweep, const std::string &what,
+                      long long trials);
+
 } // namespace pw::core

@@ -48,6 +48,10 @@ Options:
   --pw-replay-timeout S  seconds per replay child (0: none); the child is SIGKILLed.
   --pw-replay-nofork     run the plan's replays one after another in this process
                      (diagnostics: shows what the fork isolates; no timeout).
+  --pw-witness PATH  skip witnesses (SPEC 5.10): one JSONL row per test -- the project
+                     files it touched, its fixtures and their source fingerprints, the
+                     ambient fingerprint, and whether it is complete (no subprocess or
+                     network use); see the "skip witnesses" section below.
   --pw-test-timeout S  seconds per test, setup to teardown (0: none); an expired test
                      fails with "patchwitness: per-test timeout", which the harness reads
                      as harness_error (see the per-test timeout section).
@@ -792,8 +796,345 @@ class _PwTestTimer:
             signal.signal(signal.SIGALRM, previous)
 
 
+# --- diff coverage (SPEC §10 diff-coverage attribution) -------------------------------
+#
+# --pw-cover PATH: measure the run with coverage.py and write PATH as JSON
+#   {"files": {"rel/path.py": [lines]}, "imported": {"rel/path.py": [lines]}}
+# paths relative to the rootdir, only files below it (coverage's `source`), the project's
+# own coverage config ignored (config_file=False), the data file in PATH's directory.
+# "files" are the lines executed during a test's phases (setup, call, teardown);
+# "imported" the lines executed only outside them -- module-level code run while pytest
+# imported conftest and test modules (a `def` header, a constant). Measuring starts before
+# the initial conftests are imported, so no import-time line of the project is missed; the
+# two sets are told apart with coverage's dynamic contexts. Without an importable coverage
+# (or when it cannot start) PATH is {"unavailable": "<reason>"} and the run goes on.
+
+
+class _PwCover:
+    TEST_CONTEXT = "pw-test"
+
+    def __init__(self):
+        self.cov = None
+        self.path = None
+        self.root = None
+
+    def pytest_addoption(self, parser):
+        parser.getgroup("patchwitness").addoption(
+            "--pw-cover", default=None,
+            help="measure with coverage.py; write executed lines per file (JSON) to this path")
+
+    def _write(self, payload):
+        with open(self.path + ".tmp", "w", encoding="utf-8") as f:
+            json.dump(payload, f, sort_keys=True)
+        os.replace(self.path + ".tmp", self.path)
+
+    def _start(self, path, root):
+        if self.path is not None or not path:
+            return
+        self.path = os.path.abspath(path)
+        self.root = os.path.realpath(str(root))
+        try:
+            import coverage
+
+            self.cov = coverage.Coverage(
+                data_file=os.path.join(os.path.dirname(self.path), ".pw-coverage"),
+                config_file=False, source=[self.root])
+            self.cov.start()
+        except Exception as e:  # ImportError, or a coverage that cannot start here
+            self.cov = None
+            self._write({"unavailable": "coverage: %s: %s" % (type(e).__name__, e)})
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_load_initial_conftests(self, early_config, parser, args):
+        self._start(getattr(early_config.known_args_namespace, "pw_cover", None),
+                    early_config.rootpath)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_configure(self, config):
+        self._start(config.getoption("pw_cover", None), config.rootpath)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        if self.cov is None:
+            yield
+            return
+        self.cov.switch_context(self.TEST_CONTEXT)
+        try:
+            yield
+        finally:
+            self.cov.switch_context("pw-between")
+
+    def pytest_unconfigure(self, config):
+        if self.cov is None:
+            return
+        cov, self.cov = self.cov, None
+        cov.stop()
+        data = cov.get_data()
+        files, imported = {}, {}
+        for measured in sorted(data.measured_files()):
+            real = os.path.realpath(measured)
+            if not real.startswith(self.root + os.sep):
+                continue
+            rel = os.path.relpath(real, self.root).replace(os.sep, "/")
+            # Line 0: coverage's mark for a module without statements (an empty __init__).
+            contexts = {n: c for n, c in data.contexts_by_lineno(measured).items() if n > 0}
+            in_test = sorted(n for n, c in contexts.items() if self.TEST_CONTEXT in c)
+            only_import = sorted(n for n, c in contexts.items() if self.TEST_CONTEXT not in c)
+            if in_test:
+                files[rel] = in_test
+            if only_import:
+                imported[rel] = only_import
+        self._write({"files": files, "imported": imported})
+
+
+# --- skip witnesses (SPEC 5.10) --------------------------------------------------------
+#
+# --pw-witness PATH: one JSON line per test, appended like --pw-out rows:
+#   {"nodeid", "files", "fixtures", "fixture_fps", "fixture_fp", "ambient_fp", "complete",
+#    "escapes"}
+# `files`: project files (relative to the invocation directory, inside it only) the test
+# depends on: its test file, the conftest.py files on its path, every file whose Python
+# code ran during its setup, call and teardown (a sys.setprofile hook, on only while this
+# option is set; fixture setups are remembered per fixture, so a test reusing a module or
+# session fixture set up by an earlier test still lists the fixture's files), and the
+# project modules its test module imports or references (a module-level constant import
+# counts). `fixtures`: the fixture closure; `fixture_fps`: per fixture, sha256 (16 hex) of
+# its name and the source of the fixture function(s) serving it; `fixture_fp` over those;
+# `ambient_fp` over TZ, LANG, LC_ALL, PYTHONHASHSEED and SOURCE_DATE_EPOCH. `complete` is
+# false (and `escapes` names why) when the test ran code of, or its module references,
+# a module that reaches outside the files (processes, the network): pytest imports some
+# of them itself, so presence in sys.modules means nothing. With --collect-only the rows
+# have no `files`, `complete` or `escapes`: what the head side of a patch needs.
+
+import ast
+import hashlib
+import importlib.util
+import inspect
+
+_AMBIENT = ("TZ", "LANG", "LC_ALL", "PYTHONHASHSEED", "SOURCE_DATE_EPOCH")
+# A name matches itself and its submodules.
+_ESCAPES = ("subprocess", "socket", "ssl", "http", "urllib.request", "asyncio.subprocess",
+            "multiprocessing", "requests", "httpx", "urllib3", "aiohttp")
+
+
+def _escape_of(name):
+    for escape in _ESCAPES:
+        if name == escape or name.startswith(escape + "."):
+            return escape
+    return None
+
+
+def _sha16(text):
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+class _PwWitness:
+    def __init__(self):
+        self.fd = None
+        self.root = None
+        self.ambient = None
+        self.seen = None  # co_filename of every code object called: the set being filled
+        self.fixture_files = {}  # FixtureDef -> filenames its setups ran
+        self.sources = {}  # fixture function -> fingerprint of its source
+        self.module_refs = {}  # test module name -> (project files, escapes)
+        self.escape_files = ({}, ())  # (file -> escape, (package dir, escape)...)
+        self.escape_count = -1  # len(sys.modules) when escape_files was built
+
+    def pytest_addoption(self, parser):
+        parser.getgroup("patchwitness").addoption(
+            "--pw-witness", default=None, help="skip witnesses: JSONL row per test")
+
+    def pytest_configure(self, config):
+        path = config.getoption("pw_witness", None)
+        if not path:
+            return
+        self.fd = _open_append(path)
+        self.root = os.path.realpath(str(config.invocation_params.dir))
+        self.ambient = _sha16("".join("%s=%s\n" % (k, os.environ.get(k, "<unset>"))
+                                      for k in _AMBIENT))
+
+    def pytest_unconfigure(self, config):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def _profile(self, frame, event, arg):
+        if event == "call":
+            self.seen.add(frame.f_code.co_filename)
+
+    def _relative(self, filename):
+        if not filename or filename.startswith("<"):
+            return None
+        path = os.path.realpath(filename)
+        if not path.startswith(self.root + os.sep):
+            return None
+        return os.path.relpath(path, self.root).replace(os.sep, "/")
+
+    def _fixtures(self, item):
+        info = getattr(item, "_fixtureinfo", None)
+        defs = info.name2fixturedefs if info is not None else {}
+        names = sorted(set(getattr(item, "fixturenames", ())))
+        fps = {}
+        for name in names:
+            text = name
+            for fixturedef in defs.get(name, ()):
+                text += "\n" + self._source_fp(fixturedef.func)
+            fps[name] = _sha16(text)
+        overall = _sha16("".join("%s:%s\n" % (n, fps[n]) for n in names))
+        return names, fps, overall, defs
+
+    def _source_fp(self, func):
+        key = getattr(func, "__code__", func)
+        if key not in self.sources:
+            try:
+                text = inspect.getsource(func)
+            except (OSError, TypeError):
+                code = getattr(func, "__code__", None)
+                text = code.co_code.hex() if code is not None else repr(func)
+            self.sources[key] = _sha16(text)
+        return self.sources[key]
+
+    def _escapes(self):
+        """Module files and package directories of the escape modules imported so far."""
+        if self.escape_count != len(sys.modules):
+            files, dirs = {}, []
+            for name, module in list(sys.modules.items()):
+                escape = _escape_of(name)
+                filename = getattr(module, "__file__", None) if escape else None
+                if not filename:
+                    continue
+                files[os.path.realpath(filename)] = escape
+                if getattr(module, "__path__", None) is not None:
+                    dirs.append((os.path.dirname(os.path.realpath(filename)) + os.sep, escape))
+            self.escape_files = (files, tuple(dirs))
+            self.escape_count = len(sys.modules)
+        return self.escape_files
+
+    def _module_refs(self, module):
+        """Project files and escape modules the test module imports or references."""
+        if module is None:
+            return set(), set()
+        cached = self.module_refs.get(module.__name__)
+        if cached is not None:
+            return cached
+        names = set()
+        try:
+            tree = ast.parse(inspect.getsource(module))
+        except (OSError, TypeError, SyntaxError):
+            tree = None
+        package = getattr(module, "__package__", None)
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                try:
+                    base = importlib.util.resolve_name(
+                        "." * node.level + (node.module or ""), package) if node.level \
+                        else node.module
+                except (ImportError, ValueError):
+                    continue
+                names.add(base)
+                names.update(base + "." + alias.name for alias in node.names)
+        for value in list(vars(module).values()):
+            if inspect.ismodule(value):
+                names.add(value.__name__)
+            elif isinstance(getattr(value, "__module__", None), str):
+                names.add(value.__module__)
+        files, escapes = set(), set()
+        for name in names:
+            escape = _escape_of(name)
+            if escape:
+                escapes.add(escape)
+            parts = name.split(".")
+            for i in range(1, len(parts) + 1):  # a package's __init__ runs first
+                loaded = sys.modules.get(".".join(parts[:i]))
+                relative = self._relative(getattr(loaded, "__file__", None))
+                if relative:
+                    files.add(relative)
+        self.module_refs[module.__name__] = (files, escapes)
+        return files, escapes
+
+    def _row(self, item, seen):
+        names, fps, overall, defs = self._fixtures(item)
+        row = {"nodeid": item.nodeid, "fixtures": names, "fixture_fps": fps,
+               "fixture_fp": overall, "ambient_fp": self.ambient}
+        if seen is None:
+            return row
+        for name in names:
+            for fixturedef in defs.get(name, ()):
+                seen |= self.fixture_files.get(fixturedef, set())
+                seen.add(getattr(getattr(fixturedef.func, "__code__", None), "co_filename", ""))
+        files, escapes = self._module_refs(getattr(item, "module", None))
+        files = set(files)
+        escape_files, escape_dirs = self._escapes()
+        for filename in seen:
+            relative = self._relative(filename)
+            if relative:
+                files.add(relative)
+            real = os.path.realpath(filename) if filename and filename[0] != "<" else ""
+            escape = escape_files.get(real)
+            if escape is None:
+                escape = next((e for d, e in escape_dirs if real.startswith(d)), None)
+            if escape:
+                escapes.add(escape)
+        test_file = self._relative(str(getattr(item, "path", getattr(item, "fspath", ""))))
+        if test_file:
+            files.add(test_file)
+            directory = os.path.dirname(os.path.join(self.root, test_file))
+            while directory.startswith(self.root):
+                if os.path.isfile(os.path.join(directory, "conftest.py")):
+                    files.add(self._relative(os.path.join(directory, "conftest.py")))
+                if directory == self.root:
+                    break
+                directory = os.path.dirname(directory)
+        row["files"] = sorted(files)
+        row["escapes"] = sorted(escapes)
+        row["complete"] = not escapes
+        return row
+
+    def pytest_collection_finish(self, session):
+        if self.fd is None or not session.config.option.collectonly:
+            return
+        for item in session.items:
+            _write_line(self.fd, json.dumps(self._row(item, None), sort_keys=True))
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_fixture_setup(self, fixturedef, request):
+        if self.seen is None:
+            yield
+            return
+        outer, mine = self.seen, set()
+        self.seen = mine
+        try:
+            yield
+        finally:
+            self.seen = outer
+            outer |= mine
+            self.fixture_files.setdefault(fixturedef, set()).update(mine)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        if self.fd is None:
+            yield
+            return
+        seen = set()
+        self.seen = seen
+        previous = sys.getprofile()
+        sys.setprofile(self._profile)
+        try:
+            yield
+        finally:
+            sys.setprofile(previous)
+            self.seen = None
+        _write_line(self.fd, json.dumps(self._row(item, seen), sort_keys=True))
+
+
 def pytest_addhooks(pluginmanager):
     if not pluginmanager.has_plugin("pw_clock"):
         pluginmanager.register(_PwClock(), "pw_clock")
     if not pluginmanager.has_plugin("pw_test_timer"):
         pluginmanager.register(_PwTestTimer(), "pw_test_timer")
+    if not pluginmanager.has_plugin("pw_witness"):
+        pluginmanager.register(_PwWitness(), "pw_witness")
+    if not pluginmanager.has_plugin("pw_cover"):
+        pluginmanager.register(_PwCover(), "pw_cover")

@@ -2,7 +2,9 @@
 
 #include "Cli.h"
 #include "RunOptions.h"
+#include "ShardCommands.h"
 #include "run/Attribution.h"
+#include "run/CellsRecord.h"
 #include "run/ReproCells.h"
 #include "run/RunPool.h"
 
@@ -48,10 +50,10 @@ std::string seedList(const std::set<uint32_t> &seeds)
 }
 
 // A path under the repository as the user would type it from its root.
-std::string shown(const core::RunContext &ctx, const std::string &path)
+std::string shown(const std::string &repoRoot, const std::string &path)
 {
     const QString rel =
-        QDir(QString::fromStdString(ctx.repoRoot())).relativeFilePath(QString::fromStdString(path));
+        QDir(QString::fromStdString(repoRoot)).relativeFilePath(QString::fromStdString(path));
     return rel.startsWith(QLatin1String("..")) ? path : rel.toStdString();
 }
 
@@ -115,7 +117,20 @@ json armJson(const core::ArmEvidence &arm, const std::string &revision, const st
             {"runs", runs}};
 }
 
-std::string attributionJson(const core::RunContext &ctx, const core::AttributionResult &r)
+json coverageJson(const std::optional<core::DiffCoverageResult> &c)
+{
+    if (!c)
+        return json();
+    return {{"verdict", core::coverageVerdictName(c->verdict)},
+            {"summary", c->summary()},
+            {"seed", c->seed ? json(*c->seed) : json()},
+            {"changed_lines", c->changedLines},
+            {"touched_lines", c->touchedLines},
+            {"touched_files", c->touchedFiles},
+            {"reason", c->reason.empty() ? json() : json(c->reason)}};
+}
+
+std::string attributionJson(const std::string &repoRoot, const core::AttributionResult &r)
 {
     const auto orNull = [](const std::string &s) { return s.empty() ? json() : json(s); };
     json doc = {
@@ -135,14 +150,17 @@ std::string attributionJson(const core::RunContext &ctx, const core::Attribution
         {"replay", orNull(r.replay)},
         {"interrupted", r.interrupted},
         {"notes", r.notes},
-        {"record", r.recordPath.empty() ? json() : json(shown(ctx, r.recordPath))},
+        {"record", r.recordPath.empty() ? json() : json(shown(repoRoot, r.recordPath))},
         {"record_error", orNull(r.recordError)},
+        {"shard", r.shard ? json(r.shard->name()) : json()},
+        {"diff_coverage", coverageJson(r.coverage)},
     };
     return doc.dump(2) + "\n";
 }
 
-std::string attributionText(const core::RunContext &ctx, const core::AttributionResult &r,
-                            bool recordAsked)
+// `notAsked`: why no record was asked for ("--no-record"); empty when it was.
+std::string attributionText(const std::string &repoRoot, const core::AttributionResult &r,
+                            const std::string &notAsked)
 {
     const bool swept = r.mode == core::AttributionRequest::Mode::Swept;
     std::string t = "attribute " + r.test + ": " + core::modeName(r.mode) + ", " +
@@ -160,9 +178,11 @@ std::string attributionText(const core::RunContext &ctx, const core::Attribution
             width = std::max(width, std::string(core::outcomeName(run.outcome)).size());
     width += 2;
     t += pad(swept ? "seed" : "run", 6);
-    const size_t columns = std::max(r.base.runs.size(), r.head.runs.size());
-    for (size_t i = 0; i < columns; ++i)
-        t += padLeft(swept ? std::to_string(i) : std::to_string(i + 1), width);
+    // Labelled by the runs' own seeds: a partial merge (SPEC 9) lacks some of them.
+    const std::vector<core::NodeRun> &longer =
+        r.head.runs.size() >= r.base.runs.size() ? r.head.runs : r.base.runs;
+    for (const core::NodeRun &run : longer)
+        t += padLeft(std::to_string(swept ? run.seed : uint32_t(run.index + 1)), width);
     t += "\n";
     for (const auto &[name, arm] :
          {std::pair<const char *, const core::ArmEvidence *>{"base", &r.base}, {"head", &r.head}}) {
@@ -186,6 +206,8 @@ std::string attributionText(const core::RunContext &ctx, const core::Attribution
     t += "  " + r.sentence + "\n";
     if (r.witnessSeed)
         t += "witness seed: " + std::to_string(*r.witnessSeed) + "\n";
+    if (r.coverage)
+        t += "diff coverage: " + r.coverage->summary() + "\n";
     if (!r.envDigest.empty())
         t += "env digest: " + r.envDigest + " (base and head equal)\n";
     else if (!r.digestsMatch)
@@ -200,14 +222,14 @@ std::string attributionText(const core::RunContext &ctx, const core::Attribution
              QFileInfo(QString::fromStdString(r.recordPath)).fileName().toStdString() +
              " --owner … --expires … --obligation … --substitute … --guards … --by …\n";
     if (!r.recordPath.empty())
-        t += "record: " + shown(ctx, r.recordPath) + "\n";
+        t += "record: " + shown(repoRoot, r.recordPath) + "\n";
     else if (!r.recordError.empty())
         t += "record: not written: " + r.recordError + "\n";
     else
         t += std::string("record: not written (") +
-             (!recordAsked    ? "--no-record"
-              : r.interrupted ? "interrupted"
-                              : "no verdict") +
+             (!notAsked.empty() ? notAsked
+              : r.interrupted   ? std::string("interrupted")
+                                : std::string("no verdict")) +
              ")\n";
     if (!r.replay.empty())
         t += "replay:\n  " + r.replay + "\n";
@@ -247,50 +269,20 @@ int attributeExit(const core::AttributionResult &r)
 
 // ---- cells -----------------------------------------------------------------------------
 
-std::string cellsJson(const core::ReproCellsResult &r)
+// The evidence record (CellsRecord, schema patchwitness.cells/1) plus where it was written.
+std::string cellsJson(const std::string &repoRoot, const core::ReproCellsResult &r,
+                      const std::string &recorded)
 {
-    json cells = json::array();
-    for (const core::ReproCell &c : r.cells) {
-        json trials = json::array();
-        for (const core::NodeRun &t : c.trials)
-            trials.push_back({{"seed", t.seed},
-                              {"outcome", core::outcomeName(t.outcome)},
-                              {"seconds", double(int64_t(t.seconds * 1000)) / 1000.0},
-                              {"reason", t.reason}});
-        cells.push_back(
-            {{"name", c.name},
-             {"description", c.description},
-             {"status", core::cellStatusName(c.status)},
-             {"runs", c.runs()},
-             {"evidence", c.evidence},
-             {"fails", c.fails},
-             {"harness_errors", c.harnessErrors},
-             {"failing_seeds", c.failingSeeds},
-             {"passing_seeds", c.passingSeeds},
-             {"unknown_reason", c.unknownReason.empty() ? json() : json(c.unknownReason)},
-             {"replay", c.replay},
-             {"trials", trials}});
-    }
-    json findings = json::array();
-    for (const core::CellFinding &f : r.findings)
-        findings.push_back({{"attribution", f.attribution}, {"sentence", f.sentence}});
-    json doc = {{"schema", "patchwitness.cells/1"},
-                {"test", r.test},
-                {"arm", core::armName(r.arm)},
-                {"revision", r.revision},
-                {"scope", r.scope},
-                {"order_seeds", r.orderSeeds},
-                {"clock_zone", r.clockZone},
-                {"freeze_time", r.freezeTime},
-                {"cells", cells},
-                {"attribution", r.findings.empty() ? json() : json(r.findings.front().attribution)},
-                {"sentence", r.findings.empty() ? json() : json(r.findings.front().sentence)},
-                {"findings", findings},
-                {"interrupted", r.interrupted}};
+    json doc = json::parse(core::formatCellsRecord(r, recorded));
+    doc["record"] = r.recordPath.empty() ? json() : json(shown(repoRoot, r.recordPath));
+    doc["record_error"] = r.recordError.empty() ? json() : json(r.recordError);
+    doc["shard"] = r.shard ? json(r.shard->name()) : json();
     return doc.dump(2) + "\n";
 }
 
-std::string cellsText(const core::ReproCellsResult &r)
+// `notAsked`: why no record was asked for ("--no-record"); empty when it was.
+std::string cellsText(const std::string &repoRoot, const core::ReproCellsResult &r,
+                      const std::string &notAsked)
 {
     std::string t = "cells " + r.test + " at " + core::armName(r.arm) + " " + r.revision +
                     ": scoped suite " + r.scope + ", " + std::to_string(r.orderSeeds) +
@@ -326,6 +318,18 @@ std::string cellsText(const core::ReproCellsResult &r)
                 t += "replay (" + c.name + "):\n  " + c.replay + "\n";
         }
     }
+    const std::string what = r.shard ? "shard ledger" : "record";
+    if (!r.recordPath.empty())
+        t += what + ": " + shown(repoRoot, r.recordPath) + "\n";
+    else if (!r.recordError.empty())
+        t += what + ": not written: " + r.recordError + "\n";
+    else
+        t += what + ": not written (" +
+             (!notAsked.empty() ? notAsked
+              : r.interrupted   ? std::string("interrupted")
+              : r.notCollected  ? std::string("no such test")
+                                : std::string("no attribution")) +
+             ")\n";
     return t;
 }
 
@@ -357,6 +361,9 @@ int attributeCommand(const QStringList &arguments, FILE *out, FILE *err)
         "`replays`); swept: seeds 0..N-1, N = --runs (default config `seeds`). Harness errors\n"
         "are listed and never counted. With a verdict the evidence is recorded in\n"
         "<ledger dir>/runs/ for `freeze --from-run`.\n"
+        "When head failed, the test is run once more at head at the witness seed under\n"
+        "coverage.py: a failing test that executed none of the patch's changed lines \"did\n"
+        "not touch the change\" (strong evidence of a flake); --no-coverage skips it.\n"
         "Exit 0 NO_REPRO or PRE_EXISTING (nothing blamed on the patch), 1 PATCH_INDUCED or\n"
         "PATCH_MASKS, 2 HARNESS_ENV or no verdict (review), 3 usage or input error (also: the\n"
         "test exists on neither tree), 4 harness error or interrupted."));
@@ -376,7 +383,13 @@ int attributeCommand(const QStringList &arguments, FILE *out, FILE *err)
                                   QStringLiteral("s"), QStringLiteral("0"));
     const QCommandLineOption noRecord(QStringLiteral("no-record"),
                                       QStringLiteral("Do not write the evidence record."));
-    p.addOptions({mode, runs, seed, noRecord});
+    const QCommandLineOption noCoverage(
+        QStringLiteral("no-coverage"),
+        QStringLiteral("Skip the diff-coverage rerun of a failing head (SPEC §10)."));
+    p.addOptions({mode, runs, seed, noRecord, noCoverage});
+
+    const ShardOptions sharding; // SPEC 9: --shard i/n, --out
+    sharding.addTo(p);
 
     int exitCode = ExitPass;
     const std::optional<core::RunRequest> runRequest =
@@ -390,6 +403,7 @@ int attributeCommand(const QStringList &arguments, FILE *out, FILE *err)
     core::AttributionRequest request;
     request.test = *test;
     request.record = !p.isSet(noRecord);
+    request.coverage = !p.isSet(noCoverage);
     const QString modeText = p.value(mode);
     if (modeText == QLatin1String("swept"))
         request.mode = core::AttributionRequest::Mode::Swept;
@@ -410,6 +424,8 @@ int attributeCommand(const QStringList &arguments, FILE *out, FILE *err)
             return exitCode;
         request.seed = uint32_t(*s);
     }
+    if (!sharding.apply(p, "attribute", err, &request.shard, &request.shardOut, &exitCode))
+        return exitCode;
 
     const core::RunContext context = core::RunContext::open(*runRequest);
     core::RunPool pool(context.workers());
@@ -424,8 +440,14 @@ int attributeCommand(const QStringList &arguments, FILE *out, FILE *err)
         // code still says the command was interrupted.
         interrupted = result.interrupted || guard.interrupted();
     }
-    printText(out, common.json(p) ? attributionJson(context, result)
-                                  : attributionText(context, result, request.record));
+    if (result.shard) { // SPEC 9: one job's part of the sweep, no verdict
+        printText(out, common.json(p) ? attributionJson(context.repoRoot(), result)
+                                      : shardAttributionText(context.repoRoot(), result));
+        return shardExit("attribute", interrupted, result.recordError, err);
+    }
+    printText(out, common.json(p) ? attributionJson(context.repoRoot(), result)
+                                  : attributionText(context.repoRoot(), result,
+                                                    request.record ? "" : "--no-record"));
     if (interrupted) {
         printText(err, "patchwitness-cli: attribute: interrupted\n");
         return ExitInternal;
@@ -453,6 +475,8 @@ int cellsCommand(const QStringList &arguments, FILE *out, FILE *err)
         "some seeds only → ordering/shared state; isolate fails → process state; order fails\n"
         "on all seeds and isolate fails → leakage from earlier tests; clock fails → time\n"
         "dependence; all pass → not reproduced (raise R before calling it flaky).\n"
+        "The evidence record (patchwitness.cells/1) goes to <ledger dir>/runs/ unless\n"
+        "--no-record.\n"
         "Exit 0 not reproduced, 1 a cell fails, 2 no evidence (solo, order and isolate\n"
         "unknown), 3 usage or input error (also: no such test), 4 harness error or\n"
         "interrupted."));
@@ -469,7 +493,12 @@ int cellsCommand(const QStringList &arguments, FILE *out, FILE *err)
     const QCommandLineOption arm(QStringLiteral("arm"),
                                  QStringLiteral("The tree to reproduce on: head or base."),
                                  QStringLiteral("arm"), QStringLiteral("head"));
-    p.addOptions({orderSeeds, arm});
+    const QCommandLineOption noRecord(QStringLiteral("no-record"),
+                                      QStringLiteral("Do not write the evidence record."));
+    p.addOptions({orderSeeds, arm, noRecord});
+
+    const ShardOptions sharding; // SPEC 9: --shard i/n, --out
+    sharding.addTo(p);
 
     int exitCode = ExitPass;
     const std::optional<core::RunRequest> runRequest =
@@ -490,6 +519,9 @@ int cellsCommand(const QStringList &arguments, FILE *out, FILE *err)
         if (!request.orderSeeds)
             return exitCode;
     }
+    request.record = !p.isSet(noRecord);
+    if (!sharding.apply(p, "cells", err, &request.shard, &request.shardOut, &exitCode))
+        return exitCode;
 
     const core::RunContext context = core::RunContext::open(*runRequest);
     core::RunPool pool(context.workers());
@@ -502,7 +534,15 @@ int cellsCommand(const QStringList &arguments, FILE *out, FILE *err)
             [&context](const core::NodeRunProgress &tick) { context.say(tick.line()); });
         interrupted = result.interrupted || guard.interrupted();
     }
-    printText(out, common.json(p) ? cellsJson(result) : cellsText(result));
+    if (result.shard) { // SPEC 9: one job's part of the sweep, no attribution
+        printText(out, common.json(p)
+                           ? cellsJson(context.repoRoot(), result, core::recordDate(context))
+                           : cellsText(context.repoRoot(), result, ""));
+        return shardExit("cells", interrupted, result.recordError, err);
+    }
+    printText(out, common.json(p) ? cellsJson(context.repoRoot(), result, core::recordDate(context))
+                                  : cellsText(context.repoRoot(), result,
+                                              request.record ? "" : "--no-record"));
     if (interrupted) {
         printText(err, "patchwitness-cli: cells: interrupted\n");
         return ExitInternal;
@@ -510,6 +550,30 @@ int cellsCommand(const QStringList &arguments, FILE *out, FILE *err)
     if (result.notCollected)
         printText(err, "patchwitness-cli: cells: " + result.findings.front().sentence + "\n");
     return cellsExit(result);
+}
+
+// ---- the reports, for merge (ShardCommands) --------------------------------------------
+
+std::string attributionReport(const std::string &repoRoot, const core::AttributionResult &r,
+                              bool asJson, const std::string &notAsked)
+{
+    return asJson ? attributionJson(repoRoot, r) : attributionText(repoRoot, r, notAsked);
+}
+
+int attributionExitCode(const core::AttributionResult &r)
+{
+    return attributeExit(r);
+}
+
+std::string cellsReport(const std::string &repoRoot, const core::ReproCellsResult &r, bool asJson,
+                        const std::string &notAsked, const std::string &recorded)
+{
+    return asJson ? cellsJson(repoRoot, r, recorded) : cellsText(repoRoot, r, notAsked);
+}
+
+int cellsExitCode(const core::ReproCellsResult &r)
+{
+    return cellsExit(r);
 }
 
 } // namespace pw::cli

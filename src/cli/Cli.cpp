@@ -3,6 +3,8 @@
 #include "AttributeCommands.h"
 #include "CensusCommand.h"
 #include "LedgerCommands.h"
+#include "ShadowCommand.h"
+#include "ShardCommands.h"
 #include "audit/Audit.h"
 #include "audit/ReportFormat.h"
 #include "repo/DemoRepository.h"
@@ -32,6 +34,10 @@ const char *kUsage =
     "            nothing blamed on the patch, 1 patch blamed, 2 review, 3 usage, 4 harness)\n"
     "  cells     cells TEST: the four-cell reproduction matrix (solo, order, isolate, clock)\n"
     "            and what a failing cell says about the test (SPEC 5.4)\n"
+    "  shadow    skip witnesses: run the head tests the patch can reach plus a shadow sample\n"
+    "            of the skipped ones; a failing sampled test is a witness bug (SPEC 5.10)\n"
+    "  merge     merge SHARD.json…: join the shard ledgers of a sweep run across CI jobs\n"
+    "            (attribute/cells --shard i/n) and print its result (SPEC 9)\n"
     "  ledger    ledger check: validate the ledgers (exit 1 on any problem);\n"
     "            ledger history [TEST]: per-entry events across commits\n"
     "  waive     approve a census waiver for a removed node (--by required)\n"
@@ -219,8 +225,12 @@ int run(const QStringList &arguments, FILE *out, FILE *err)
             return censusCommand(rest, out, err);
         if (command == QLatin1String("attribute"))
             return attributeCommand(rest, out, err);
+        if (command == QLatin1String("shadow"))
+            return shadowCommand(rest, out, err);
         if (command == QLatin1String("cells"))
             return cellsCommand(rest, out, err);
+        if (command == QLatin1String("merge"))
+            return mergeCommand(rest, out, err);
         if (command == QLatin1String("waive"))
             return waiveCommand(rest, out, err);
         if (command == QLatin1String("freeze"))

@@ -89,6 +89,7 @@ private Q_SLOTS:
     void badNodeIdsAreRefused_data();
     void badNodeIdsAreRefused();
     void runsBelowOneAreRefused();
+    void runsBeyondTheTrialBudgetAreRefused();
 
 private:
     RunRequest request(double timeoutSeconds = 120) const;
@@ -411,6 +412,25 @@ void TestAttribution::runsBelowOneAreRefused()
     req.runs = 0;
     RunPool pool(1);
     QVERIFY_EXCEPTION_THROWN(Attribution::run(*m_ctx, req, pool), pw::core::Error);
+}
+
+void TestAttribution::runsBeyondTheTrialBudgetAreRefused()
+{
+    AttributionRequest req;
+    req.test = "tests/green/test_green.py::test_fine";
+    req.runs = 1001; // 2 × 1001 > the default trial_budget of 2000
+    req.record = false;
+    int runs = 0;
+    RunPool pool(1);
+    try {
+        Attribution::run(*m_ctx, req, pool, [&](const pw::core::NodeRunProgress &) { ++runs; });
+        QFAIL("the budget was not enforced");
+    } catch (const pw::core::Error &e) {
+        QVERIFY2(std::string(e.what()).find("attribute: 2 × 1001 runs exceed the trial budget "
+                                            "of 2000 (config trial_budget") == 0,
+                 e.what());
+    }
+    QCOMPARE(runs, 0);
 }
 
 QTEST_GUILESS_MAIN(TestAttribution)

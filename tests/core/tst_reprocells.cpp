@@ -79,6 +79,7 @@ private Q_SLOTS:
     void greenTestIsNotReproduced();
     void missingNodeIsNotCollected();
     void scopeIsTheFilesDirectory();
+    void trialBudgetIsEnforcedBeforeAnyRun();
 
 private:
     ReproCellsResult cells(const std::string &test, const RunContext *ctx = nullptr);
@@ -249,6 +250,31 @@ void TestReproCells::scopeIsTheFilesDirectory()
     QCOMPARE(ReproCells::scopeOf("tests/unit/test_x.py::TestC::test_a[1/2]"),
              std::string("tests/unit"));
     QCOMPARE(ReproCells::scopeOf("test_x.py::test_a"), std::string("."));
+}
+
+// SPEC 5.7: 2 + 2 × 1000 trials exceed the default trial_budget of 2000; nothing runs.
+void TestReproCells::trialBudgetIsEnforcedBeforeAnyRun()
+{
+    CellsRequest req;
+    req.test = "tests/green/test_green.py::test_typo";
+    req.orderSeeds = 1000;
+    req.record = false;
+    int runs = 0;
+    RunPool pool(1);
+    try {
+        ReproCells::run(*m_ctx, req, pool, [&](const pw::core::NodeRunProgress &) { ++runs; });
+        QFAIL("the budget was not enforced");
+    } catch (const pw::core::Error &e) {
+        QVERIFY2(std::string(e.what()) ==
+                     "cells: 2 + 2 × 1000 trials exceed the trial budget of 2000 (config "
+                     "trial_budget, " +
+                         m_ctx->config().source + "); ask for fewer or raise trial_budget",
+                 e.what());
+    }
+    QCOMPARE(runs, 0);
+    QVERIFY_EXCEPTION_THROWN(pw::core::checkTrialBudget(*m_ctx, "cells", "x", 2001),
+                             pw::core::Error);
+    pw::core::checkTrialBudget(*m_ctx, "cells", "x", 2000);
 }
 
 QTEST_GUILESS_MAIN(TestReproCells)

@@ -16,6 +16,7 @@
 #include "runs/RunDesk.h"
 #include "runs/RunsPanel.h"
 
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -203,6 +204,13 @@ private Q_SLOTS:
         QVERIFY(desk.attributionTable()->summary().startsWith(QStringLiteral("PRE_EXISTING")));
         QVERIFY(QFileInfo::exists(QString::fromStdString(pre.recordPath)));
         QVERIFY(desk.grantFreezeButton()->isEnabled());
+        // SPEC §10 diff coverage: test_old_bug never runs the changed line (test_new_bug's).
+        const auto *coverage = window.findChild<QLabel *>(QStringLiteral("diffCoverage"));
+        QVERIFY(coverage);
+        QVERIFY(!coverage->isHidden());
+        QVERIFY2(coverage->text().contains(QStringLiteral("DID NOT TOUCH THE CHANGE")),
+                 qPrintable(coverage->text()));
+        QCOMPARE(desk.attributionModel()->coverageSeverity(), 1);
         desk.grantFreezeButton()->click();
         QCOMPARE(freeze.count(), 1);
         QCOMPARE(freeze.at(0).at(0).toString(), QStringLiteral("tests/test_x.py::test_old_bug"));
@@ -213,6 +221,10 @@ private Q_SLOTS:
                 pw::core::AttributionVerdict::PatchInduced);
         QVERIFY(!desk.grantFreezeButton()->isEnabled()); // only PRE_EXISTING may be frozen
         QCOMPARE(desk.attributionModel()->summarySeverity(), 2);
+        QVERIFY2(coverage->text().endsWith(QStringLiteral("touched 1 changed line in "
+                                                          "tests/test_x.py")),
+                 qPrintable(coverage->text()));
+        QCOMPARE(desk.attributionModel()->coverageSeverity(), 0);
 
         // A bad node id is refused with the reason, no crash.
         QSignalSpy failed(desk.controller(), &RunController::failed);

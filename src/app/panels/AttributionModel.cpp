@@ -63,6 +63,37 @@ QString AttributionModel::summary() const
              qs(r.sentence));
 }
 
+QString AttributionModel::coverageLine() const
+{
+    if (!m_has || !m_result.coverage)
+        return {};
+    const core::DiffCoverageResult &c = *m_result.coverage;
+    const QString head =
+        c.seed ? tr("Diff coverage (head seed %1): ").arg(*c.seed) : tr("Diff coverage: ");
+    if (c.verdict == core::CoverageVerdict::Untouched)
+        return head + tr("DID NOT TOUCH THE CHANGE — the failing test executed none of the "
+                         "patch's %1 changed %2: strong evidence of a flake rather than a "
+                         "patch bug")
+                          .arg(c.changedLines)
+                          .arg(c.changedLines == 1 ? tr("line") : tr("lines"));
+    return head + qs(c.summary());
+}
+
+int AttributionModel::coverageSeverity() const
+{
+    if (!m_has || !m_result.coverage)
+        return -1;
+    switch (m_result.coverage->verdict) {
+    case core::CoverageVerdict::Untouched:
+        return 1;
+    case core::CoverageVerdict::Touched:
+        return 0;
+    case core::CoverageVerdict::Unknown:
+        break;
+    }
+    return -1;
+}
+
 int AttributionModel::summarySeverity() const
 {
     if (!m_has)

@@ -33,6 +33,12 @@ public:
     // "PRE_EXISTING · base 3/5 · head 3/5 failed · env … — <sentence>"
     QString summary() const;
     int summarySeverity() const; // 2 patch induced / masks, 1 harness env / none, 0 else
+    // SPEC §10 diff coverage of the failing test: "Diff coverage (head seed 0): did not touch
+    // the change — …", "… touched 3 changed lines in src/pkg/mod.py", "… unknown: …"; empty
+    // when not measured. Severity: 1 did not touch the change (the verdict deserves a second
+    // look), 0 touched, -1 unknown or none.
+    QString coverageLine() const;
+    int coverageSeverity() const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

@@ -5,11 +5,16 @@
 #include "panels/AttributionModel.h"
 #include "panels/CensusModel.h"
 #include "panels/EvidencePanel.h"
+#include "panels/SeverityStyle.h"
 #include "run/Sandbox.h"
+#include "run/ShardMerge.h"
+#include "util/Error.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
+#include <QDir>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
@@ -30,6 +35,23 @@ QString consentKey(const QString &repo)
     QString key = repo;
     key.replace(QLatin1Char('/'), QLatin1Char('|'));
     return QStringLiteral("runs/unsandboxed/") + key;
+}
+
+// The diff-coverage line under the attribution table: "did not touch the change" stands out
+// (bold, amber), touched and unknown are plain.
+void showCoverage(QLabel *label, const QString &text, int severity)
+{
+    label->setText(text);
+    label->setVisible(!text.isEmpty());
+    QString style = QStringLiteral("QLabel#diffCoverage { padding: 4px 8px;");
+    if (severity >= 1) {
+        const auto tone = severity_style::toneForSeverity(severity);
+        style += QStringLiteral(" font-weight: bold; color: %1; background: %2; border-left: "
+                                "4px solid %1;")
+                     .arg(severity_style::foreground(tone).name(),
+                          severity_style::background(tone).name());
+    }
+    label->setStyleSheet(style + QStringLiteral(" }"));
 }
 
 } // namespace
@@ -55,6 +77,11 @@ RunDesk::RunDesk(QWidget *window)
     m_replay->setObjectName(QStringLiteral("replayCommand"));
     m_replay->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_replay->setWordWrap(true);
+    m_coverage = new QLabel(m_attributionPanel);
+    m_coverage->setObjectName(QStringLiteral("diffCoverage"));
+    m_coverage->setWordWrap(true);
+    m_coverage->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_coverage->hide();
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_grantFreeze);
     buttons->addWidget(copyReplay);
@@ -62,6 +89,7 @@ RunDesk::RunDesk(QWidget *window)
     auto *column = new QVBoxLayout(m_attributionPanel);
     column->setContentsMargins(0, 0, 0, 0);
     column->addWidget(m_attributionTable, 1);
+    column->addWidget(m_coverage);
     column->addLayout(buttons);
     connect(m_grantFreeze, &QPushButton::clicked, this, [this] {
         if (m_attribution->hasResult() && m_attribution->result().freezeAllowed())
@@ -125,12 +153,27 @@ RunDesk::RunDesk(QWidget *window)
         if (!test.isEmpty())
             startCells(test);
     });
+    auto *merge = new QAction(tr("Merge &shard ledgers…"), this);
+    merge->setObjectName(QStringLiteral("actionMergeShards"));
+    merge->setShortcut(QKeySequence(tr("Ctrl+Alt+G")));
+    merge->setToolTip(tr("Merge the shard ledgers of a sweep split across CI jobs (--shard i/n) "
+                         "into the Attribution or Reproduction cells panel"));
+    connect(merge, &QAction::triggered, this, [this] {
+        if (m_hasOutcome)
+            mergeShards(m_chooseShards(m_outcome.ledgerDir));
+    });
+    m_chooseShards = [this](const QString &ledgerDir) {
+        return QFileDialog::getOpenFileNames(
+            m_window, tr("Merge shard ledgers"),
+            QDir(ledgerDir).filePath(QString::fromLatin1(core::AttributionRecord::kRunsDir)),
+            tr("Shard ledgers (*.json)"));
+    };
     auto *cancel = new QAction(tr("Cancel &runs"), this);
     cancel->setObjectName(QStringLiteral("actionCancelRuns"));
     cancel->setShortcut(QKeySequence(tr("Ctrl+Alt+K")));
     cancel->setEnabled(false);
     connect(cancel, &QAction::triggered, m_controller, &RunController::cancel);
-    m_actions = {census, collect, attribute, swept, cells, cancel};
+    m_actions = {census, collect, attribute, swept, cells, merge, cancel};
 
     connect(m_controller, &RunController::started, this, [this, cancel](const QString &job) {
         for (QAction *a : std::as_const(m_actions))
@@ -142,48 +185,20 @@ RunDesk::RunDesk(QWidget *window)
             a->setEnabled(a != cancel);
         Q_EMIT message(0, tr("%1 finished: %2").arg(job, m_controller->progressText()));
     });
-    connect(
-        m_controller, &RunController::attributionReady, this,
-        [this](const core::AttributionResult &result) {
-            if (m_jobKey != m_targetKey) {
-                Q_EMIT message(1, tr("Results of a run for another repository or other "
-                                     "revisions were dropped"));
-                return;
-            }
-            m_attribution->setResult(result);
-            m_attributionTable->setSummary(m_attribution->summary());
-            m_attributionTable->setSummarySeverity(m_attribution->summarySeverity());
-            m_grantFreeze->setEnabled(result.freezeAllowed());
-            m_grantFreeze->setToolTip(
-                result.freezeAllowed() ? tr("Open Grant freeze pre-filled from %1")
-                                             .arg(QString::fromStdString(result.recordPath))
-                                       : tr("A freeze is allowed only for a PRE_EXISTING failure"));
-            m_replay->setText(QString::fromStdString(result.replay));
-            if (!result.recordPath.empty())
-                Q_EMIT message(0, tr("Wrote %1").arg(QString::fromStdString(result.recordPath)));
-            if (!result.recordError.empty())
-                Q_EMIT message(2, QString::fromStdString(result.recordError));
-            Q_EMIT attributionShown();
-        });
+    connect(m_controller, &RunController::attributionReady, this,
+            [this](const core::AttributionResult &result) {
+                if (!droppedForAnotherTarget())
+                    showAttribution(result);
+            });
     connect(m_controller, &RunController::cellsReady, this,
             [this](const core::ReproCellsResult &result) {
-                if (m_jobKey != m_targetKey) {
-                    Q_EMIT message(1, tr("Results of a run for another repository or other "
-                                         "revisions were dropped"));
-                    return;
-                }
-                m_cells->setResult(result);
-                m_cellsPanel->setSummary(m_cells->summary());
-                m_cellsPanel->setSummarySeverity(m_cells->summarySeverity());
-                Q_EMIT cellsShown();
+                if (!droppedForAnotherTarget())
+                    showCells(result);
             });
     connect(m_controller, &RunController::censusReady, this,
             [this](const core::CensusReport &report) {
-                if (m_jobKey != m_targetKey) {
-                    Q_EMIT message(1, tr("Results of a run for another repository or other "
-                                         "revisions were dropped"));
+                if (droppedForAnotherTarget())
                     return;
-                }
                 m_census->setReport(report);
                 m_censusPanel->setSummary(m_census->summary());
                 m_censusPanel->setSummarySeverity(m_census->summarySeverity());
@@ -203,6 +218,92 @@ RunDesk::RunDesk(QWidget *window)
                 panel->setSummarySeverity(2);
                 Q_EMIT message(2, tr("%1 failed: %2").arg(job, error));
             });
+}
+
+bool RunDesk::droppedForAnotherTarget()
+{
+    if (m_jobKey == m_targetKey)
+        return false;
+    Q_EMIT message(1, tr("Results of a run for another repository or other revisions were "
+                         "dropped"));
+    return true;
+}
+
+void RunDesk::showAttribution(const core::AttributionResult &result)
+{
+    m_attribution->setResult(result);
+    m_attributionTable->setSummary(m_attribution->summary());
+    m_attributionTable->setSummarySeverity(m_attribution->summarySeverity());
+    m_grantFreeze->setEnabled(result.freezeAllowed());
+    m_grantFreeze->setToolTip(result.freezeAllowed()
+                                  ? tr("Open Grant freeze pre-filled from %1")
+                                        .arg(QString::fromStdString(result.recordPath))
+                                  : tr("A freeze is allowed only for a PRE_EXISTING failure"));
+    m_replay->setText(QString::fromStdString(result.replay));
+    showCoverage(m_coverage, m_attribution->coverageLine(), m_attribution->coverageSeverity());
+    if (!result.recordPath.empty())
+        Q_EMIT message(0, tr("Wrote %1").arg(QString::fromStdString(result.recordPath)));
+    if (!result.recordError.empty())
+        Q_EMIT message(2, QString::fromStdString(result.recordError));
+    Q_EMIT attributionShown();
+}
+
+void RunDesk::showCells(const core::ReproCellsResult &result)
+{
+    m_cells->setResult(result);
+    m_cellsPanel->setSummary(m_cells->summary());
+    m_cellsPanel->setSummarySeverity(m_cells->summarySeverity());
+    if (!result.recordPath.empty())
+        Q_EMIT message(0, tr("Wrote %1").arg(QString::fromStdString(result.recordPath)));
+    if (!result.recordError.empty())
+        Q_EMIT message(2, QString::fromStdString(result.recordError));
+    Q_EMIT cellsShown();
+}
+
+bool RunDesk::mergeShards(const QStringList &files)
+{
+    if (!m_hasOutcome || files.isEmpty())
+        return false;
+    const auto refuse = [this](const QString &why) {
+        Q_EMIT message(2, tr("Merge shard ledgers: %1").arg(why));
+        return false;
+    };
+    core::MergedSweep merged;
+    try {
+        std::vector<core::ShardLedger> ledgers;
+        for (const QString &file : files)
+            ledgers.push_back(core::ShardLedger::read(file.toStdString()));
+        const core::ShardSet set = core::ShardSet::gather(std::move(ledgers));
+        // A partial merge is not evidence (the CLI's --partial shows one); the panels show
+        // evidence about the open comparison only.
+        if (!set.complete())
+            return refuse(QString::fromStdString(set.missingText()));
+        const core::GateReport &r = m_outcome.report;
+        const core::ShardLedger &first = set.first();
+        if (first.baseCommit != r.base.commit.value_or("") ||
+            first.headCommit != r.head.commit.value_or(""))
+            return refuse(tr("the shards compare %1 with %2, not the open base and head")
+                              .arg(QString::fromStdString(first.baseCommit.substr(0, 12)),
+                                   QString::fromStdString(first.headCommit.substr(0, 12))));
+        const QString runsDir =
+            QDir(m_outcome.ledgerDir)
+                .filePath(QString::fromLatin1(core::AttributionRecord::kRunsDir));
+        const QDate today =
+            m_outcome.request.audit.today.empty() ? QDate::currentDate() : m_outcome.today;
+        merged =
+            core::mergeSweep(set, runsDir.toStdString(), today.toString(Qt::ISODate).toStdString());
+        Q_EMIT message(0, tr("Merged %1 shard ledgers of %2 %3")
+                              .arg(set.shards.size())
+                              .arg(QString::fromStdString(first.kind),
+                                   QString::fromStdString(first.parametersText())));
+    } catch (const core::Error &e) {
+        return refuse(QString::fromUtf8(e.what()));
+    }
+    if (merged.attribution)
+        showAttribution(*merged.attribution);
+    else
+        showCells(*merged.cells);
+    return true;
 }
 
 namespace {
@@ -242,6 +343,7 @@ void RunDesk::clearResults()
     m_attributionTable->setSummarySeverity(-1);
     m_grantFreeze->setEnabled(false);
     m_replay->clear();
+    showCoverage(m_coverage, QString(), -1);
     m_cells->clear();
     m_cellsPanel->setSummary(m_cells->summary());
     m_cellsPanel->setSummarySeverity(-1);

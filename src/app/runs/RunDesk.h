@@ -1,10 +1,12 @@
 #pragma once
 
 #include "AuditRunner.h"
+#include "run/ReproCells.h"
 #include "run/RunContext.h"
 
 #include <QList>
 #include <QObject>
+#include <QStringList>
 #include <functional>
 #include <optional>
 
@@ -57,6 +59,18 @@ public:
     bool startAttribution(const QString &test, bool swept = false);
     // The four-cell reproduction matrix of `test` at head (SPEC §5.4).
     bool startCells(const QString &test);
+    // SPEC §9: the shard ledgers of one sweep run across CI jobs (`--shard i/n`), merged
+    // as `patchwitness-cli merge --record` does — the evidence record is written — and
+    // shown in the Attribution or Reproduction cells panel. Refused (a message, false)
+    // when a shard is missing, the ledgers do not belong together, or they are about
+    // other commits than the open comparison.
+    bool mergeShards(const QStringList &files);
+    // Picks the files for "Merge shard ledgers…" (argument: the ledger directory). The
+    // default is a file dialog; tests replace it.
+    void setShardChooser(std::function<QStringList(const QString &)> chooser)
+    {
+        m_chooseShards = std::move(chooser);
+    }
     // The test the Attribute / Cells actions offer (the last row a reviewer picked).
     void setCurrentTest(const QString &test) { m_currentTest = test; }
     QString currentTest() const { return m_currentTest; }
@@ -86,6 +100,10 @@ private:
     // The request for the current audit's trees, after allowRun(); nullopt: do not run.
     std::optional<core::RunRequest> runRequest();
     QString askTest(const QString &title);
+    // A result of a job started for another target: dropped, with a message.
+    bool droppedForAnotherTarget();
+    void showAttribution(const core::AttributionResult &result);
+    void showCells(const core::ReproCellsResult &result);
 
     QWidget *m_window;
     RunController *m_controller;
@@ -97,6 +115,7 @@ private:
     QWidget *m_attributionPanel;
     QPushButton *m_grantFreeze;
     QLabel *m_replay;
+    QLabel *m_coverage = nullptr; // SPEC §10 diff coverage of the failing test
     CellsModel *m_cells;
     EvidencePanel *m_cellsPanel;
     QString m_currentTest;
@@ -104,6 +123,7 @@ private:
     AuditOutcome m_outcome;
     bool m_hasOutcome = false;
     ConsentHandler m_consent;
+    std::function<QStringList(const QString &)> m_chooseShards;
     bool m_rememberConsent = true;
     QString m_targetKey; // repository + base + head of the outcome the panels show
     QString m_jobKey;    // … of the job that runs (its results are dropped when they differ)

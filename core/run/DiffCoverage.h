@@ -1,0 +1,94 @@
+#pragma once
+
+#include "repo/PatchDiff.h"
+#include "run/RunContext.h"
+#include "run/RunPool.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pw::core {
+
+// SPEC §10 diff-coverage attribution: did a failing test execute any line the patch
+// changed? A failing test that executed none is strong evidence of a flake rather than a
+// patch bug.
+
+// The patch's changed lines on the head side.
+struct ChangedLines
+{
+    // Python files (*.py) at head → new-side line numbers the patch added or modified. A
+    // change that only deletes lines counts the head lines on either side of the deletion
+    // point (the code the deleted lines sat between).
+    std::map<std::string, std::set<int>> python;
+    // Python files renamed or copied without a line changed: the module moved, so any line
+    // of it executed counts as executing the change.
+    std::set<std::string> wholeFiles;
+    // Changed files coverage cannot measure but a test could read, import or run:
+    // "path (why)" — non-Python files, deleted and binary Python files.
+    std::vector<std::string> unmeasured;
+
+    // From a base→head diff with hunks (any context size).
+    static ChangedLines fromDiff(const PatchDiff &diff);
+    int lineCount() const; // changed Python lines, whole files not counted
+    bool empty() const { return python.empty() && wholeFiles.empty() && unmeasured.empty(); }
+};
+
+// What `pw_plugin.py --pw-cover PATH` wrote: executed lines per rootdir-relative file.
+struct CoverageReport
+{
+    std::optional<std::string> unavailable;        // coverage was not importable: why
+    std::map<std::string, std::set<int>> inTests;  // "files": during setup/call/teardown
+    std::map<std::string, std::set<int>> atImport; // "imported": only outside the tests
+
+    // Throws Error::input naming `origin` (and the field) for JSON that is not a report.
+    static CoverageReport parse(const std::string &text, const std::string &origin);
+};
+
+enum class CoverageVerdict
+{
+    Touched,   // the test executed changed lines
+    Untouched, // it executed none: "did not touch the change"
+    Unknown    // no judgement: see the reason
+};
+const char *coverageVerdictName(CoverageVerdict verdict); // "touched", "untouched", "unknown"
+
+struct DiffCoverageResult
+{
+    CoverageVerdict verdict = CoverageVerdict::Unknown;
+    int changedLines = 0;                  // changed Python lines at head
+    int touchedLines = 0;                  // of those (and of moved files) executed by the test
+    std::vector<std::string> touchedFiles; // where
+    std::string reason;                    // Unknown: why
+    std::optional<uint32_t> seed;          // of the coverage run
+
+    static DiffCoverageResult unknown(const std::string &reason);
+    // "did not touch the change", "touched 3 changed lines in src/pkg/mod.py", "unknown: …"
+    std::string summary() const;
+};
+
+class DiffCoverage
+{
+public:
+    // Pure: the failing test's coverage against the changed lines. Touched when it executed
+    // a changed line during its phases; else Unknown when coverage was unavailable, the
+    // patch changed nothing measurable, changed files coverage cannot see, or changed lines
+    // ran only at import (module-level code: a def header or a constant is executed when
+    // the module is imported, which says nothing about whether the test used it); else
+    // Untouched.
+    static DiffCoverageResult judge(const ChangedLines &changed, const CoverageReport &report);
+
+    // Reruns `test` once at head with PYTHONHASHSEED/--pw-seed `seed` and --pw-cover (the
+    // run's last word given to `adjust`), and judges it against the base→head diff of
+    // `ctx`. Never throws for what the run or the diff did: those are Unknown with the
+    // reason (the run was no evidence, the test did not fail in it, no report).
+    static DiffCoverageResult measure(const RunContext &ctx, const std::string &test, uint32_t seed,
+                                      RunPool &pool,
+                                      const std::function<void(Arm, RunSpec &)> &adjust = {});
+};
+
+} // namespace pw::core

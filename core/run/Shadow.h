@@ -1,0 +1,118 @@
+#pragma once
+
+#include "repo/PatchDiff.h"
+#include "run/PytestRun.h"
+#include "run/RunContext.h"
+#include "run/SkipWitness.h"
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace pw::core {
+
+class RunPool;
+
+// What SPEC §5.10 decides for one head test.
+struct ShadowDecision
+{
+    std::string nodeId;
+    bool run = true;     // false: skip-witnessed
+    std::string reason;  // for humans: "test file changed", "witnessed", …
+    bool frozen = false; // an active freeze: runs, never shadow-sampled
+    bool sampled = false;
+    std::optional<Outcome> outcome;    // at head, when it ran in a run that is evidence
+    std::string message;               // pytest's failure message
+    std::optional<WitnessRow> witness; // the base witness; none for a new test
+
+    bool failed() const { return outcome == Outcome::Fail || outcome == Outcome::Error; }
+};
+
+// A shadow-sampled (skip-witnessed) test that failed at head: its witness missed something.
+struct WitnessBug
+{
+    std::string nodeId;
+    std::string message;            // the failure
+    std::vector<std::string> files; // what the witness said the test depends on
+    std::vector<std::string> fixtures;
+};
+
+struct ShadowOptions
+{
+    std::optional<int> pct; // default: config shadow_pct
+    bool rewitness = false; // take a new base witness even when a stored one is intact
+    bool dryRun = false;    // decisions and sample only; head is not run
+    std::function<void(int done, int total, const RunResult &run)> onRun;
+};
+
+struct ShadowReport
+{
+    std::string repo;
+    std::string base, baseCommit, head, headCommit;
+    std::string envDigest;
+    std::string patchDigest; // P: sha256 hex of the patch text (Shadow::patchText)
+    int pct = 10;
+    int changedPaths = 0;
+    std::string witnessPath;  // the stored ledger ("" when not stored)
+    std::string witnessState; // "reused", "recorded", "not stored: …"
+    WitnessLedger witness;
+    bool ambientDrift = false;
+    std::string ambientDetail;
+    std::vector<ShadowDecision> decisions; // head collection order
+    std::vector<RunResult> runs;           // witness run (when taken), head collect, head run
+    std::vector<WitnessBug> bugs;
+    std::vector<std::string> warnings;
+    bool dryRun = false;
+    bool sandboxed = false; // the runs were inside the sandbox
+    bool headRan = false;
+    bool interrupted = false;
+    std::string harnessError; // set: no result (the runs were no evidence)
+
+    int toRun() const;
+    int skipped() const;
+    int sampled() const;
+    // Selected tests (not frozen) that failed at head.
+    std::vector<const ShadowDecision *> failures() const;
+};
+
+// Skip witnesses and the patch-keyed shadow sample (SPEC §5.10): the base tree's witness
+// (stored, or taken with a full base run), the head collection, one decision per head
+// test, then one head run of every test that must run plus the shadow sample.
+class Shadow
+{
+public:
+    // Blocking. `pool` (optional) lets another thread cancel the runs.
+    static ShadowReport run(const RunContext &ctx, const ShadowOptions &options,
+                            RunPool *pool = nullptr);
+
+    // The patch text P is taken over: for each file of the diff (context 3, renames
+    // detected, whitespace kept), "diff --git a/<old> b/<new>\n", "status <letter>
+    // <old blob>..<new blob> <old mode>..<new mode>\n", each hunk's header line and its
+    // lines prefixed " ", "+" or "-" (then "\\ No newline at end of file" where so), each
+    // ending in "\n". Paths of an added/deleted file repeat the one that exists.
+    static std::string patchText(const PatchDiff &diff);
+    // sha256(text) as lower-case hex: P.
+    static std::string patchDigest(const std::string &text);
+    // int.from_bytes(sha256((P + ":" + nodeId).encode())[:4], "big") % 100
+    static int pickValue(const std::string &patchDigest, const std::string &nodeId);
+    static bool picked(const std::string &patchDigest, const std::string &nodeId, int pct)
+    {
+        return pickValue(patchDigest, nodeId) < pct;
+    }
+
+    // SPEC §5.10's table for head's collected rows against the base witness. `changed`:
+    // paths the patch touches (both sides of a rename); `frozenUntil(node)`: the expiry of
+    // an active freeze. Fills decisions (with the sample), ambientDrift and its detail.
+    static void
+    decide(ShadowReport &report, const std::vector<WitnessRow> &head,
+           const std::set<std::string> &changed,
+           const std::function<std::optional<std::string>(const std::string &)> &frozenUntil);
+};
+
+// Text and JSON (schema `patchwitness.shadow-report/1`) renderings for the CLI.
+std::string formatShadowText(const ShadowReport &report);
+std::string formatShadowJson(const ShadowReport &report);
+
+} // namespace pw::core

@@ -1,0 +1,70 @@
+#pragma once
+
+#include "run/JUnitReader.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pw::core {
+
+// One test's skip witness (SPEC §5.10), as the bundled plugin writes it (--pw-witness,
+// one JSON line per test): what the test depends on, so a patch that touches none of it
+// may skip the test.
+struct WitnessRow
+{
+    std::string nodeId;
+    // Project files (relative to the tree root) it touched: test file, conftest files on
+    // its path, files whose code ran, modules its test module imports. Empty and
+    // !hasFiles for a collect-only row.
+    std::vector<std::string> files;
+    bool hasFiles = false;
+    std::vector<std::string> fixtures;             // the fixture closure
+    std::map<std::string, std::string> fixtureFps; // fixture → fingerprint of its source
+    std::string fixtureFp;                         // over all of them
+    std::string ambientFp;              // TZ, LANG, LC_ALL, PYTHONHASHSEED, SOURCE_DATE_EPOCH
+    bool complete = true;               // no subprocess/socket/http use
+    std::vector<std::string> escapes;   // why not complete ("subprocess", "socket", …)
+    std::optional<Outcome> baseOutcome; // the witness run's outcome (stored ledgers only)
+    int line = 0;                       // 1-based line in the JSONL file
+};
+
+struct WitnessRowsFile
+{
+    std::vector<WitnessRow> rows;
+    std::string error;     // non-empty: missing file or a garbled line ("path:line: …")
+    bool tornTail = false; // an unterminated last line that did not parse was dropped
+    bool ok() const { return error.empty(); }
+};
+
+// Reads the JSONL back like readOutcomeRows: the last line of a killed run may be torn
+// and is ignored; any other line that is not an object with a string "nodeid" and the
+// fingerprints is an error naming file:line.
+WitnessRowsFile parseWitnessRows(const std::string &text, const std::string &name);
+WitnessRowsFile readWitnessRows(const std::string &path);
+
+// The witness of a base tree, kept as evidence in `<ledger dir>/runs/witness-<base commit,
+// 12 hex>-<env digest>.json` (schema patchwitness.witness/1): taken once per base commit
+// and environment, reused by every later patch on that base.
+struct WitnessLedger
+{
+    static constexpr const char *kSchema = "patchwitness.witness/1";
+
+    std::string baseCommit; // 40 hex
+    std::string envDigest;
+    std::string recorded; // ISO 8601 UTC
+    std::string command;  // the witness run's shell line
+    std::vector<WitnessRow> rows;
+
+    static std::string fileName(const std::string &baseCommit, const std::string &envDigest);
+    std::string format() const;
+    // Throws Error::input "origin: …" for anything but a ledger of this schema.
+    static WitnessLedger parse(const std::string &text, const std::string &origin);
+    // Atomic (a reader never sees half a ledger); throws Error::input when it cannot.
+    void write(const std::string &path) const;
+
+    const WitnessRow *find(const std::string &nodeId) const;
+};
+
+} // namespace pw::core

@@ -1,0 +1,570 @@
+// SPEC §10 diff-coverage attribution (core/run/DiffCoverage): the patch's changed head lines
+// read from real git diffs; the pure judgement of a coverage report against them; the
+// evidence record's diff_coverage fields; and end to end with real pytest and coverage.py —
+// a test the patch breaks touches the change, a seed-flaky test in a module that imports
+// the changed module does not, a coverage.py that cannot be imported gives `unknown` and
+// leaves the verdict alone, and `patchwitness-cli attribute` shows it in text and JSON.
+
+#include "RepoBuilder.h"
+#include "RunFixtures.h"
+#include "TestSupport.h"
+#include "ledger/RunEvidence.h"
+#include "repo/Repository.h"
+#include "run/Attribution.h"
+#include "run/DiffCoverage.h"
+#include "run/PytestRun.h"
+#include "util/Error.h"
+#include "util/Files.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <memory>
+
+using pw::core::Arm;
+using pw::core::Attribution;
+using pw::core::AttributionRecord;
+using pw::core::AttributionRequest;
+using pw::core::AttributionResult;
+using pw::core::AttributionVerdict;
+using pw::core::ChangedLines;
+using pw::core::CoverageReport;
+using pw::core::CoverageVerdict;
+using pw::core::DiffCoverage;
+using pw::core::DiffCoverageResult;
+using pw::core::RunContext;
+using pw::core::RunPool;
+using pw::core::RunRequest;
+using pw::test::RepoBuilder;
+
+namespace {
+
+using Files = QList<QPair<QString, QString>>; // path, content ("" content: remove)
+
+// "m.py:2,3 | whole r.py | unmeasured d.txt (not Python)"
+QString describe(const ChangedLines &c)
+{
+    QStringList parts;
+    for (const auto &[path, lines] : c.python) {
+        QStringList numbers;
+        for (const int n : lines)
+            numbers << QString::number(n);
+        parts << QString::fromStdString(path) + QLatin1Char(':') + numbers.join(QLatin1Char(','));
+    }
+    for (const std::string &path : c.wholeFiles)
+        parts << QStringLiteral("whole ") + QString::fromStdString(path);
+    for (const std::string &file : c.unmeasured)
+        parts << QStringLiteral("unmeasured ") + QString::fromStdString(file);
+    return parts.join(QStringLiteral(" | "));
+}
+
+const char *const kModule = "def value():\n"      // 1
+                            "    x = 1\n"         // 2
+                            "    return x\n"      // 3
+                            "\n"                  // 4
+                            "\n"                  // 5
+                            "def other():\n"      // 6
+                            "    return 5\n"      // 7
+                            "\n"                  // 8
+                            "\n"                  // 9
+                            "def third():\n"      // 10
+                            "    y = 2\n"         // 11
+                            "    return y * 2\n"; // 12
+
+const std::string kToday = "2024-05-10";
+
+// The end-to-end fixture. Base: value() returns 1; the patch makes it 2. test_value calls
+// value() (PATCH_INDUCED); test_flaky imports pkg.mod but only rolls the seeded die, which
+// fails on both trees at seed 0 (PRE_EXISTING).
+const char *const kModBase = "LIMIT = 3\n\n\ndef value():\n    x = 1\n    return x\n";
+const char *const kModHead = "LIMIT = 3\n\n\ndef value():\n    x = 2\n    return x\n";
+const char *const kTestValue =
+    "from pkg.mod import value\n\n\ndef test_value():\n    assert value() == 1\n";
+// Fails unless FLAKE_OFF=1: the tests set it for the coverage rerun only.
+const char *const kTestEnv =
+    "import os\n\n\ndef test_env_flake():\n    assert os.environ.get('FLAKE_OFF') == '1'\n";
+const char *const kTestFlaky = "import random\n\nfrom pkg import mod\n\n\n"
+                               "def test_flaky():\n    assert random.random() > 0.9\n";
+
+} // namespace
+
+class TestDiffCoverage : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+
+    void changedLinesFromGit_data();
+    void changedLinesFromGit();
+    void judge_data();
+    void judge();
+    void badReportsAreRefused_data();
+    void badReportsAreRefused();
+    void summaries();
+    void recordRoundTrip();
+    void pluginSeparatesImportFromTestPhases();
+
+    void patchInducedTestTouchesTheChange();
+    void flakyTestDidNotTouchTheChange();
+    void coverageNotImportableIsUnknownAndVerdictStands();
+    void noCoverageSkipsTheRerun();
+    void coverageRunThatIsNoFailureIsUnknown_data();
+    void coverageRunThatIsNoFailureIsUnknown();
+    void cliShowsCoverageInTextAndJson();
+
+private:
+    AttributionResult attribute(const std::string &test, bool coverage = true,
+                                const std::function<void(Arm, pw::core::RunSpec &)> &adjust = {});
+
+    std::unique_ptr<RepoBuilder> m_repo;
+    std::unique_ptr<QTemporaryDir> m_cache;
+    std::string m_base, m_head;
+    std::unique_ptr<RunContext> m_ctx;
+};
+
+void TestDiffCoverage::initTestCase()
+{
+    m_repo = std::make_unique<RepoBuilder>();
+    m_cache = std::make_unique<QTemporaryDir>();
+    m_repo->write("pkg/__init__.py", "");
+    m_repo->write("pkg/mod.py", kModBase);
+    m_repo->write("tests/test_value.py", kTestValue);
+    m_repo->write("tests/test_flaky.py", kTestFlaky);
+    m_repo->write("tests/test_env.py", kTestEnv);
+    m_base = m_repo->commit("base");
+    m_repo->write("pkg/mod.py", kModHead);
+    m_head = m_repo->commit("the patch");
+
+    RunRequest r;
+    r.target.repoPath = m_repo->root();
+    r.target.base = m_base;
+    r.target.head = m_head;
+    r.target.python = pw::test::testPython();
+    r.target.today = kToday;
+    r.cacheRoot = m_cache->path().toStdString();
+    r.workers = 2;
+    r.timeoutSeconds = 120;
+    r.sandbox = false;
+    m_ctx = std::make_unique<RunContext>(RunContext::open(r));
+}
+
+AttributionResult
+TestDiffCoverage::attribute(const std::string &test, bool coverage,
+                            const std::function<void(Arm, pw::core::RunSpec &)> &adjust)
+{
+    AttributionRequest req;
+    req.test = test;
+    req.runs = 1;
+    req.record = false;
+    req.coverage = coverage;
+    req.adjust = adjust;
+    RunPool pool(m_ctx->workers());
+    return Attribution::run(*m_ctx, req, pool);
+}
+
+void TestDiffCoverage::changedLinesFromGit_data()
+{
+    QTest::addColumn<Files>("base");
+    QTest::addColumn<Files>("head");
+    QTest::addColumn<QString>("expected");
+
+    const QString mod = QStringLiteral("m.py");
+    const QString text = QString::fromLatin1(kModule);
+    auto with = [&](const QString &from, const QString &to) {
+        QString t = text;
+        return t.replace(from, to);
+    };
+    QTest::newRow("modified line")
+        << Files{{mod, text}}
+        << Files{{mod, with(QStringLiteral("x = 1"), QStringLiteral("x = 2"))}}
+        << QStringLiteral("m.py:2");
+    QTest::newRow("added lines") << Files{{mod, text}}
+                                 << Files{{mod, with(QStringLiteral("    return 5\n"),
+                                                     QStringLiteral("    a = 1\n    b = 2\n"
+                                                                    "    return 5\n"))}}
+                                 << QStringLiteral("m.py:7,8");
+    // The deleted line sat between head lines 10 and 11.
+    QTest::newRow("delete-only hunk")
+        << Files{{mod, text}} << Files{{mod, with(QStringLiteral("    y = 2\n"), QString())}}
+        << QStringLiteral("m.py:10,11");
+    QTest::newRow("delete at the top")
+        << Files{{mod, text}} << Files{{mod, with(QStringLiteral("def value():\n"), QString())}}
+        << QStringLiteral("m.py:1");
+    QTest::newRow("new file") << Files{{mod, text}}
+                              << Files{{mod, text},
+                                       {QStringLiteral("n.py"), QStringLiteral("A = 1\nB = 2\n")}}
+                              << QStringLiteral("n.py:1,2");
+    QTest::newRow("renamed, unchanged")
+        << Files{{mod, text}} << Files{{mod, QString()}, {QStringLiteral("r.py"), text}}
+        << QStringLiteral("whole r.py");
+    QTest::newRow("renamed and modified")
+        << Files{{mod, text}}
+        << Files{{mod, QString()},
+                 {QStringLiteral("r.py"),
+                  with(QStringLiteral("return 5"), QStringLiteral("return 6"))}}
+        << QStringLiteral("r.py:7");
+    QTest::newRow("non-Python and deleted files")
+        << Files{{mod, text}, {QStringLiteral("data/c.json"), QStringLiteral("{}\n")}}
+        << Files{{mod, QString()}, {QStringLiteral("data/c.json"), QStringLiteral("[]\n")}}
+        << QStringLiteral("unmeasured data/c.json (not Python) | unmeasured m.py (deleted)");
+}
+
+void TestDiffCoverage::changedLinesFromGit()
+{
+    QFETCH(Files, base);
+    QFETCH(Files, head);
+    QFETCH(QString, expected);
+    RepoBuilder repo;
+    for (const auto &[path, content] : base)
+        repo.write(path.toStdString(), content.toStdString());
+    const std::string b = repo.commit("base");
+    for (const auto &[path, content] : head) {
+        if (content.isEmpty())
+            repo.remove(path.toStdString());
+        else
+            repo.write(path.toStdString(), content.toStdString());
+    }
+    const std::string h = repo.commit("head");
+    const pw::core::Repository git = pw::core::Repository::open(repo.root());
+    // The same lines whatever the context size the diff was made with.
+    for (const int context : {0, 3}) {
+        pw::core::DiffOptions options;
+        options.contextLines = context;
+        const ChangedLines changed =
+            ChangedLines::fromDiff(git.diff(git.resolve(b), git.resolve(h), options));
+        QCOMPARE(describe(changed), expected);
+    }
+}
+
+void TestDiffCoverage::judge_data()
+{
+    QTest::addColumn<QString>("changed"); // "file:1,2;file2:3" ; "whole:f" ; "other:f"
+    QTest::addColumn<QString>("report");
+    QTest::addColumn<QString>("verdict");
+    QTest::addColumn<QString>("summary");
+
+    const QString untouchedReport = QStringLiteral(
+        R"({"files": {"tests/test_flaky.py": [7]}, "imported": {"pkg/mod.py": [1, 4]}})");
+    QTest::newRow("touched") << QStringLiteral("pkg/mod.py:5,6;tests/t.py:9")
+                             << QStringLiteral(R"({"files": {"pkg/mod.py": [5, 6]}})")
+                             << QStringLiteral("touched")
+                             << QStringLiteral("touched 2 changed lines in pkg/mod.py");
+    QTest::newRow("untouched, module imported")
+        << QStringLiteral("pkg/mod.py:5") << untouchedReport << QStringLiteral("untouched")
+        << QStringLiteral("did not touch the change (executed none of its 1 changed line)");
+    QTest::newRow("changed def header ran only at import")
+        << QStringLiteral("pkg/mod.py:4") << untouchedReport << QStringLiteral("unknown")
+        << QStringLiteral("unknown: changed lines ran only at import (module-level code such as "
+                          "a def header or a constant), which does not show whether the test "
+                          "used them: pkg/mod.py:4");
+    QTest::newRow("non-Python file changed")
+        << QStringLiteral("pkg/mod.py:5;other:data/c.json (not Python)") << untouchedReport
+        << QStringLiteral("unknown")
+        << QStringLiteral("unknown: the patch changes files coverage cannot measure but a test "
+                          "could read: data/c.json (not Python)");
+    QTest::newRow("touched wins over non-Python files")
+        << QStringLiteral("pkg/mod.py:1;other:data/c.json (not Python)")
+        << QStringLiteral(R"({"files": {"pkg/mod.py": [1]}})") << QStringLiteral("touched")
+        << QStringLiteral("touched 1 changed line in pkg/mod.py");
+    QTest::newRow("moved module executed")
+        << QStringLiteral("whole:pkg/new.py")
+        << QStringLiteral(R"({"files": {"pkg/new.py": [2, 3]}})") << QStringLiteral("touched")
+        << QStringLiteral("touched 2 changed lines in pkg/new.py (moved)");
+    QTest::newRow("coverage unavailable")
+        << QStringLiteral("pkg/mod.py:5")
+        << QStringLiteral(R"({"unavailable": "coverage: ImportError: nope"})")
+        << QStringLiteral("unknown")
+        << QStringLiteral("unknown: coverage is not importable by the project's interpreter "
+                          "(coverage: ImportError: nope)");
+    QTest::newRow("nothing changed") << QString() << untouchedReport << QStringLiteral("unknown")
+                                     << QStringLiteral("unknown: the patch changes no file");
+}
+
+void TestDiffCoverage::judge()
+{
+    QFETCH(QString, changed);
+    QFETCH(QString, report);
+    QFETCH(QString, verdict);
+    QFETCH(QString, summary);
+    ChangedLines lines;
+    for (const QString &part : changed.split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
+        const int colon = part.indexOf(QLatin1Char(':'));
+        const QString key = part.left(colon);
+        const std::string rest = part.mid(colon + 1).toStdString();
+        if (key == QLatin1String("whole"))
+            lines.wholeFiles.insert(rest);
+        else if (key == QLatin1String("other"))
+            lines.unmeasured.push_back(rest);
+        else
+            for (const QString &n : part.mid(colon + 1).split(QLatin1Char(',')))
+                lines.python[key.toStdString()].insert(n.toInt());
+    }
+    const DiffCoverageResult r =
+        DiffCoverage::judge(lines, CoverageReport::parse(report.toStdString(), "cov.json"));
+    QCOMPARE(QString::fromLatin1(pw::core::coverageVerdictName(r.verdict)), verdict);
+    QCOMPARE(QString::fromStdString(r.summary()), summary);
+}
+
+void TestDiffCoverage::badReportsAreRefused_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("not JSON") << QStringLiteral("{\"files\": [") << QStringLiteral("cov.json:1:");
+    QTest::newRow("not an object")
+        << QStringLiteral("[]") << QStringLiteral("cov.json:1:1: a coverage report must be");
+    QTest::newRow("no files") << QStringLiteral("{}") << QStringLiteral("cov.json: files: missing");
+    QTest::newRow("files not an object") << QStringLiteral(R"({"files": []})")
+                                         << QStringLiteral("cov.json: files: must be an object");
+    QTest::newRow("lines not an array") << QStringLiteral(R"({"files": {"a.py": 3}})")
+                                        << QStringLiteral("cov.json: files.a.py: must be an array");
+    QTest::newRow("line not a positive integer")
+        << QStringLiteral(R"({"files": {}, "imported": {"a.py": [0]}})")
+        << QStringLiteral("cov.json: imported.a.py: line numbers must be positive integers");
+    QTest::newRow("unavailable not a string")
+        << QStringLiteral(R"({"unavailable": 1})")
+        << QStringLiteral("cov.json: unavailable: must be a string");
+}
+
+void TestDiffCoverage::badReportsAreRefused()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, message);
+    try {
+        CoverageReport::parse(text.toStdString(), "cov.json");
+        QFAIL("no error");
+    } catch (const pw::core::Error &e) {
+        QVERIFY2(QString::fromUtf8(e.what()).startsWith(message), e.what());
+    }
+}
+
+void TestDiffCoverage::summaries()
+{
+    DiffCoverageResult r;
+    r.verdict = CoverageVerdict::Touched;
+    r.touchedLines = 3;
+    r.touchedFiles = {"src/pkg/mod.py"};
+    QCOMPARE(r.summary(), std::string("touched 3 changed lines in src/pkg/mod.py"));
+    r.verdict = CoverageVerdict::Untouched;
+    r.changedLines = 4;
+    QCOMPARE(r.summary(),
+             std::string("did not touch the change (executed none of its 4 changed lines)"));
+    QCOMPARE(DiffCoverageResult::unknown("why").summary(), std::string("unknown: why"));
+}
+
+void TestDiffCoverage::recordRoundTrip()
+{
+    AttributionRecord rec;
+    rec.test = "tests/t.py::test_a";
+    rec.verdict = "PRE_EXISTING";
+    rec.diffCoverage = "untouched";
+    rec.diffCoverageDetail = "did not touch the change (executed none of its 1 changed line)";
+    const std::string text = rec.format();
+    QVERIFY2(text.find("\"diff_coverage\": \"untouched\"") != std::string::npos, text.c_str());
+    const AttributionRecord back = AttributionRecord::parse(text, "runs/a.json");
+    QCOMPARE(back.diffCoverage, rec.diffCoverage);
+    QCOMPARE(back.diffCoverageDetail, rec.diffCoverageDetail);
+    QVERIFY(back.unknownFields.empty());
+    QCOMPARE(back.format(), text);
+
+    // A record written before diff coverage existed reads as it did.
+    const AttributionRecord old = AttributionRecord::parse(
+        R"({"schema": "patchwitness.attribution/1", "test": "t.py::a", "verdict": "NO_REPRO"})",
+        "runs/old.json");
+    QVERIFY(!old.diffCoverage);
+    QVERIFY(!old.diffCoverageDetail);
+
+    try {
+        AttributionRecord::parse(R"({"schema": "patchwitness.attribution/1", "test": "t.py::a",)"
+                                 R"( "diff_coverage": "maybe"})",
+                                 "runs/bad.json");
+        QFAIL("no error");
+    } catch (const pw::core::Error &e) {
+        QCOMPARE(std::string(e.what()),
+                 std::string("runs/bad.json: diff_coverage: \"maybe\" is not touched, untouched "
+                             "or unknown"));
+    }
+}
+
+// The plugin on its own: coverage starts before the initial conftest imports the project,
+// so module-level lines land in "imported" (def headers, a constant, conftest itself), and
+// only what a test's phases ran (a fixture body, the function the test calls) in "files".
+void TestDiffCoverage::pluginSeparatesImportFromTestPhases()
+{
+    QTemporaryDir dir;
+    const std::string tree = dir.filePath(QStringLiteral("tree")).toStdString();
+    pw::test::writeText(tree, "lib/__init__.py", "");
+    pw::test::writeText(tree, "lib/calc.py",
+                        "RATE = 3\n\n\ndef used():\n    return RATE\n\n\n"
+                        "def unused():\n    return 0\n");
+    pw::test::writeText(tree, "conftest.py",
+                        "import pytest\n\nimport lib.calc\n\n\n@pytest.fixture\n"
+                        "def rate():\n    return lib.calc.used()\n");
+    pw::test::writeText(tree, "test_c.py", "def test_rate(rate):\n    assert rate == 3\n");
+    pw::core::RunSpec spec =
+        pw::test::runSpec(tree, dir.filePath(QStringLiteral("run")).toStdString());
+    spec.env.witness.enabled = true;
+    const std::string report = dir.filePath(QStringLiteral("cov.json")).toStdString();
+    spec.extraArgs << QStringLiteral("--pw-cover=") + QString::fromStdString(report);
+    const pw::core::RunResult run = pw::core::PytestRun(spec).run();
+    QCOMPARE(run.exitCode, 0);
+    const std::optional<std::string> text = pw::core::readWholeFile(report);
+    QVERIFY(text);
+    const CoverageReport r = CoverageReport::parse(*text, report);
+    QVERIFY(!r.unavailable);
+    QCOMPARE(r.inTests.at("lib/calc.py"), (std::set<int>{5}));
+    QCOMPARE(r.atImport.at("lib/calc.py"), (std::set<int>{1, 4, 8}));
+    QCOMPARE(r.inTests.at("conftest.py"), (std::set<int>{8}));
+    QCOMPARE(r.atImport.at("conftest.py"), (std::set<int>{1, 3, 6, 7}));
+    QCOMPARE(r.inTests.at("test_c.py"), (std::set<int>{2}));
+    QVERIFY(!r.inTests.count("lib/__init__.py")); // no statements: no line 0 either
+}
+
+void TestDiffCoverage::patchInducedTestTouchesTheChange()
+{
+    const AttributionResult r = attribute("tests/test_value.py::test_value");
+    QCOMPARE(r.verdict.value_or(AttributionVerdict::NoRepro), AttributionVerdict::PatchInduced);
+    QVERIFY(r.coverage.has_value());
+    QCOMPARE(r.coverage->verdict, CoverageVerdict::Touched);
+    QCOMPARE(r.coverage->summary(), std::string("touched 1 changed line in pkg/mod.py"));
+    QCOMPARE(r.coverage->seed.value_or(99), 0u);
+    QVERIFY2(r.sentence.find("did not touch") == std::string::npos, r.sentence.c_str());
+    const AttributionRecord rec = r.record(kToday);
+    QCOMPARE(rec.diffCoverage.value_or(""), std::string("touched"));
+}
+
+void TestDiffCoverage::flakyTestDidNotTouchTheChange()
+{
+    const AttributionResult r = attribute("tests/test_flaky.py::test_flaky");
+    QCOMPARE(r.verdict.value_or(AttributionVerdict::NoRepro), AttributionVerdict::PreExisting);
+    QVERIFY(r.coverage.has_value());
+    QVERIFY2(r.coverage->verdict == CoverageVerdict::Untouched, r.coverage->summary().c_str());
+    QCOMPARE(r.coverage->changedLines, 1);
+    QVERIFY2(r.sentence.find("; the failing test did not touch the change: strong evidence of "
+                             "a flake rather than a patch bug") != std::string::npos,
+             r.sentence.c_str());
+    bool noted = false;
+    for (const std::string &note : r.notes)
+        noted =
+            noted || note.rfind("diff coverage (head seed 0): did not touch the change", 0) == 0;
+    QVERIFY(noted);
+    QCOMPARE(r.record(kToday).diffCoverage.value_or(""), std::string("untouched"));
+}
+
+void TestDiffCoverage::coverageNotImportableIsUnknownAndVerdictStands()
+{
+    QTemporaryDir fake;
+    pw::test::writeText(fake.path().toStdString(), "coverage.py",
+                        "raise ImportError('simulated: no coverage here')\n");
+    const std::string pythonPath =
+        fake.path().toStdString() + ":" + pw::core::RunEnvironment::pluginDir();
+    const AttributionResult r =
+        attribute("tests/test_flaky.py::test_flaky", true, [&](Arm, pw::core::RunSpec &spec) {
+            spec.env.extraVariables["PYTHONPATH"] = pythonPath;
+        });
+    QCOMPARE(r.verdict.value_or(AttributionVerdict::NoRepro), AttributionVerdict::PreExisting);
+    QCOMPARE(r.base.fails, 1);
+    QCOMPARE(r.head.fails, 1);
+    QVERIFY(r.coverage.has_value());
+    QCOMPARE(r.coverage->verdict, CoverageVerdict::Unknown);
+    QCOMPARE(r.coverage->summary(),
+             std::string("unknown: coverage is not importable by the project's interpreter "
+                         "(coverage: ImportError: simulated: no coverage here)"));
+    QVERIFY(r.sentence.find("did not touch") == std::string::npos);
+}
+
+void TestDiffCoverage::noCoverageSkipsTheRerun()
+{
+    const AttributionResult r = attribute("tests/test_flaky.py::test_flaky", false);
+    QCOMPARE(r.verdict.value_or(AttributionVerdict::NoRepro), AttributionVerdict::PreExisting);
+    QVERIFY(!r.coverage.has_value());
+    QVERIFY(!r.record(kToday).diffCoverage);
+}
+
+void TestDiffCoverage::coverageRunThatIsNoFailureIsUnknown_data()
+{
+    QTest::addColumn<QString>("how");
+    QTest::addColumn<QString>("summary");
+    QTest::newRow("passes in the coverage run")
+        << QStringLiteral("pass")
+        << QStringLiteral("unknown: the test did not fail in the coverage run (head seed 0: "
+                          "pass)");
+    QTest::newRow("interpreter missing in the coverage run")
+        << QStringLiteral("no-python")
+        << QStringLiteral("unknown: the coverage run did not start: Python interpreter "
+                          "'/nonexistent/python3' not found");
+}
+
+void TestDiffCoverage::coverageRunThatIsNoFailureIsUnknown()
+{
+    QFETCH(QString, how);
+    QFETCH(QString, summary);
+    // Only the coverage rerun is changed: the one spec that carries --pw-cover.
+    const AttributionResult r =
+        attribute("tests/test_env.py::test_env_flake", true, [&](Arm, pw::core::RunSpec &spec) {
+            if (spec.extraArgs.filter(QStringLiteral("--pw-cover=")).isEmpty())
+                return;
+            if (how == QLatin1String("pass"))
+                spec.env.extraVariables["FLAKE_OFF"] = "1";
+            else
+                spec.env.python = "/nonexistent/python3";
+        });
+    QCOMPARE(r.verdict.value_or(AttributionVerdict::NoRepro), AttributionVerdict::PreExisting);
+    QVERIFY(r.coverage.has_value());
+    QCOMPARE(r.coverage->verdict, CoverageVerdict::Unknown);
+    QVERIFY2(QString::fromStdString(r.coverage->summary()).startsWith(summary),
+             r.coverage->summary().c_str());
+}
+
+void TestDiffCoverage::cliShowsCoverageInTextAndJson()
+{
+    auto cli = [&](const QStringList &extra) {
+        QStringList args = {QStringLiteral("attribute"),
+                            QStringLiteral("tests/test_flaky.py::test_flaky"),
+                            QStringLiteral("--runs"),
+                            QStringLiteral("1"),
+                            QStringLiteral("--no-record"),
+                            QStringLiteral("--repo"),
+                            QString::fromStdString(m_repo->root()),
+                            QStringLiteral("--base"),
+                            QString::fromStdString(m_base),
+                            QStringLiteral("--head"),
+                            QString::fromStdString(m_head),
+                            QStringLiteral("--python"),
+                            QString::fromStdString(pw::test::testPython()),
+                            QStringLiteral("--cache-dir"),
+                            m_cache->path(),
+                            QStringLiteral("--no-sandbox")};
+        args << extra;
+        QProcess p;
+        p.start(QStringLiteral(PW_CLI_PATH), args);
+        if (!p.waitForFinished(180000))
+            p.kill();
+        return QString::fromUtf8(p.readAllStandardOutput());
+    };
+    const QString text = cli({});
+    QVERIFY2(text.contains(QLatin1String(
+                 "diff coverage: did not touch the change (executed none of its 1 changed "
+                 "line)\n")),
+             qPrintable(text));
+    const QJsonObject doc =
+        QJsonDocument::fromJson(cli({QStringLiteral("--format"), QStringLiteral("json")}).toUtf8())
+            .object();
+    const QJsonObject cov = doc.value(QLatin1String("diff_coverage")).toObject();
+    QCOMPARE(cov.value(QLatin1String("verdict")).toString(), QStringLiteral("untouched"));
+    QCOMPARE(cov.value(QLatin1String("changed_lines")).toInt(), 1);
+    QCOMPARE(cov.value(QLatin1String("seed")).toInt(-1), 0);
+    const QJsonObject off =
+        QJsonDocument::fromJson(cli({QStringLiteral("--format"), QStringLiteral("json"),
+                                     QStringLiteral("--no-coverage")})
+                                    .toUtf8())
+            .object();
+    QCOMPARE(off.value(QLatin1String("verdict")).toString(), QStringLiteral("PRE_EXISTING"));
+    QVERIFY(off.contains(QLatin1String("diff_coverage")));
+    QVERIFY(off.value(QLatin1String("diff_coverage")).isNull());
+}
+
+QTEST_GUILESS_MAIN(TestDiffCoverage)
+#include "tst_diffcoverage.moc"

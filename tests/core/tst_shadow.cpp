@@ -1,0 +1,404 @@
+// Skip witnesses and the patch-keyed shadow sample (SPEC §5.10) on real git repositories
+// and real pytest runs: a test touching only unchanged code is skip-witnessed; a changed
+// module a test calls, a changed module-level constant it imports, a changed conftest
+// fixture, subprocess use, a freeze and a new test each make it run; the shadow pick is
+// Python's hashlib formula; a witness that misses a data file read at run time is caught
+// by the sample and reported; the stored witness is reused and retaken; garbled witness
+// files are named with their line; the CLI's exit codes and JSON.
+#include "RepoBuilder.h"
+#include "TestSupport.h"
+#include "run/RunPool.h"
+#include "run/Shadow.h"
+#include "util/Error.h"
+#include "util/Files.h"
+
+#include <QProcess>
+#include <QtTest>
+#include <nlohmann/json.hpp>
+
+using pw::test::RepoBuilder;
+using namespace pw::core;
+
+namespace {
+
+const ShadowDecision *decision(const ShadowReport &r, const std::string &node)
+{
+    for (const ShadowDecision &d : r.decisions) {
+        if (d.nodeId == node)
+            return &d;
+    }
+    return nullptr;
+}
+
+QString dump(const ShadowReport &r)
+{
+    return QString::fromStdString(formatShadowText(r));
+}
+
+std::string freeze(const std::string &test)
+{
+    return "[[quarantine]]\ntest = \"" + test +
+           "\"\nowner = \"alice\"\nopened = 2024-05-01\nexpires = 2024-05-14\n"
+           "verdict = \"PRE_EXISTING\"\nattribution = \"order\"\nwitness_seed = 7\n"
+           "baseline_sha = \"0123456789abcdef\"\nevidence = { base_fail = 3, head_fail = 3, "
+           "mode = \"matched\", seeds = [7], env_digest = \"abcd1234abcd1234\" }\n"
+           "obligation = \"it works\"\nsubstitute = \"tests/test_plain.py::test_plain\"\n"
+           "guards = [\"pkg/calc.py\"]\nreplay = \"pytest " +
+           test + "\"\n\n";
+}
+
+// Python's own answer: int.from_bytes(sha256((P + ":" + node).encode())[:4], "big") % 100.
+int pythonPick(const std::string &p, const std::string &node)
+{
+    QProcess py;
+    py.start(QString::fromStdString(pw::test::testPython()),
+             QStringList{QStringLiteral("-c"),
+                         QStringLiteral("import hashlib, sys\n"
+                                        "P, node = sys.argv[1], sys.argv[2]\n"
+                                        "print(int.from_bytes(hashlib.sha256((P + ':' + "
+                                        "node).encode()).digest()[:4], 'big') % 100)"),
+                         QString::fromStdString(p), QString::fromStdString(node)});
+    if (!py.waitForFinished(30000) || py.exitCode() != 0)
+        return -1;
+    return py.readAllStandardOutput().trimmed().toInt();
+}
+
+} // namespace
+
+class TestShadow : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_cache;
+
+    RunRequest request(const RepoBuilder &repo, const std::string &base, const std::string &head)
+    {
+        RunRequest r;
+        r.target.repoPath = repo.root();
+        r.target.base = base;
+        r.target.head = head;
+        r.target.python = pw::test::testPython();
+        r.target.cacheDir = m_cache.filePath(QStringLiteral("facts")).toStdString();
+        r.target.today = "2024-05-10";
+        r.cacheRoot = m_cache.filePath(QStringLiteral("trees")).toStdString();
+        r.workers = 2;
+        r.timeoutSeconds = 120;
+        r.sandbox = false;
+        return r;
+    }
+
+    ShadowReport shadow(const RepoBuilder &repo, const std::string &base, const std::string &head,
+                        ShadowOptions options)
+    {
+        const RunContext ctx = RunContext::open(request(repo, base, head));
+        return Shadow::run(ctx, options);
+    }
+
+    // A project where every SPEC 5.10 case has its own test.
+    std::string commitBase(RepoBuilder &repo)
+    {
+        repo.write("pkg/__init__.py", "");
+        repo.write("pkg/calc.py", "def add(a, b):\n    return a + b\n");
+        repo.write("pkg/const.py", "LIMIT = 10\n");
+        repo.write("pkg/util.py", "def double(x):\n    return 2 * x\n");
+        repo.write("data/expected.txt", "4\n");
+        // Reached only by running: the test module imports pkg.api, never pkg.helper.
+        repo.write("pkg/helper.py", "def scale(x):\n    return 3 * x\n");
+        repo.write("pkg/api.py", "def triple(x):\n    from pkg import helper\n\n"
+                                 "    return helper.scale(x)\n");
+        repo.write("tests/test_api.py", "from pkg.api import triple\n\n\ndef test_triple():\n"
+                                        "    assert triple(2) == 6\n");
+        repo.write("tests/test_calc.py",
+                   "from pkg.calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n");
+        repo.write("tests/test_const.py",
+                   "from pkg.const import LIMIT\n\n\ndef test_limit():\n    assert LIMIT > 5\n");
+        repo.write("tests/test_util.py", "from pkg.util import double\n\n\ndef test_double():\n"
+                                         "    assert double(2) == 4\n");
+        repo.write("tests/test_plain.py", "def test_plain():\n    assert 1 + 1 == 2\n");
+        repo.write("tests/test_sub.py", "import subprocess\n\n\ndef test_echo():\n"
+                                        "    assert subprocess.run(['true']).returncode == 0\n");
+        repo.write("tests/test_frozen.py", "def test_frozen():\n    assert 1 == 2\n");
+        // Reads a data file at run time: no Python code of it runs, so no witness sees it.
+        repo.write("tests/test_data.py",
+                   "import pathlib\n\n\ndef test_data():\n"
+                   "    root = pathlib.Path(__file__).parent.parent\n"
+                   "    assert (root / 'data' / 'expected.txt').read_text().strip() == '4'\n");
+        repo.write("tests/cfg/conftest.py", "import pytest\n\n\n@pytest.fixture\n"
+                                            "def tmp_config():\n    return {'v': 1}\n");
+        repo.write("tests/cfg/test_cfg.py", "def test_cfg(tmp_config):\n    assert "
+                                            "tmp_config['v'] > 0\n");
+        repo.write(".patchwitness/quarantine.toml", freeze("tests/test_frozen.py::test_frozen"));
+        return repo.commit("base");
+    }
+
+    std::string commitHead(RepoBuilder &repo)
+    {
+        repo.write("pkg/calc.py", "def add(a, b):\n    return b + a\n");
+        repo.write("pkg/const.py", "LIMIT = 11\n");
+        repo.write("pkg/helper.py", "def scale(x):\n    return x * 3\n");
+        repo.write("data/expected.txt", "5\n");
+        repo.write("tests/cfg/conftest.py", "import pytest\n\n\n@pytest.fixture\n"
+                                            "def tmp_config():\n    return {'v': 2}\n");
+        repo.write("tests/test_new.py", "def test_new():\n    assert True\n");
+        return repo.commit("head");
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_cache.isValid()); }
+
+    void decidesEveryCaseAndCatchesAWitnessBug()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        const std::string head = commitHead(repo);
+        ShadowOptions options;
+        options.pct = 100; // every skipped test is shadow-sampled
+        const ShadowReport r = shadow(repo, base, head, options);
+        QVERIFY2(r.harnessError.empty(), qPrintable(dump(r)));
+        QCOMPARE(r.witnessState, std::string("recorded"));
+        QVERIFY(!r.ambientDrift);
+        QCOMPARE(r.decisions.size(), size_t(10));
+
+        const auto reason = [&](const std::string &node) {
+            const ShadowDecision *d = decision(r, node);
+            return d ? d->reason : std::string("<missing>");
+        };
+        QCOMPARE(reason("tests/test_calc.py::test_add"),
+                 std::string("witnessed import pkg/calc.py changed"));
+        QCOMPARE(reason("tests/test_api.py::test_triple"),
+                 std::string("witnessed import pkg/helper.py changed"));
+        QCOMPARE(reason("tests/test_const.py::test_limit"),
+                 std::string("witnessed import pkg/const.py changed"));
+        QCOMPARE(reason("tests/cfg/test_cfg.py::test_cfg"),
+                 std::string("fixture drift: tmp_config"));
+        QCOMPARE(reason("tests/test_sub.py::test_echo"),
+                 std::string("incomplete: uses subprocess"));
+        QCOMPARE(reason("tests/test_frozen.py::test_frozen"),
+                 std::string("frozen until 2024-05-14"));
+        QCOMPARE(reason("tests/test_new.py::test_new"), std::string("new test: no witness"));
+        for (const char *skipped :
+             {"tests/test_util.py::test_double", "tests/test_plain.py::test_plain",
+              "tests/test_data.py::test_data"}) {
+            const ShadowDecision *d = decision(r, skipped);
+            QVERIFY2(d && !d->run && d->reason == "witnessed" && d->sampled, skipped);
+        }
+        const ShadowDecision *frozen = decision(r, "tests/test_frozen.py::test_frozen");
+        QVERIFY(frozen->run && frozen->frozen && !frozen->sampled);
+        QCOMPARE(frozen->outcome, std::optional<Outcome>(Outcome::Fail));
+        QVERIFY(r.failures().empty()); // the frozen failure is the freeze's, not the patch's
+
+        QVERIFY(r.headRan);
+        QCOMPARE(decision(r, "tests/test_plain.py::test_plain")->outcome,
+                 std::optional<Outcome>(Outcome::Pass));
+        QCOMPARE(r.bugs.size(), size_t(1));
+        QCOMPARE(r.bugs.front().nodeId, std::string("tests/test_data.py::test_data"));
+        const std::vector<std::string> &files = r.bugs.front().files;
+        QVERIFY(std::find(files.begin(), files.end(), "tests/test_data.py") != files.end());
+        QVERIFY(std::find(files.begin(), files.end(), "data/expected.txt") == files.end());
+        QVERIFY2(dump(r).contains(QStringLiteral("witness bug: tests/test_data.py::test_data")),
+                 qPrintable(dump(r)));
+    }
+
+    void sampleIsKeyedByThePatchAndNeverTakesFrozenTests()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        const std::string head = commitHead(repo);
+        ShadowOptions options;
+        options.dryRun = true;
+        const ShadowReport r = shadow(repo, base, head, options);
+        QVERIFY2(r.harnessError.empty(), qPrintable(dump(r)));
+        QVERIFY(!r.headRan);
+        QCOMPARE(r.pct, 10); // config shadow_pct's default
+        QCOMPARE(r.patchDigest.size(), size_t(64));
+        for (const ShadowDecision &d : r.decisions) {
+            QVERIFY(!d.outcome);
+            if (d.run)
+                QVERIFY(!d.sampled);
+            else
+                QCOMPARE(d.sampled, Shadow::pickValue(r.patchDigest, d.nodeId) < 10);
+        }
+        QCOMPARE(r.witnessState, std::string("recorded"));
+    }
+
+    void pickFormulaEqualsPythonHashlib_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("node");
+        QTest::newRow("plain") << QStringLiteral("diff --git a/x b/x\n")
+                               << QStringLiteral("tests/test_a.py::test_one");
+        QTest::newRow("param") << QString() << QStringLiteral("tests/test_b.py::test_p[1-2]");
+        QTest::newRow("class") << QStringLiteral("@@ -1 +1 @@\n-a\n+b\n")
+                               << QStringLiteral("tests/t.py::TestC::test_m");
+        QTest::newRow("unicode") << QStringLiteral("é\n") << QStringLiteral("tests/t.py::test_ü");
+    }
+
+    void pickFormulaEqualsPythonHashlib()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, node);
+        const std::string p = Shadow::patchDigest(text.toStdString());
+        const int expected = pythonPick(p, node.toStdString());
+        QVERIFY(expected >= 0);
+        QCOMPARE(Shadow::pickValue(p, node.toStdString()), expected);
+        QCOMPARE(Shadow::picked(p, node.toStdString(), expected + 1), true);
+        QCOMPARE(Shadow::picked(p, node.toStdString(), expected), false);
+    }
+
+    void witnessLedgerReusedAndRetaken()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        const std::string head = commitHead(repo);
+        ShadowOptions options;
+        options.dryRun = true;
+        const ShadowReport first = shadow(repo, base, head, options);
+        QCOMPARE(first.witnessState, std::string("recorded"));
+        QCOMPARE(first.runs.size(), size_t(2)); // witness + head collection
+        const std::string path = first.witnessPath;
+        QVERIFY(path.find("/.patchwitness/runs/witness-" + base.substr(0, 12) + "-") !=
+                std::string::npos);
+        const std::optional<std::string> stored = readWholeFile(path);
+        QVERIFY(stored);
+        QCOMPARE(WitnessLedger::parse(*stored, path).rows.size(), size_t(9));
+
+        const ShadowReport second = shadow(repo, base, head, options);
+        QCOMPARE(second.witnessState, std::string("reused"));
+        QCOMPARE(second.runs.size(), size_t(1)); // the head collection only
+        QCOMPARE(second.decisions.size(), first.decisions.size());
+        QCOMPARE(second.patchDigest, first.patchDigest);
+
+        options.rewitness = true;
+        const ShadowReport third = shadow(repo, base, head, options);
+        QCOMPARE(third.witnessState, std::string("recorded"));
+        QCOMPARE(third.runs.size(), size_t(2));
+
+        // A damaged ledger is not trusted: a new witness is taken and the damage said.
+        options.rewitness = false;
+        QVERIFY(writeFileAtomically(path, stored->substr(0, stored->size() / 2)));
+        const ShadowReport fourth = shadow(repo, base, head, options);
+        QCOMPARE(fourth.witnessState, std::string("recorded"));
+        QVERIFY(!fourth.warnings.empty());
+        QVERIFY2(fourth.warnings.front().find(path) != std::string::npos,
+                 fourth.warnings.front().c_str());
+    }
+
+    void ambientDriftRunsTheWholeSuite()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        const std::string head = commitHead(repo);
+        ShadowOptions options;
+        options.dryRun = true;
+        const ShadowReport first = shadow(repo, base, head, options);
+        // The stored witness as if taken under another TZ/LANG: its ambient fingerprint.
+        WitnessLedger ledger = first.witness;
+        for (WitnessRow &row : ledger.rows)
+            row.ambientFp = "0000000000000000";
+        ledger.write(first.witnessPath);
+        const ShadowReport r = shadow(repo, base, head, options);
+        QCOMPARE(r.witnessState, std::string("reused"));
+        QVERIFY(r.ambientDrift);
+        QCOMPARE(r.skipped(), 0);
+        QCOMPARE(decision(r, "tests/test_plain.py::test_plain")->reason,
+                 std::string("ambient drift"));
+    }
+
+    void garbledWitnessRowsNameTheLine()
+    {
+        const std::string good =
+            R"({"nodeid": "t.py::a", "fixture_fp": "x", "ambient_fp": "y", "files": ["t.py"]})";
+        WitnessRowsFile f = parseWitnessRows(good + "\n{not json\n" + good + "\n", "w.jsonl");
+        QCOMPARE(f.error, std::string("w.jsonl:2: not JSON"));
+        f = parseWitnessRows(
+            good + "\n" + R"({"nodeid": "t.py::b", "fixture_fp": 3, "ambient_fp": "y"})" + "\n",
+            "w.jsonl");
+        QCOMPARE(f.error, std::string("w.jsonl:2: \"fixture_fp\" missing or not a string"));
+        f = parseWitnessRows(
+            good + "\n" +
+                R"({"nodeid": "t.py::b", "fixture_fp": "x", "ambient_fp": "y", "files": "t.py"})" +
+                "\n",
+            "w.jsonl");
+        QCOMPARE(f.error, std::string("w.jsonl:2: \"files\" is not a list"));
+        f = parseWitnessRows(good + "\n{\"nodeid\": \"t.py::b\", \"fix", "w.jsonl");
+        QVERIFY(f.ok());
+        QVERIFY(f.tornTail);
+        QCOMPARE(f.rows.size(), size_t(1));
+        QVERIFY(f.rows.front().hasFiles);
+        QVERIFY(!readWitnessRows("/nonexistent/w.jsonl").ok());
+        try {
+            WitnessLedger::parse("{\"schema\": \"patchwitness.witness/1\", \"rows\": []}",
+                                 "l.json");
+            QFAIL("a ledger without base_commit parsed");
+        } catch (const Error &e) {
+            QCOMPARE(std::string(e.what()),
+                     std::string("l.json: \"base_commit\" missing or not a string"));
+        }
+    }
+
+    void cliExitCodesAndJson()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        const std::string head = commitHead(repo);
+        const QStringList common{QStringLiteral("shadow"),
+                                 QStringLiteral("--repo"),
+                                 QString::fromStdString(repo.root()),
+                                 QStringLiteral("--base"),
+                                 QString::fromStdString(base),
+                                 QStringLiteral("--head"),
+                                 QString::fromStdString(head),
+                                 QStringLiteral("--python"),
+                                 QString::fromStdString(pw::test::testPython()),
+                                 QStringLiteral("--cache-dir"),
+                                 m_cache.filePath(QStringLiteral("trees")),
+                                 QStringLiteral("--today"),
+                                 QStringLiteral("2024-05-10"),
+                                 QStringLiteral("--no-sandbox")};
+        QProcess cli;
+        cli.start(QStringLiteral(PW_CLI_PATH), QStringList(common) << QStringLiteral("--dry-run")
+                                                                   << QStringLiteral("--format")
+                                                                   << QStringLiteral("json"));
+        QVERIFY(cli.waitForFinished(120000));
+        const QByteArray err = cli.readAllStandardError();
+        QCOMPARE(cli.exitCode(), 0);
+        QVERIFY2(err.contains("taking the base witness"), err.constData());
+        const nlohmann::json doc = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
+        QCOMPARE(doc.at("schema").get<std::string>(), std::string("patchwitness.shadow-report/1"));
+        QCOMPARE(doc.at("dry_run").get<bool>(), true);
+        QCOMPARE(doc.at("decisions").size(), size_t(10));
+        QCOMPARE(doc.at("counts").at("run").get<int>(), 7);
+        QCOMPARE(doc.at("witness").at("state").get<std::string>(), std::string("recorded"));
+
+        cli.start(QStringLiteral(PW_CLI_PATH),
+                  QStringList(common) << QStringLiteral("--pct") << QStringLiteral("100"));
+        QVERIFY(cli.waitForFinished(120000));
+        const QByteArray text = cli.readAllStandardOutput();
+        QCOMPARE(cli.exitCode(), 1);
+        QVERIFY2(text.contains("witness bug: tests/test_data.py::test_data") &&
+                     text.contains("witness: reused"),
+                 text.constData());
+
+        cli.start(QStringLiteral(PW_CLI_PATH),
+                  QStringList(common) << QStringLiteral("--pct") << QStringLiteral("0"));
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 0); // the selected tests pass; nothing sampled
+        QVERIFY(cli.readAllStandardOutput().contains("OK: every selected"));
+
+        cli.start(QStringLiteral(PW_CLI_PATH),
+                  QStringList(common) << QStringLiteral("--pct") << QStringLiteral("200"));
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 3);
+        QVERIFY(cli.readAllStandardError().contains("--pct"));
+
+        cli.start(QStringLiteral(PW_CLI_PATH),
+                  QStringList(common) << QStringLiteral("--head") << QStringLiteral("nope"));
+        QVERIFY(cli.waitForFinished(120000));
+        QCOMPARE(cli.exitCode(), 3);
+        QVERIFY(cli.readAllStandardError().contains("nope"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestShadow)
+#include "tst_shadow.moc"
