@@ -257,6 +257,13 @@ void MainWindow::setupPanels()
     QDockWidget *cells =
         addPanelDock(tr("Reproduction cells"), QStringLiteral("cells"), m_runDesk->cellsPanel(),
                      Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+Shift+M")));
+    QDockWidget *shadow =
+        addPanelDock(tr("Shadow sample"), QStringLiteral("shadow"), m_runDesk->shadowPanel(),
+                     Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+Shift+W")));
+    connect(m_runDesk, &RunDesk::shadowShown, this, [shadow] {
+        shadow->show();
+        shadow->raise();
+    });
     connect(m_runDesk->attributionTable(), &EvidencePanel::rowActivated, this,
             [this](const QString &path, int line, const QString &) {
                 onPanelRowActivated(path, line);
@@ -294,7 +301,8 @@ void MainWindow::setupPanels()
     tabifyDockWidget(strength, census);
     tabifyDockWidget(census, attribution);
     tabifyDockWidget(attribution, cells);
-    tabifyDockWidget(cells, runs);
+    tabifyDockWidget(cells, shadow);
+    tabifyDockWidget(shadow, runs);
     tabifyDockWidget(runs, ledgers);
     tabifyDockWidget(ledgers, history);
     tabifyDockWidget(history, logDock);

@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     const QCommandLineOption panel(
         QStringLiteral("panel"),
         QStringLiteral("Raise an evidence panel: findings, manifest, latitude, strength, "
-                       "ledgers, history or log."),
+                       "census, attribution, cells, shadow, runs, ledgers, history or log."),
         QStringLiteral("name"));
     const QCommandLineOption form(
         QStringLiteral("form"),
@@ -50,11 +50,12 @@ int main(int argc, char **argv)
         QStringLiteral("kind[=id]"));
     const QCommandLineOption run(
         QStringLiteral("run"),
-        QStringLiteral("After the audit, run a dynamic gate and wait for it: census, "
-                       "census-collect, attribute=TEST or cells=TEST; the window stays open "
-                       "unless --screenshot is given (exit 4 when the gate failed). Naming it "
-                       "here is the consent, for this run only, to run the project's tests "
-                       "when no sandbox is available."),
+        QStringLiteral(
+            "After the audit, run a dynamic gate and wait for it: census, "
+            "census-collect, attribute=TEST, cells=TEST or shadow; the window stays open "
+            "unless --screenshot is given (exit 4 when the gate failed). Naming it "
+            "here is the consent, for this run only, to run the project's tests "
+            "when no sandbox is available."),
         QStringLiteral("gate"));
     parser.addOptions({repo, base, head, python, screenshot, demo, panel, form, run});
     parser.addPositionalArgument(QStringLiteral("repository"),
@@ -109,10 +110,12 @@ int main(int argc, char **argv)
             started = desk->startAttribution(test);
         } else if (gate == QLatin1String("cells") && !test.isEmpty()) {
             started = desk->startCells(test);
+        } else if (gate == QLatin1String("shadow")) {
+            started = desk->startShadow();
         } else {
             std::fprintf(stderr,
                          "patchwitness: --run: unknown gate %s (census, census-collect, "
-                         "attribute=TEST, cells=TEST)\n",
+                         "attribute=TEST, cells=TEST, shadow)\n",
                          qPrintable(spec));
             return 3;
         }

@@ -12,10 +12,13 @@
 #include "panels/EvidencePanel.h"
 #include "panels/EvidenceRoles.h"
 #include "panels/RunsModel.h"
+#include "panels/ShadowModel.h"
+#include "run/ShardLedger.h"
 #include "runs/RunController.h"
 #include "runs/RunDesk.h"
 #include "runs/RunsPanel.h"
 
+#include <QAction>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -232,6 +235,127 @@ private Q_SLOTS:
         QVERIFY(waitFor(desk.controller(), 60000));
         QCOMPARE(failed.count(), 1);
         QVERIFY(desk.attributionTable()->summary().contains(QStringLiteral("failed")));
+    }
+
+    // SPEC §5.10 in the workbench: the test whose module the patch changes runs, the other
+    // is skipped by its witness; the panel says which and why.
+    void shadowSampleFillsThePanel()
+    {
+        RepoBuilder repo;
+        repo.write("pkg/__init__.py", "");
+        repo.write("pkg/a.py", "def one():\n    return 1\n");
+        repo.write("pkg/b.py", "def two():\n    return 2\n");
+        repo.write("tests/test_a.py", "from pkg.a import one\n\n\ndef test_one():\n"
+                                      "    assert one() == 1\n");
+        repo.write("tests/test_b.py", "from pkg.b import two\n\n\ndef test_two():\n"
+                                      "    assert two() == 2\n");
+        const std::string base = repo.commit("base");
+        repo.write("pkg/a.py", "def one():\n    return 3 - 2\n");
+        repo.commit("agent: rewrite one()");
+        const AuditOutcome outcome = audit(repo, base);
+        QVERIFY2(outcome.ok, qPrintable(outcome.error));
+
+        QWidget window;
+        RunDesk desk(&window);
+        desk.setConsentHandler([](const QString &, const QString &) { return true; });
+        desk.setOutcome(outcome);
+        QSignalSpy runs(desk.controller(), &RunController::runFinished);
+        QSignalSpy shown(&desk, &RunDesk::shadowShown);
+        QVERIFY(desk.startShadow());
+        QVERIFY(waitFor(desk.controller(), 120000));
+        QCOMPARE(shown.count(), 1);
+        QCOMPARE(runs.count(), 3); // base witness, head collection, head run
+        ShadowModel *shadow = desk.shadowModel();
+        QCOMPARE(shadow->rowCount(), 2);
+        QMap<QString, QString> decision, why;
+        for (int r = 0; r < 2; ++r) {
+            const QString test = shadow->index(r, ShadowModel::TestColumn).data().toString();
+            decision[test] = shadow->index(r, ShadowModel::DecisionColumn).data().toString();
+            why[test] = shadow->index(r, ShadowModel::WhyColumn).data().toString();
+        }
+        QCOMPARE(decision[QStringLiteral("tests/test_a.py::test_one")], QStringLiteral("run"));
+        QVERIFY2(why[QStringLiteral("tests/test_a.py::test_one")].contains(
+                     QStringLiteral("pkg/a.py changed")),
+                 qPrintable(why[QStringLiteral("tests/test_a.py::test_one")]));
+        QVERIFY(decision[QStringLiteral("tests/test_b.py::test_two")] == QStringLiteral("skip") ||
+                decision[QStringLiteral("tests/test_b.py::test_two")] ==
+                    QStringLiteral("shadow sample"));
+        QVERIFY2(desk.shadowPanel()->summary().contains(QStringLiteral("2 head tests · 1 run")),
+                 qPrintable(desk.shadowPanel()->summary()));
+        QCOMPARE(shadow->summarySeverity(), 0);
+    }
+
+    // SPEC §9: shard ledgers of one sweep, run elsewhere, merge in the workbench into the
+    // Attribution panel (the record written as `merge --record` does); a missing shard and
+    // shards of other commits are refused with the reason.
+    void mergedShardsShowInTheAttributionPanel()
+    {
+        RepoBuilder repo;
+        repo.write("tests/test_x.py", "def test_old_bug():\n    assert 1 == 2\n");
+        const std::string base = repo.commit("base");
+        repo.write("README", "x\n");
+        repo.commit("head");
+        const AuditOutcome outcome = audit(repo, base);
+        QVERIFY2(outcome.ok, qPrintable(outcome.error));
+
+        QTemporaryDir out;
+        pw::core::RunRequest request;
+        request.target.repoPath = repo.root();
+        request.target.base = base;
+        request.target.head = "HEAD";
+        request.target.python = pw::test::testPython();
+        request.target.cacheDir = m_facts.path().toStdString();
+        const pw::core::RunContext ctx = pw::core::RunContext::open(request);
+        QStringList shards;
+        for (int i = 1; i <= 2; ++i) {
+            pw::core::AttributionRequest a;
+            a.test = "tests/test_x.py::test_old_bug";
+            a.mode = pw::core::AttributionRequest::Mode::Swept;
+            a.runs = 4;
+            a.shard = pw::core::Shard{i, 2};
+            a.shardOut = out.filePath(QStringLiteral("s%1.json").arg(i)).toStdString();
+            pw::core::RunPool pool(2);
+            const pw::core::AttributionResult r = pw::core::Attribution::run(ctx, a, pool);
+            QVERIFY2(!r.verdict, "a shard has no verdict");
+            shards << QString::fromStdString(a.shardOut);
+        }
+
+        QWidget window;
+        RunDesk desk(&window);
+        desk.setOutcome(outcome);
+        QSignalSpy messages(&desk, &RunDesk::message);
+        QVERIFY(!desk.mergeShards({shards.front()}));
+        QVERIFY(!messages.isEmpty());
+        QVERIFY2(messages.last().at(1).toString().contains(QStringLiteral("missing shard 2/2")),
+                 qPrintable(messages.last().at(1).toString()));
+        QVERIFY(!desk.attributionModel()->hasResult());
+
+        // The Runs menu action goes through the chooser.
+        desk.setShardChooser([&shards](const QString &) { return shards; });
+        QAction *merge = nullptr;
+        for (QAction *a : desk.actions()) {
+            if (a->objectName() == QLatin1String("actionMergeShards"))
+                merge = a;
+        }
+        QVERIFY(merge);
+        merge->trigger();
+        QVERIFY(desk.attributionModel()->hasResult());
+        const pw::core::AttributionResult &merged = desk.attributionModel()->result();
+        QVERIFY(merged.verdict == pw::core::AttributionVerdict::PreExisting);
+        QCOMPARE(int(merged.base.runs.size() + merged.head.runs.size()), 8);
+        QVERIFY(QFileInfo::exists(QString::fromStdString(merged.recordPath)));
+        QVERIFY(desk.grantFreezeButton()->isEnabled());
+
+        // Shards of another comparison are not about the open one.
+        repo.write("README", "y\n");
+        repo.commit("newer head");
+        const AuditOutcome newer = audit(repo, base);
+        QVERIFY2(newer.ok, qPrintable(newer.error));
+        desk.setOutcome(newer);
+        QVERIFY(!desk.mergeShards(shards));
+        QVERIFY2(messages.last().at(1).toString().contains(QStringLiteral("not the open base "
+                                                                          "and head")),
+                 qPrintable(messages.last().at(1).toString()));
     }
 
     void cellsFillTheMatrix()

@@ -113,6 +113,18 @@ bool RunController::startCells(const core::RunRequest &request, const core::Cell
                  });
 }
 
+bool RunController::startShadow(const core::RunRequest &request, const core::ShadowOptions &options)
+{
+    return start(tr("shadow sample"), request,
+                 [this, options](const core::RunContext &ctx, core::RunPool &pool, Outcome &out) {
+                     core::ShadowOptions o = options;
+                     o.onRun = [this](int done, int total, const core::RunResult &run) {
+                         post(done, total, run);
+                     };
+                     out.shadow = core::Shadow::run(ctx, o, &pool);
+                 });
+}
+
 void RunController::cancel()
 {
     if (m_pool)
@@ -136,6 +148,8 @@ void RunController::onFinished()
         Q_EMIT attributionReady(*out.attribution);
     else if (out.cells)
         Q_EMIT cellsReady(*out.cells);
+    else if (out.shadow)
+        Q_EMIT shadowReady(*out.shadow);
     else
         Q_EMIT failed(m_job, out.error);
     Q_EMIT finished(m_job);

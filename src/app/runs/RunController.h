@@ -4,6 +4,7 @@
 #include "run/Census.h"
 #include "run/ReproCells.h"
 #include "run/RunContext.h"
+#include "run/Shadow.h"
 
 #include <QElapsedTimer>
 #include <QFutureWatcher>
@@ -43,6 +44,9 @@ public:
                           const core::AttributionRequest &attribution);
     // The four-cell reproduction matrix of one test on one tree (SPEC §5.4).
     bool startCells(const core::RunRequest &request, const core::CellsRequest &cells);
+    // Skip witnesses and the shadow sample (SPEC §5.10): the base witness (stored or
+    // taken), the head collection, then the head tests that must run plus the sample.
+    bool startShadow(const core::RunRequest &request, const core::ShadowOptions &options);
     void cancel();
     void waitForFinished(); // blocks, delivering the signals
 
@@ -54,6 +58,7 @@ Q_SIGNALS:
     void censusReady(const core::CensusReport &report);
     void attributionReady(const core::AttributionResult &result);
     void cellsReady(const core::ReproCellsResult &result);
+    void shadowReady(const core::ShadowReport &report);
     void failed(const QString &job, const QString &message); // no report: why
     void finished(const QString &job);
 
@@ -63,6 +68,7 @@ private:
         std::optional<core::CensusReport> census;
         std::optional<core::AttributionResult> attribution;
         std::optional<core::ReproCellsResult> cells;
+        std::optional<core::ShadowReport> shadow;
         QString error;
     };
     using Job = std::function<void(const core::RunContext &, core::RunPool &, Outcome &)>;

@@ -6,6 +6,7 @@
 #include "panels/CensusModel.h"
 #include "panels/EvidencePanel.h"
 #include "panels/SeverityStyle.h"
+#include "panels/ShadowModel.h"
 #include "run/Sandbox.h"
 #include "run/ShardMerge.h"
 #include "util/Error.h"
@@ -63,7 +64,8 @@ RunDesk::RunDesk(QWidget *window)
       m_attributionTable(new EvidencePanel(window)), m_attributionPanel(new QWidget(window)),
       m_grantFreeze(new QPushButton(tr("&Grant freeze…"), m_attributionPanel)),
       m_replay(new QLabel(m_attributionPanel)), m_cells(new CellsModel(this)),
-      m_cellsPanel(new EvidencePanel(window))
+      m_cellsPanel(new EvidencePanel(window)), m_shadow(new ShadowModel(this)),
+      m_shadowPanel(new EvidencePanel(window))
 {
     m_attributionTable->setObjectName(QStringLiteral("attributionTable"));
     m_attributionTable->setModel(m_attribution);
@@ -103,6 +105,10 @@ RunDesk::RunDesk(QWidget *window)
     m_cellsPanel->setModel(m_cells);
     m_cellsPanel->setPrimaryColumn(CellsModel::WhatColumn);
     m_cellsPanel->setSummary(m_cells->summary());
+    m_shadowPanel->setObjectName(QStringLiteral("shadowPanel"));
+    m_shadowPanel->setModel(m_shadow);
+    m_shadowPanel->setPrimaryColumn(ShadowModel::WhyColumn);
+    m_shadowPanel->setSummary(m_shadow->summary());
     m_censusPanel->setModel(m_census);
     m_censusPanel->setSummary(m_census->summary());
     m_censusPanel->setSummarySeverity(m_census->summarySeverity());
@@ -153,6 +159,12 @@ RunDesk::RunDesk(QWidget *window)
         if (!test.isEmpty())
             startCells(test);
     });
+    auto *shadow = new QAction(tr("Run shado&w sample"), this);
+    shadow->setObjectName(QStringLiteral("actionShadow"));
+    shadow->setShortcut(QKeySequence(tr("Ctrl+Alt+W")));
+    shadow->setToolTip(tr("Run the head tests the patch can reach, by the base's skip witnesses, "
+                          "plus a sample of the skipped ones keyed by the patch"));
+    connect(shadow, &QAction::triggered, this, [this] { startShadow(false); });
     auto *merge = new QAction(tr("Merge &shard ledgers…"), this);
     merge->setObjectName(QStringLiteral("actionMergeShards"));
     merge->setShortcut(QKeySequence(tr("Ctrl+Alt+G")));
@@ -173,7 +185,7 @@ RunDesk::RunDesk(QWidget *window)
     cancel->setShortcut(QKeySequence(tr("Ctrl+Alt+K")));
     cancel->setEnabled(false);
     connect(cancel, &QAction::triggered, m_controller, &RunController::cancel);
-    m_actions = {census, collect, attribute, swept, cells, merge, cancel};
+    m_actions = {census, collect, attribute, swept, cells, shadow, merge, cancel};
 
     connect(m_controller, &RunController::started, this, [this, cancel](const QString &job) {
         for (QAction *a : std::as_const(m_actions))
@@ -195,6 +207,11 @@ RunDesk::RunDesk(QWidget *window)
                 if (!droppedForAnotherTarget())
                     showCells(result);
             });
+    connect(m_controller, &RunController::shadowReady, this,
+            [this](const core::ShadowReport &report) {
+                if (!droppedForAnotherTarget())
+                    showShadow(report);
+            });
     connect(m_controller, &RunController::censusReady, this,
             [this](const core::CensusReport &report) {
                 if (droppedForAnotherTarget())
@@ -213,6 +230,7 @@ RunDesk::RunDesk(QWidget *window)
             [this](const QString &job, const QString &error) {
                 EvidencePanel *panel = job.startsWith(tr("census"))      ? m_censusPanel
                                        : job.startsWith(tr("attribute")) ? m_attributionTable
+                                       : job.startsWith(tr("shadow"))    ? m_shadowPanel
                                                                          : m_cellsPanel;
                 panel->setSummary(tr("%1 failed: %2").arg(job, error));
                 panel->setSummarySeverity(2);
@@ -258,6 +276,24 @@ void RunDesk::showCells(const core::ReproCellsResult &result)
     if (!result.recordError.empty())
         Q_EMIT message(2, QString::fromStdString(result.recordError));
     Q_EMIT cellsShown();
+}
+
+void RunDesk::showShadow(const core::ShadowReport &report)
+{
+    m_shadow->setReport(report);
+    m_shadowPanel->setSummary(m_shadow->summary());
+    m_shadowPanel->setSummarySeverity(m_shadow->summarySeverity());
+    for (const std::string &w : report.warnings)
+        Q_EMIT message(1, QString::fromStdString(w));
+    for (const core::WitnessBug &bug : report.bugs)
+        Q_EMIT message(
+            2, tr("Witness bug: %1 was skipped by its witness and failed in the "
+                  "shadow sample (%2)")
+                   .arg(QString::fromStdString(bug.nodeId), QString::fromStdString(bug.message)));
+    if (!report.harnessError.empty())
+        Q_EMIT message(2,
+                       tr("No shadow result: %1").arg(QString::fromStdString(report.harnessError)));
+    Q_EMIT shadowShown();
 }
 
 bool RunDesk::mergeShards(const QStringList &files)
@@ -347,6 +383,9 @@ void RunDesk::clearResults()
     m_cells->clear();
     m_cellsPanel->setSummary(m_cells->summary());
     m_cellsPanel->setSummarySeverity(-1);
+    m_shadow->clear();
+    m_shadowPanel->setSummary(m_shadow->summary());
+    m_shadowPanel->setSummarySeverity(-1);
 }
 
 void RunDesk::forgetConsent(const QString &repo)
@@ -437,6 +476,18 @@ bool RunDesk::startAttribution(const QString &test, bool swept)
     m_attributionTable->setSummarySeverity(-1);
     m_grantFreeze->setEnabled(false);
     return m_controller->startAttribution(*request, attribution);
+}
+
+bool RunDesk::startShadow(bool dryRun)
+{
+    const std::optional<core::RunRequest> request = runRequest();
+    if (!request)
+        return false;
+    core::ShadowOptions options;
+    options.dryRun = dryRun;
+    m_shadowPanel->setSummary(tr("Shadow sample running…"));
+    m_shadowPanel->setSummarySeverity(-1);
+    return m_controller->startShadow(*request, options);
 }
 
 bool RunDesk::startCells(const QString &test)

@@ -3,6 +3,7 @@
 #include "AuditRunner.h"
 #include "run/ReproCells.h"
 #include "run/RunContext.h"
+#include "run/Shadow.h"
 
 #include <QList>
 #include <QObject>
@@ -23,6 +24,7 @@ class CensusModel;
 class EvidencePanel;
 class RunController;
 class RunsPanel;
+class ShadowModel;
 
 // The dynamic gates in the window (SPEC §8 "Runs"): the Runs panel, the Census panel, the
 // Runs menu actions, and the sandbox question. Runs use the last audit's request (repo,
@@ -48,6 +50,9 @@ public:
     AttributionModel *attributionModel() const { return m_attribution; }
     EvidencePanel *cellsPanel() const { return m_cellsPanel; }
     CellsModel *cellsModel() const { return m_cells; }
+    // The Shadow sample panel (SPEC §5.10): per head test run or skipped by its witness.
+    EvidencePanel *shadowPanel() const { return m_shadowPanel; }
+    ShadowModel *shadowModel() const { return m_shadow; }
     QPushButton *grantFreezeButton() const { return m_grantFreeze; }
     QList<QAction *> actions() const { return m_actions; } // for the Runs menu
 
@@ -59,6 +64,9 @@ public:
     bool startAttribution(const QString &test, bool swept = false);
     // The four-cell reproduction matrix of `test` at head (SPEC §5.4).
     bool startCells(const QString &test);
+    // Skip witnesses and the shadow sample at head (SPEC §5.10); `dryRun`: decisions and
+    // sample only, head is not run.
+    bool startShadow(bool dryRun = false);
     // SPEC §9: the shard ledgers of one sweep run across CI jobs (`--shard i/n`), merged
     // as `patchwitness-cli merge --record` does — the evidence record is written — and
     // shown in the Attribution or Reproduction cells panel. Refused (a message, false)
@@ -90,6 +98,7 @@ Q_SIGNALS:
     void censusShown();
     void attributionShown();
     void cellsShown();
+    void shadowShown();
     // "Grant freeze…" on a PRE_EXISTING attribution: the ledger desk opens the form (its
     // pre-fill reads the record the attribution just wrote to runs/).
     void grantFreezeRequested(const QString &test);
@@ -104,6 +113,7 @@ private:
     bool droppedForAnotherTarget();
     void showAttribution(const core::AttributionResult &result);
     void showCells(const core::ReproCellsResult &result);
+    void showShadow(const core::ShadowReport &report);
 
     QWidget *m_window;
     RunController *m_controller;
@@ -118,6 +128,8 @@ private:
     QLabel *m_coverage = nullptr; // SPEC §10 diff coverage of the failing test
     CellsModel *m_cells;
     EvidencePanel *m_cellsPanel;
+    ShadowModel *m_shadow;
+    EvidencePanel *m_shadowPanel;
     QString m_currentTest;
     QList<QAction *> m_actions;
     AuditOutcome m_outcome;
