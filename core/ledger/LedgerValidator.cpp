@@ -142,7 +142,12 @@ std::vector<std::string> LedgerValidator::editedGuards(const std::vector<std::st
 
 bool LedgerValidator::isActive(const QuarantineEntry &e) const
 {
-    return e.opened && e.expires && *e.opened <= m_context.today && m_context.today < *e.expires;
+    return isActiveOn(e, m_context.today);
+}
+
+bool LedgerValidator::isActiveOn(const QuarantineEntry &e, const QDate &today)
+{
+    return e.opened && e.expires && *e.opened <= today && today < *e.expires;
 }
 
 std::vector<LedgerProblem> LedgerValidator::check(const QuarantineEntry &e,

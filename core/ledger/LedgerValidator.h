@@ -70,6 +70,8 @@ public:
 
     // Active on opened <= today < expires (an entry without both dates is not active).
     bool isActive(const QuarantineEntry &entry) const;
+    // The same on a given day: Shadow and the census ask it with their own `today`.
+    static bool isActiveOn(const QuarantineEntry &entry, const QDate &today);
 
     // The guards of `guards` that `patchedFiles` touches: a guard is a file, or a directory
     // when it ends with '/' (a package: `mypkg/` covers every file under it).

@@ -459,6 +459,8 @@ AttributionResult Attribution::run(const RunContext &ctx, const AttributionReque
     if (runs < 1)
         throw Error::input("attribute: runs must be at least 1, not " + std::to_string(runs));
     checkTrialBudget(ctx, "attribute", "2 × " + std::to_string(runs) + " runs", 2LL * runs);
+    if (request.shard)
+        checkShardable(ctx, "attribute");
 
     AttributionResult result;
     result.test = request.test;

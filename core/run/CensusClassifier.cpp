@@ -1,6 +1,7 @@
 #include "run/CensusClassifier.h"
 
 #include "ledger/LedgerDate.h"
+#include "ledger/LedgerValidator.h"
 #include "python/FactExtractor.h"
 #include "repo/Repository.h"
 
@@ -363,7 +364,7 @@ std::optional<std::string> CensusLedgers::freezeFor(const std::string &functionI
     // base freeze of the test that has not expired.
     if (m_ledgers.quarantine) {
         const QuarantineEntry *q = m_ledgers.quarantine->find(functionId);
-        if (q && q->expires && *q->expires >= m_today)
+        if (q && LedgerValidator::isActiveOn(*q, m_today))
             return std::string("quarantine.toml: ") + functionId + " (expires " +
                    q->expires->toString(Qt::ISODate).toStdString() + ")";
     }

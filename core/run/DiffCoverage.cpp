@@ -6,6 +6,7 @@
 #include "util/Error.h"
 #include "util/Files.h"
 
+#include <QDir>
 #include <algorithm>
 
 namespace pw::core {
@@ -85,6 +86,26 @@ std::string joined(const std::vector<std::string> &items, size_t limit = 5)
 }
 
 } // namespace
+
+PatchDiff withoutLedgerDir(PatchDiff diff, const RunContext &ctx)
+{
+    const QString relative = QDir(QString::fromStdString(ctx.repoRoot()))
+                                 .relativeFilePath(QString::fromStdString(ctx.ledgerDir()));
+    if (relative.isEmpty() || relative == QStringLiteral(".") ||
+        relative.startsWith(QStringLiteral("..")) || QDir::isAbsolutePath(relative))
+        return diff;
+    const std::string prefix = relative.toStdString() + "/";
+    const auto inLedger = [&](const std::string &path) {
+        return path.compare(0, prefix.size(), prefix) == 0;
+    };
+    diff.files.erase(std::remove_if(diff.files.begin(), diff.files.end(),
+                                    [&](const FileDiff &f) {
+                                        return (f.oldPath.empty() || inLedger(f.oldPath)) &&
+                                               (f.newPath.empty() || inLedger(f.newPath));
+                                    }),
+                     diff.files.end());
+    return diff;
+}
 
 ChangedLines ChangedLines::fromDiff(const PatchDiff &diff)
 {
@@ -250,8 +271,8 @@ DiffCoverageResult DiffCoverage::measure(const RunContext &ctx, const std::strin
         DiffOptions options;
         options.contextLines = 0;
         options.intraline = false;
-        changed = ChangedLines::fromDiff(
-            Repository::open(ctx.repoRoot()).diff(ctx.base(), ctx.head(), options));
+        changed = ChangedLines::fromDiff(withoutLedgerDir(
+            Repository::open(ctx.repoRoot()).diff(ctx.base(), ctx.head(), options), ctx));
     } catch (const Error &e) {
         return DiffCoverageResult::unknown(std::string("cannot read the patch's changed lines: ") +
                                            e.what());

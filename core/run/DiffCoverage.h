@@ -14,6 +14,11 @@
 
 namespace pw::core {
 
+// `diff` without the files under the run's ledger directory when it lies inside the
+// repository: the witness and attribution records patchwitness writes there are untracked
+// files of a WORKTREE head, not part of the patch under test.
+PatchDiff withoutLedgerDir(PatchDiff diff, const RunContext &ctx);
+
 // SPEC §10 diff-coverage attribution: did a failing test execute any line the patch
 // changed? A failing test that executed none is strong evidence of a flake rather than a
 // patch bug.

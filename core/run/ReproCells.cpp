@@ -329,8 +329,9 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
     if (seeds < 1)
         throw Error::input("cells: order seeds must be at least 1, not " + std::to_string(seeds));
     // solo, R order runs, R isolated replays, clock.
-    checkTrialBudget(ctx, "cells", "2 + 2 × " + std::to_string(seeds) + " trials",
-                     2 + 2LL * seeds);
+    checkTrialBudget(ctx, "cells", "2 + 2 × " + std::to_string(seeds) + " trials", 2 + 2LL * seeds);
+    if (request.shard)
+        checkShardable(ctx, "cells");
 
     ReproCellsResult result;
     result.test = request.test;

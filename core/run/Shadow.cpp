@@ -2,12 +2,15 @@
 
 #include "ledger/LedgerDate.h"
 #include "ledger/LedgerSet.h"
+#include "ledger/LedgerValidator.h"
 #include "repo/Repository.h"
 #include "run/CensusClassifier.h"
 #include "run/CensusDump.h"
+#include "run/DiffCoverage.h"
 #include "run/RunPool.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/Glob.h"
 
 #include <QDate>
 #include <QDateTime>
@@ -51,6 +54,36 @@ std::vector<std::string> driftedFixtures(const WitnessRow &base, const WitnessRo
     return names;
 }
 
+std::string baseName(const std::string &path)
+{
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string dirName(const std::string &path)
+{
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+bool endsWith(const std::string &text, const std::string &suffix)
+{
+    return text.size() >= suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool isPytestConfig(const std::string &path)
+{
+    const std::string name = baseName(path);
+    return name == "pytest.ini" || name == "pyproject.toml" || name == "setup.cfg" ||
+           name == "tox.ini";
+}
+
+bool isDocumentation(const std::string &path)
+{
+    return endsWith(path, ".md") || endsWith(path, ".rst") || path.compare(0, 5, "docs/") == 0;
+}
+
 std::optional<std::string> activeFreeze(const LedgerSet &ledgers, const QDate &today,
                                         const std::string &nodeId)
 {
@@ -58,7 +91,7 @@ std::optional<std::string> activeFreeze(const LedgerSet &ledgers, const QDate &t
         return std::nullopt;
     for (const std::string &id : {nodeId, functionIdOf(nodeId)}) {
         const QuarantineEntry *q = ledgers.quarantine->find(id);
-        if (q && q->expires && *q->expires >= today)
+        if (q && LedgerValidator::isActiveOn(*q, today))
             return q->expires->toString(Qt::ISODate).toStdString();
     }
     return std::nullopt;
@@ -101,6 +134,16 @@ std::vector<const ShadowDecision *> ShadowReport::failures() const
     return out;
 }
 
+std::vector<const ShadowDecision *> ShadowReport::noEvidence() const
+{
+    std::vector<const ShadowDecision *> out;
+    for (const ShadowDecision &d : decisions) {
+        if (d.outcome == Outcome::HarnessError || d.outcome == Outcome::NotCollected)
+            out.push_back(&d);
+    }
+    return out;
+}
+
 std::string Shadow::patchText(const PatchDiff &diff)
 {
     std::string text;
@@ -138,12 +181,34 @@ int Shadow::pickValue(const std::string &patchDigest, const std::string &nodeId)
 
 void Shadow::decide(
     ShadowReport &report, const std::vector<WitnessRow> &head, const std::set<std::string> &changed,
-    const std::function<std::optional<std::string>(const std::string &)> &frozenUntil)
+    const std::function<std::optional<std::string>(const std::string &)> &frozenUntil,
+    const std::vector<std::string> &fixtureGlobs)
 {
     report.decisions.clear();
     report.ambientDrift = false;
+    report.suiteChange.clear();
+    // Files every test may read without running their code: the whole suite runs.
+    const GlobSet fixtures(fixtureGlobs);
+    std::vector<std::string> conftests; // changed or added conftest.py files
+    for (const std::string &file : changed) {
+        if (baseName(file) == "conftest.py")
+            conftests.push_back(file);
+        if (!report.suiteChange.empty())
+            continue;
+        if (isPytestConfig(file))
+            report.suiteChange = "pytest configuration changed: " + file;
+        else if (!endsWith(file, ".py") && fixtures.matches(file))
+            report.suiteChange = "fixture file changed: " + file;
+    }
+    std::map<std::string, const WitnessRow *> byNode; // one lookup per head test, not a scan
+    for (const WitnessRow &row : report.witness.rows)
+        byNode.emplace(row.nodeId, &row);
+    const auto baseRow = [&](const std::string &nodeId) -> const WitnessRow * {
+        const auto it = byNode.find(nodeId);
+        return it == byNode.end() ? nullptr : it->second;
+    };
     for (const WitnessRow &h : head) {
-        const WitnessRow *b = report.witness.find(h.nodeId);
+        const WitnessRow *b = baseRow(h.nodeId);
         const std::string baseAmbient =
             b ? b->ambientFp
               : (report.witness.rows.empty() ? h.ambientFp : report.witness.rows.front().ambientFp);
@@ -158,12 +223,19 @@ void Shadow::decide(
     for (const WitnessRow &h : head) {
         ShadowDecision d;
         d.nodeId = h.nodeId;
-        const WitnessRow *b = report.witness.find(h.nodeId);
+        const WitnessRow *b = baseRow(h.nodeId);
         if (b)
             d.witness = *b;
         const std::optional<std::string> frozen = frozenUntil(h.nodeId);
         d.frozen = frozen.has_value();
-        std::string changedFile;
+        std::string changedFile, conftest;
+        for (const std::string &file : conftests) {
+            const std::string dir = dirName(file);
+            if (dir.empty() || fileOf(h.nodeId).compare(0, dir.size() + 1, dir + "/") == 0) {
+                conftest = file;
+                break;
+            }
+        }
         if (b) {
             for (const std::string &file : b->files) {
                 if (changed.count(file) && file != fileOf(h.nodeId)) {
@@ -180,20 +252,38 @@ void Shadow::decide(
             d.reason = "incomplete: uses " + join(b->escapes, ", ");
         else if (frozen)
             d.reason = "frozen until " + *frozen;
+        else if (b->baseOutcome && *b->baseOutcome != Outcome::Pass &&
+                 *b->baseOutcome != Outcome::Skipped)
+            // It stopped early at base: its files are what it reached before the failure.
+            d.reason = std::string("witness run did not pass: ") + outcomeName(*b->baseOutcome);
         else if (changed.count(fileOf(h.nodeId)))
             d.reason = "test file changed";
         else if (!drift.empty() || b->fixtureFp != h.fixtureFp)
             d.reason = "fixture drift" + (drift.empty() ? "" : ": " + join(drift, ", "));
+        else if (!conftest.empty())
+            d.reason = "conftest.py on its path changed: " + conftest;
         else if (!changedFile.empty())
             d.reason = "witnessed import " + changedFile + " changed";
         else if (report.ambientDrift)
             d.reason = "ambient drift";
+        else if (!report.suiteChange.empty())
+            d.reason = report.suiteChange;
         else {
             d.run = false;
             d.reason = "witnessed";
             d.sampled = picked(report.patchDigest, h.nodeId, report.pct);
         }
         report.decisions.push_back(std::move(d));
+    }
+    // What no witness lists and no rule above covers: the shadow sample is the check.
+    std::set<std::string> witnessed;
+    for (const WitnessRow &row : report.witness.rows)
+        witnessed.insert(row.files.begin(), row.files.end());
+    for (const std::string &file : changed) {
+        if (!endsWith(file, ".py") && !isDocumentation(file) && !isPytestConfig(file) &&
+            !fixtures.matches(file) && !witnessed.count(file))
+            report.warnings.push_back(file + " changed and no witness lists it: a test that "
+                                             "reads it may be skipped (the shadow sample checks)");
     }
 }
 
@@ -215,7 +305,7 @@ ShadowReport Shadow::run(const RunContext &ctx, const ShadowOptions &options, Ru
     const Repository repo = Repository::open(ctx.repoRoot());
     DiffOptions diffOptions;
     diffOptions.intraline = false;
-    const PatchDiff diff = repo.diff(ctx.base(), ctx.head(), diffOptions);
+    const PatchDiff diff = withoutLedgerDir(repo.diff(ctx.base(), ctx.head(), diffOptions), ctx);
     report.patchDigest = patchDigest(patchText(diff));
     std::set<std::string> changed;
     for (const FileDiff &f : diff.files) {
@@ -355,8 +445,10 @@ ShadowReport Shadow::run(const RunContext &ctx, const ShadowOptions &options, Ru
     const LedgerSet ledgers = censusBaseLedgers(ctx, repo);
     for (const LedgerProblem &p : ledgers.loadProblems)
         report.warnings.push_back("base ledgers: " + p.file + ": " + p.message);
-    decide(report, head.rows, changed,
-           [&](const std::string &node) { return activeFreeze(ledgers, today, node); });
+    decide(
+        report, head.rows, changed,
+        [&](const std::string &node) { return activeFreeze(ledgers, today, node); },
+        ctx.config().fixtureGlobs);
     if (options.dryRun)
         return report;
 
@@ -367,10 +459,12 @@ ShadowReport Shadow::run(const RunContext &ctx, const ShadowOptions &options, Ru
     }
     if (selection.empty())
         return report; // nothing to run: every test is skip-witnessed and none sampled
-    if (report.ambientDrift)
+    const bool wholeSuite = report.ambientDrift || !report.suiteChange.empty();
+    if (wholeSuite)
         selection.clear(); // the whole suite
-    ctx.say(report.ambientDrift
-                ? std::string("ambient drift: running the whole head suite")
+    ctx.say(wholeSuite
+                ? (report.ambientDrift ? std::string("ambient drift") : report.suiteChange) +
+                      ": running the whole head suite"
                 : "running " + std::to_string(report.toRun()) + " test(s) and a shadow sample of " +
                       std::to_string(report.sampled()) + " at head");
     const std::vector<RunResult> second = runner.run({ctx.spec(Arm::Head, selection, 0)}, progress);

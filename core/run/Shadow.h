@@ -60,6 +60,9 @@ struct ShadowReport
     WitnessLedger witness;
     bool ambientDrift = false;
     std::string ambientDetail;
+    // Set: the patch changes a file every test may read without running its code (a pytest
+    // configuration file, a non-Python fixture file); the whole suite runs, as on drift.
+    std::string suiteChange; // "pytest configuration changed: X", "fixture file changed: X"
     std::vector<ShadowDecision> decisions; // head collection order
     std::vector<RunResult> runs;           // witness run (when taken), head collect, head run
     std::vector<WitnessBug> bugs;
@@ -75,6 +78,9 @@ struct ShadowReport
     int sampled() const;
     // Selected tests (not frozen) that failed at head.
     std::vector<const ShadowDecision *> failures() const;
+    // Selected or sampled tests the head run gave no evidence for (harness_error such as
+    // a per-test timeout, or not_collected): the report is then no result.
+    std::vector<const ShadowDecision *> noEvidence() const;
 };
 
 // Skip witnesses and the patch-keyed shadow sample (SPEC §5.10): the base tree's witness
@@ -104,11 +110,14 @@ public:
 
     // SPEC §5.10's table for head's collected rows against the base witness. `changed`:
     // paths the patch touches (both sides of a rename); `frozenUntil(node)`: the expiry of
-    // an active freeze. Fills decisions (with the sample), ambientDrift and its detail.
+    // an active freeze; `fixtureGlobs`: config `fixture_globs`. Fills decisions (with the
+    // sample), ambientDrift and its detail, suiteChange, and a warning for each changed
+    // non-Python file (not documentation) that no witness lists.
     static void
     decide(ShadowReport &report, const std::vector<WitnessRow> &head,
            const std::set<std::string> &changed,
-           const std::function<std::optional<std::string>(const std::string &)> &frozenUntil);
+           const std::function<std::optional<std::string>(const std::string &)> &frozenUntil,
+           const std::vector<std::string> &fixtureGlobs = {});
 };
 
 // Text and JSON (schema `patchwitness.shadow-report/1`) renderings for the CLI.

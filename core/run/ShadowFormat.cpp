@@ -31,6 +31,13 @@ std::string verdictLine(const ShadowReport &r)
                "reach them";
     if (failed > 0)
         return "FAIL: " + std::to_string(failed) + " selected test(s) failed at head";
+    if (const std::vector<const ShadowDecision *> none = r.noEvidence(); !none.empty()) {
+        std::vector<std::string> names;
+        for (const ShadowDecision *d : none)
+            names.push_back(d->nodeId + " (" + outcomeName(*d->outcome) + ")");
+        return "no result: " + std::to_string(none.size()) +
+               " selected test(s) gave no evidence at head: " + joined(names);
+    }
     return r.headRan ? "OK: every selected and sampled test passed at head"
                      : "OK: nothing to run (every test skip-witnessed, none sampled)";
 }
@@ -55,7 +62,10 @@ std::string formatShadowText(const ShadowReport &r)
     if (!r.decisions.empty()) {
         out += "decisions: " + std::to_string(r.toRun()) + " run, " + std::to_string(r.skipped()) +
                " skip-witnessed, " + std::to_string(r.sampled()) + " shadow-sampled" +
-               (r.ambientDrift ? "; " + r.ambientDetail + ": whole suite" : "") + "\n";
+               (r.ambientDrift ? "; " + r.ambientDetail + ": whole suite" : "") +
+               (!r.ambientDrift && !r.suiteChange.empty() ? "; " + r.suiteChange + ": whole suite"
+                                                          : "") +
+               "\n";
         for (const ShadowDecision &d : r.decisions) {
             out += std::string("  ") +
                    (d.run       ? "run    "
@@ -109,7 +119,12 @@ std::string formatShadowJson(const ShadowReport &r)
         {"witness",
          {{"state", r.witnessState}, {"path", r.witnessPath}, {"tests", r.witness.rows.size()}}},
         {"ambient_drift", r.ambientDrift},
-        {"counts", {{"run", r.toRun()}, {"skipped", r.skipped()}, {"sampled", r.sampled()}}},
+        {"suite_change", r.suiteChange},
+        {"counts",
+         {{"run", r.toRun()},
+          {"skipped", r.skipped()},
+          {"sampled", r.sampled()},
+          {"no_evidence", r.noEvidence().size()}}},
         {"decisions", decisions},
         {"witness_bugs", bugs},
         {"failed", failed},

@@ -203,12 +203,22 @@ ShardLedger ShardLedger::parse(const std::string &text, const std::string &origi
         (arm[0] == 'b' ? l.baseCommit : l.headCommit) = rev.string("commit");
     }
     const Fields shard(f.object("shard"), origin, "shard.");
-    l.shard.count = int(shard.integer("count", 1));
-    l.shard.index = int(shard.integer("index", 1));
-    if (l.shard.index > l.shard.count)
-        shard.fail("index", std::to_string(l.shard.index) + " is past count " +
-                                std::to_string(l.shard.count));
-    l.units = int(f.integer("units", 1));
+    const long long count = shard.integer("count", 1);
+    l.shard.count = int(std::min<long long>(count, 1LL << 30));
+    const long long index = shard.integer("index", 1);
+    if (index > count)
+        shard.fail("index", std::to_string(index) + " is past count " + std::to_string(count));
+    l.shard.index = int(index);
+    // A forged ledger must not make merge loop or allocate without end: no sweep has more
+    // units than this (the trial budget is far below it), nor more shards than units.
+    constexpr long long kMaxUnits = 100000;
+    const long long units = f.integer("units", 1);
+    if (units > kMaxUnits)
+        f.fail("units", std::to_string(units) + " is more than " + std::to_string(kMaxUnits));
+    l.units = int(units);
+    if (count > l.units)
+        shard.fail("count", std::to_string(count) + " is more than the sweep's " +
+                                std::to_string(l.units) + " units");
     const Json &ran = f.array("ran");
     for (size_t i = 0; i < ran.size(); ++i) {
         if (!ran[i].is_number_integer() || ran[i].get<long long>() < 0 ||

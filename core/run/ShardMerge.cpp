@@ -4,6 +4,10 @@
 #include "util/Error.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
 
 namespace pw::core {
 
@@ -29,6 +33,67 @@ void requireKind(const ShardSet &set, const std::string &kind)
     throw Error::input(l.file + ": runs[" + std::to_string(i) + "]." + field + ": " + message);
 }
 
+// Each unit this shard ran has exactly one base and one head run, of the unit's seed
+// (swept: the unit; matched: the sweep's seed): a ledger that dropped or repeated runs would
+// otherwise merge as complete and judge on the wrong evidence.
+void checkAttributionRuns(const ShardLedger &l, bool swept, uint32_t matchedSeed)
+{
+    std::map<std::pair<int, std::string>, size_t> seen; // (unit, label) → runs index
+    for (size_t i = 0; i < l.runs.size(); ++i) {
+        const ShardRun &sr = l.runs[i];
+        const uint32_t want = swept ? uint32_t(sr.unit) : matchedSeed;
+        if (sr.run.seed != want)
+            badRun(l, i, "seed",
+                   std::to_string(sr.run.seed) + " is not the seed " + std::to_string(want) +
+                       " of unit " + std::to_string(sr.unit));
+        const auto [it, fresh] = seen.emplace(std::make_pair(sr.unit, sr.run.label), i);
+        if (!fresh)
+            badRun(l, i, "unit",
+                   "a second " + sr.run.label + " run of unit " + std::to_string(sr.unit) +
+                       " (runs[" + std::to_string(it->second) + "])");
+    }
+    for (const int unit : l.ran) {
+        for (const char *label : {"base", "head"}) {
+            if (!seen.count({unit, label}))
+                throw Error::input(l.file + ": runs: unit " + std::to_string(unit) + " has no " +
+                                   label + " run");
+        }
+    }
+}
+
+// Each unit of a cells shard has its cell's runs exactly: one solo, one order run of seed
+// index + 1, one clock, and the isolate trials of the distinct seeds 1..R.
+void checkCellsRuns(const ShardLedger &l, int orderSeeds)
+{
+    std::map<int, std::vector<size_t>> byUnit;
+    for (size_t i = 0; i < l.runs.size(); ++i) {
+        const ShardRun &sr = l.runs[i];
+        if (sr.run.label == "order" && sr.run.seed != uint32_t(sr.run.index + 1))
+            badRun(l, i, "seed",
+                   std::to_string(sr.run.seed) + " is not order seed " +
+                       std::to_string(sr.run.index + 1));
+        if (sr.run.label == "isolate" && (sr.run.seed < 1 || sr.run.seed > uint32_t(orderSeeds)))
+            badRun(l, i, "seed",
+                   std::to_string(sr.run.seed) + " is not an order seed 1.." +
+                       std::to_string(orderSeeds));
+        std::vector<size_t> &mine = byUnit[sr.unit];
+        for (const size_t j : mine) {
+            if (l.runs[j].run.label == "isolate" ? l.runs[j].run.seed == sr.run.seed : true)
+                badRun(l, i, "unit",
+                       "a second " + sr.run.label + " run of unit " + std::to_string(sr.unit) +
+                           " (runs[" + std::to_string(j) + "])");
+        }
+        mine.push_back(i);
+    }
+    for (const int unit : l.ran) {
+        const size_t want = unit == orderSeeds + 1 ? size_t(orderSeeds) : 1;
+        const size_t have = byUnit.count(unit) ? byUnit[unit].size() : 0;
+        if (have != want)
+            throw Error::input(l.file + ": runs: unit " + std::to_string(unit) + " has " +
+                               std::to_string(have) + " run(s), not " + std::to_string(want));
+    }
+}
+
 ShardLedger ledgerOf(const RunContext &ctx, const Shard &shard, const std::string &kind, int units)
 {
     ShardLedger l;
@@ -48,6 +113,17 @@ ShardLedger ledgerOf(const RunContext &ctx, const Shard &shard, const std::strin
 }
 
 } // namespace
+
+void checkShardable(const RunContext &ctx, const std::string &sweep)
+{
+    for (const Revision *rev : {&ctx.base(), &ctx.head()}) {
+        if (rev->isWorktree() || rev->isPatch())
+            throw Error::input(sweep + ": --shard needs commits, not " +
+                               (rev->isPatch() ? std::string("PATCH:") : rev->spec) +
+                               ": a shard ledger names its trees by commit; commit the patch "
+                               "first and shard that commit");
+    }
+}
 
 void finishShard(const RunContext &ctx, const Shard &shard, const std::string &out,
                  AttributionResult &r)
@@ -148,6 +224,7 @@ AttributionResult mergeAttribution(const ShardSet &set)
                        std::to_string(run.index) + " is not its unit " +
                            std::to_string(l.runs[i].unit));
         }
+        checkAttributionRuns(l, r.mode == AttributionRequest::Mode::Swept, r.seeds.front());
     }
     for (const ShardRun &sr : set.runs())
         (sr.run.label == "base" ? r.base : r.head).runs.push_back(sr.run);
@@ -189,6 +266,7 @@ ReproCellsResult mergeCells(const ShardSet &set)
                        std::to_string(sr.unit) + " is not the unit of " + sr.run.label + " run " +
                            std::to_string(sr.run.index));
         }
+        checkCellsRuns(l, r.orderSeeds);
         for (const auto &[cell, note] : l.notes) {
             for (ReproCell &c : r.cells) {
                 if (c.name == cell)
@@ -204,6 +282,32 @@ ReproCellsResult mergeCells(const ShardSet &set)
     }
     ReproCells::pickReplays(r);
     ReproCells::attribute(r);
+    // The cells compare runs with each other: shards run under different environments
+    // (interpreter, packages, platform) would blame the test for the machines' difference.
+    // The digest includes the hash seed, so only runs of one seed compare: solo, isolate
+    // and clock run at seed 0 (isolate's trials carry their replay seed but the digest of
+    // their seed-0 run), each order run at its own seed.
+    std::map<uint32_t, std::set<std::string>> bySeed;
+    for (const ReproCell &c : r.cells) {
+        for (const NodeRun &t : c.trials) {
+            if (!t.envDigest.empty())
+                bySeed[c.name == "order" ? t.seed : 0].insert(t.envDigest);
+        }
+    }
+    std::set<std::string> digests;
+    for (const auto &[seed, set] : bySeed) {
+        if (set.size() > 1)
+            digests.insert(set.begin(), set.end());
+    }
+    if (!digests.empty()) {
+        std::string list;
+        for (const std::string &d : digests)
+            list += (list.empty() ? "" : ", ") + d;
+        r.findings.clear();
+        r.findings.push_back({"unknown", "no evidence: the shards ran under different "
+                                         "environments (env digests " +
+                                             list + "); rerun every shard on one environment"});
+    }
     return r;
 }
 

@@ -12,6 +12,11 @@ namespace pw::core {
 // The sweeps' side of sharding (SPEC 9): a shard run ends in its ledger, and the ledgers
 // merge back into the sweep's result.
 
+// Throws Error::input unless both revisions of `ctx` are commits: a shard ledger names its
+// trees by commit, and a WORKTREE or PATCH: head has none of its own (shards of different
+// patches would merge silently). `sweep` names the command in the message.
+void checkShardable(const RunContext &ctx, const std::string &sweep);
+
 // The end of a sharded run (`request.shard`): the result gets its shard and no verdict
 // ("shard i/n: no verdict until merged", the tallies stay), and unless it was interrupted
 // its shard ledger is written to `out` or into ctx.runsDir() (result.recordPath, or

@@ -844,14 +844,20 @@ class _PwCover:
             self.cov = None
             self._write({"unavailable": "coverage: %s: %s" % (type(e).__name__, e)})
 
+    # Measured below the invocation directory (the tree: PytestRun starts pytest there, and
+    # the diff's paths are relative to it), not pytest's rootpath: an ini file below the
+    # tree (tests/pytest.ini) moves rootpath, and pytest < 6.1 has none. Read only when set.
     @pytest.hookimpl(tryfirst=True)
     def pytest_load_initial_conftests(self, early_config, parser, args):
-        self._start(getattr(early_config.known_args_namespace, "pw_cover", None),
-                    early_config.rootpath)
+        path = getattr(early_config.known_args_namespace, "pw_cover", None)
+        if path:
+            self._start(path, early_config.invocation_params.dir)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_configure(self, config):
-        self._start(config.getoption("pw_cover", None), config.rootpath)
+        path = config.getoption("pw_cover", None)
+        if path:
+            self._start(path, config.invocation_params.dir)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
@@ -907,9 +913,9 @@ class _PwCover:
 # have no `files`, `complete` or `escapes`: what the head side of a patch needs.
 
 import ast
-import hashlib
 import importlib.util
 import inspect
+import threading
 
 _AMBIENT = ("TZ", "LANG", "LC_ALL", "PYTHONHASHSEED", "SOURCE_DATE_EPOCH")
 # A name matches itself and its submodules.
@@ -925,7 +931,34 @@ def _escape_of(name):
 
 
 def _sha16(text):
+    import hashlib  # here: loading OpenSSL costs every other run ~8 ms
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+_AUDIT = [None, False]  # [the recording _PwWitness or None, hook installed]
+
+
+def _audit_open(event, args):
+    """Files opened for reading during a test phase (an audit hook cannot be removed: it
+    does nothing unless a witness is recording and a test phase is active)."""
+    witness = _AUDIT[0]
+    if event != "open" or witness is None:
+        return
+    seen = witness.seen
+    if seen is None:
+        return
+    path, mode = args[0], args[1]
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not isinstance(path, str) or path.endswith(".pyc"):
+        return
+    if mode is None:  # os.open: the flags say
+        flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
+        if flags & (os.O_WRONLY | os.O_RDWR) == os.O_WRONLY:
+            return
+    elif "r" not in mode and "+" not in mode:
+        return
+    seen.add(os.path.abspath(path))
 
 
 class _PwWitness:
@@ -950,17 +983,25 @@ class _PwWitness:
             return
         self.fd = _open_append(path)
         self.root = os.path.realpath(str(config.invocation_params.dir))
+        if not config.option.collectonly:
+            _AUDIT[0] = self
+            if not _AUDIT[1]:
+                sys.addaudithook(_audit_open)
+                _AUDIT[1] = True
         self.ambient = _sha16("".join("%s=%s\n" % (k, os.environ.get(k, "<unset>"))
                                       for k in _AMBIENT))
 
     def pytest_unconfigure(self, config):
+        if _AUDIT[0] is self:
+            _AUDIT[0] = None
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
 
     def _profile(self, frame, event, arg):
-        if event == "call":
-            self.seen.add(frame.f_code.co_filename)
+        seen = self.seen  # None once the test is over (a thread it started may outlive it)
+        if event == "call" and seen is not None:
+            seen.add(frame.f_code.co_filename)
 
     def _relative(self, filename):
         if not filename or filename.startswith("<"):
@@ -1120,13 +1161,22 @@ class _PwWitness:
         seen = set()
         self.seen = seen
         previous = sys.getprofile()
+        previous_threads = getattr(threading, "getprofile", lambda: None)()
         sys.setprofile(self._profile)
+        threading.setprofile(self._profile)  # code in threads the test starts
         try:
             yield
         finally:
             sys.setprofile(previous)
+            threading.setprofile(previous_threads)
             self.seen = None
-        _write_line(self.fd, json.dumps(self._row(item, seen), sort_keys=True))
+        try:
+            row = self._row(item, seen)
+        except Exception as error:  # a witness that cannot be built is incomplete
+            row = {"nodeid": item.nodeid, "fixtures": [], "fixture_fps": {}, "fixture_fp": "",
+                   "ambient_fp": self.ambient, "files": [], "complete": False,
+                   "escapes": ["witness error: %s: %s" % (type(error).__name__, error)]}
+        _write_line(self.fd, json.dumps(row, sort_keys=True))
 
 
 def pytest_addhooks(pluginmanager):

@@ -1,6 +1,7 @@
 #include "AttributeCommands.h"
 
 #include "Cli.h"
+#include "CliSupport.h"
 #include "RunOptions.h"
 #include "ShardCommands.h"
 #include "run/Attribution.h"
@@ -20,41 +21,9 @@ namespace {
 
 using nlohmann::json;
 
-int usage(FILE *err, const std::string &message)
-{
-    printText(err, "patchwitness-cli: " + message + "\n");
-    return ExitUsage;
-}
-
-std::string pad(const std::string &text, size_t width)
-{
-    return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
-}
-
-std::string padLeft(const std::string &text, size_t width)
-{
-    return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
-}
-
 std::string shortSha(const std::string &sha)
 {
     return sha.empty() ? std::string() : " (" + sha.substr(0, 10) + ")";
-}
-
-std::string seedList(const std::set<uint32_t> &seeds)
-{
-    std::string out = "{";
-    for (const uint32_t s : seeds)
-        out += (out.size() > 1 ? ", " : "") + std::to_string(s);
-    return out + "}";
-}
-
-// A path under the repository as the user would type it from its root.
-std::string shown(const std::string &repoRoot, const std::string &path)
-{
-    const QString rel =
-        QDir(QString::fromStdString(repoRoot)).relativeFilePath(QString::fromStdString(path));
-    return rel.startsWith(QLatin1String("..")) ? path : rel.toStdString();
 }
 
 // Reads a positive integer option; nullopt and *exitCode set when it is not one.
@@ -64,12 +33,19 @@ std::optional<int> positive(const QCommandLineParser &p, const QCommandLineOptio
     bool ok = false;
     const int n = p.value(o).toInt(&ok);
     if (!ok || n < minimum) {
-        *exitCode = usage(err, command + ": --" + o.names().constFirst().toStdString() +
-                                   " must be an integer of at least " + std::to_string(minimum) +
-                                   ", not '" + p.value(o).toStdString() + "'");
+        *exitCode =
+            usageError(err, command + ": --" + o.names().constFirst().toStdString() +
+                                " must be an integer of at least " + std::to_string(minimum) +
+                                ", not '" + p.value(o).toStdString() + "'");
         return std::nullopt;
     }
     return n;
+}
+
+// Each finished run as a progress line (not with --quiet).
+core::NodeRunCallback sayProgress(const core::RunContext &context)
+{
+    return [&context](const core::NodeRunProgress &tick) { context.say(tick.line()); };
 }
 
 // The one positional argument: the node id.
@@ -78,7 +54,7 @@ std::optional<std::string> testArgument(const QCommandLineParser &p, const std::
 {
     const QStringList rest = p.positionalArguments();
     if (rest.size() != 1) {
-        *exitCode = usage(
+        *exitCode = usageError(
             err, command + (rest.isEmpty() ? ": a test node id is required (" + command +
                                                  " path/to/test_x.py::test_name)"
                                            : ": one test at a time, not '" +
@@ -150,7 +126,7 @@ std::string attributionJson(const std::string &repoRoot, const core::Attribution
         {"replay", orNull(r.replay)},
         {"interrupted", r.interrupted},
         {"notes", r.notes},
-        {"record", r.recordPath.empty() ? json() : json(shown(repoRoot, r.recordPath))},
+        {"record", r.recordPath.empty() ? json() : json(relativeTo(repoRoot, r.recordPath))},
         {"record_error", orNull(r.recordError)},
         {"shard", r.shard ? json(r.shard->name()) : json()},
         {"diff_coverage", coverageJson(r.coverage)},
@@ -222,7 +198,7 @@ std::string attributionText(const std::string &repoRoot, const core::Attribution
              QFileInfo(QString::fromStdString(r.recordPath)).fileName().toStdString() +
              " --owner … --expires … --obligation … --substitute … --guards … --by …\n";
     if (!r.recordPath.empty())
-        t += "record: " + shown(repoRoot, r.recordPath) + "\n";
+        t += "record: " + relativeTo(repoRoot, r.recordPath) + "\n";
     else if (!r.recordError.empty())
         t += "record: not written: " + r.recordError + "\n";
     else
@@ -274,7 +250,7 @@ std::string cellsJson(const std::string &repoRoot, const core::ReproCellsResult 
                       const std::string &recorded)
 {
     json doc = json::parse(core::formatCellsRecord(r, recorded));
-    doc["record"] = r.recordPath.empty() ? json() : json(shown(repoRoot, r.recordPath));
+    doc["record"] = r.recordPath.empty() ? json() : json(relativeTo(repoRoot, r.recordPath));
     doc["record_error"] = r.recordError.empty() ? json() : json(r.recordError);
     doc["shard"] = r.shard ? json(r.shard->name()) : json();
     return doc.dump(2) + "\n";
@@ -320,7 +296,7 @@ std::string cellsText(const std::string &repoRoot, const core::ReproCellsResult 
     }
     const std::string what = r.shard ? "shard ledger" : "record";
     if (!r.recordPath.empty())
-        t += what + ": " + shown(repoRoot, r.recordPath) + "\n";
+        t += what + ": " + relativeTo(repoRoot, r.recordPath) + "\n";
     else if (!r.recordError.empty())
         t += what + ": not written: " + r.recordError + "\n";
     else
@@ -372,20 +348,14 @@ int attributeCommand(const QStringList &arguments, FILE *out, FILE *err)
                             QStringLiteral("pytest node id: path/to/test_x.py::test_name"));
     const RunOptions common;
     common.addTo(p);
-    const QCommandLineOption mode(QStringLiteral("mode"), QStringLiteral("matched or swept."),
-                                  QStringLiteral("mode"), QStringLiteral("matched"));
-    const QCommandLineOption runs(
-        QStringLiteral("runs"),
-        QStringLiteral("Runs per tree (default: config `replays` matched, `seeds` swept)."),
-        QStringLiteral("n"));
-    const QCommandLineOption seed(QStringLiteral("seed"),
-                                  QStringLiteral("matched: the seed of every run (default 0)."),
-                                  QStringLiteral("s"), QStringLiteral("0"));
-    const QCommandLineOption noRecord(QStringLiteral("no-record"),
-                                      QStringLiteral("Do not write the evidence record."));
-    const QCommandLineOption noCoverage(
-        QStringLiteral("no-coverage"),
-        QStringLiteral("Skip the diff-coverage rerun of a failing head (SPEC §10)."));
+    const QCommandLineOption mode = option("mode", "matched or swept.", "mode", "matched");
+    const QCommandLineOption runs =
+        option("runs", "Runs per tree (default: config `replays` matched, `seeds` swept).", "n");
+    const QCommandLineOption seed =
+        option("seed", "matched: the seed of every run (default 0).", "s", "0");
+    const QCommandLineOption noRecord = option("no-record", "Do not write the evidence record.");
+    const QCommandLineOption noCoverage =
+        option("no-coverage", "Skip the diff-coverage rerun of a failing head (SPEC §10).");
     p.addOptions({mode, runs, seed, noRecord, noCoverage});
 
     const ShardOptions sharding; // SPEC 9: --shard i/n, --out
@@ -408,8 +378,8 @@ int attributeCommand(const QStringList &arguments, FILE *out, FILE *err)
     if (modeText == QLatin1String("swept"))
         request.mode = core::AttributionRequest::Mode::Swept;
     else if (modeText != QLatin1String("matched"))
-        return usage(err,
-                     "attribute: unknown --mode '" + modeText.toStdString() + "' (matched, swept)");
+        return usageError(err, "attribute: unknown --mode '" + modeText.toStdString() +
+                                   "' (matched, swept)");
     if (p.isSet(runs)) {
         request.runs = positive(p, runs, "attribute", err, &exitCode);
         if (!request.runs)
@@ -417,8 +387,8 @@ int attributeCommand(const QStringList &arguments, FILE *out, FILE *err)
     }
     if (p.isSet(seed)) {
         if (request.mode == core::AttributionRequest::Mode::Swept)
-            return usage(err, "attribute: --seed is for --mode matched (swept runs seeds "
-                              "0..N-1)");
+            return usageError(err, "attribute: --seed is for --mode matched (swept runs seeds "
+                                   "0..N-1)");
         const std::optional<int> s = positive(p, seed, "attribute", err, &exitCode, 0);
         if (!s)
             return exitCode;
@@ -430,20 +400,16 @@ int attributeCommand(const QStringList &arguments, FILE *out, FILE *err)
     const core::RunContext context = core::RunContext::open(*runRequest);
     core::RunPool pool(context.workers());
     core::AttributionResult result;
-    bool interrupted = false;
-    {
-        const InterruptGuard guard(pool);
-        result = core::Attribution::run(
-            context, request, pool,
-            [&context](const core::NodeRunProgress &tick) { context.say(tick.line()); });
-        // A Ctrl-C after the last run ended cancelled nothing: the result stands, the exit
-        // code still says the command was interrupted.
-        interrupted = result.interrupted || guard.interrupted();
-    }
+    // A Ctrl-C after the last run ended cancelled nothing: the result stands, the exit code
+    // still says the command was interrupted.
+    const bool stopped = runInterruptible(pool, [&] {
+        result = core::Attribution::run(context, request, pool, sayProgress(context));
+    });
+    const bool interrupted = stopped || result.interrupted;
     if (result.shard) { // SPEC 9: one job's part of the sweep, no verdict
         printText(out, common.json(p) ? attributionJson(context.repoRoot(), result)
                                       : shardAttributionText(context.repoRoot(), result));
-        return shardExit("attribute", interrupted, result.recordError, err);
+        return failureExit("attribute", interrupted, result.recordError, err);
     }
     printText(out, common.json(p) ? attributionJson(context.repoRoot(), result)
                                   : attributionText(context.repoRoot(), result,
@@ -485,16 +451,13 @@ int cellsCommand(const QStringList &arguments, FILE *out, FILE *err)
                             QStringLiteral("pytest node id: path/to/test_x.py::test_name"));
     const RunOptions common;
     common.addTo(p);
-    const QCommandLineOption orderSeeds(
-        QStringLiteral("order-seeds"),
-        QStringLiteral("R: shuffle seeds 1..R for order and isolate (default config "
-                       "`order_seeds`)."),
-        QStringLiteral("r"));
-    const QCommandLineOption arm(QStringLiteral("arm"),
-                                 QStringLiteral("The tree to reproduce on: head or base."),
-                                 QStringLiteral("arm"), QStringLiteral("head"));
-    const QCommandLineOption noRecord(QStringLiteral("no-record"),
-                                      QStringLiteral("Do not write the evidence record."));
+    const QCommandLineOption orderSeeds = option("order-seeds",
+                                                 "R: shuffle seeds 1..R for order and isolate "
+                                                 "(default config `order_seeds`).",
+                                                 "r");
+    const QCommandLineOption arm =
+        option("arm", "The tree to reproduce on: head or base.", "arm", "head");
+    const QCommandLineOption noRecord = option("no-record", "Do not write the evidence record.");
     p.addOptions({orderSeeds, arm, noRecord});
 
     const ShardOptions sharding; // SPEC 9: --shard i/n, --out
@@ -513,7 +476,8 @@ int cellsCommand(const QStringList &arguments, FILE *out, FILE *err)
     if (p.value(arm) == QLatin1String("base"))
         request.arm = core::Arm::Base;
     else if (p.value(arm) != QLatin1String("head"))
-        return usage(err, "cells: unknown --arm '" + p.value(arm).toStdString() + "' (head, base)");
+        return usageError(err,
+                          "cells: unknown --arm '" + p.value(arm).toStdString() + "' (head, base)");
     if (p.isSet(orderSeeds)) {
         request.orderSeeds = positive(p, orderSeeds, "cells", err, &exitCode);
         if (!request.orderSeeds)
@@ -526,19 +490,15 @@ int cellsCommand(const QStringList &arguments, FILE *out, FILE *err)
     const core::RunContext context = core::RunContext::open(*runRequest);
     core::RunPool pool(context.workers());
     core::ReproCellsResult result;
-    bool interrupted = false;
-    {
-        const InterruptGuard guard(pool);
-        result = core::ReproCells::run(
-            context, request, pool,
-            [&context](const core::NodeRunProgress &tick) { context.say(tick.line()); });
-        interrupted = result.interrupted || guard.interrupted();
-    }
+    const bool stopped = runInterruptible(pool, [&] {
+        result = core::ReproCells::run(context, request, pool, sayProgress(context));
+    });
+    const bool interrupted = stopped || result.interrupted;
     if (result.shard) { // SPEC 9: one job's part of the sweep, no attribution
         printText(out, common.json(p)
                            ? cellsJson(context.repoRoot(), result, core::recordDate(context))
                            : cellsText(context.repoRoot(), result, ""));
-        return shardExit("cells", interrupted, result.recordError, err);
+        return failureExit("cells", interrupted, result.recordError, err);
     }
     printText(out, common.json(p) ? cellsJson(context.repoRoot(), result, core::recordDate(context))
                                   : cellsText(context.repoRoot(), result,

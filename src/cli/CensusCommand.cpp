@@ -1,6 +1,7 @@
 #include "CensusCommand.h"
 
 #include "Cli.h"
+#include "CliSupport.h"
 #include "RunOptions.h"
 #include "run/Census.h"
 #include "run/RunPool.h"
@@ -18,12 +19,10 @@ int censusCommand(const QStringList &arguments, FILE *out, FILE *err)
     p.addHelpOption();
     const RunOptions common;
     common.addTo(p);
-    const QCommandLineOption collectOnly(
-        QStringLiteral("collect-only"),
-        QStringLiteral("Only collect; do not run the suites (witnesses of waivers still run)."));
-    const QCommandLineOption reviewOk(
-        QStringLiteral("review-ok"),
-        QStringLiteral("Exit 0 instead of 2 on REVIEW (not for an unstable census)."));
+    const QCommandLineOption collectOnly = option(
+        "collect-only", "Only collect; do not run the suites (witnesses of waivers still run).");
+    const QCommandLineOption reviewOk =
+        option("review-ok", "Exit 0 instead of 2 on REVIEW (not for an unstable census).");
     p.addOptions({collectOnly, reviewOk});
 
     int exitCode = ExitPass;
@@ -31,42 +30,23 @@ int censusCommand(const QStringList &arguments, FILE *out, FILE *err)
         common.parse(p, QStringLiteral("census"), arguments, out, err, &exitCode);
     if (!request)
         return exitCode;
-    if (!p.positionalArguments().isEmpty()) {
-        printText(err, "patchwitness-cli: census: unexpected argument '" +
-                           p.positionalArguments().constFirst().toStdString() + "'\n");
-        return ExitUsage;
-    }
+    if (std::optional<int> done = refusePositionals(p, QStringLiteral("census"), err))
+        return *done;
 
     const core::RunContext context = core::RunContext::open(*request);
     core::CensusOptions options;
     options.execute = !p.isSet(collectOnly);
     core::RunPool pool(context.workers());
     core::CensusReport report;
-    {
-        const InterruptGuard guard(pool);
-        report = core::Census::run(context, options, &pool);
-        report.interrupted = report.interrupted || guard.interrupted();
-    }
-    for (const std::string &w : report.warnings)
-        printText(err, "warning: " + w + "\n");
+    if (runInterruptible(pool, [&] { report = core::Census::run(context, options, &pool); }))
+        report.interrupted = true;
+    printWarnings(err, report.warnings);
     printText(out,
               common.json(p) ? core::formatCensusJson(report) : core::formatCensusText(report));
-    if (!report.harnessError.empty() || report.interrupted) {
-        printText(err, "patchwitness-cli: census: " +
-                           (report.interrupted ? std::string("interrupted") : report.harnessError) +
-                           "\n");
-        return ExitInternal;
-    }
-    switch (report.verdict()) {
-    case core::Verdict::Pass:
-        return ExitPass;
-    case core::Verdict::Block:
-        return ExitBlock;
-    case core::Verdict::Review:
-        // An unstable census is not trusted: --review-ok does not make it a pass.
-        return p.isSet(reviewOk) && !report.unstable ? ExitPass : ExitReview;
-    }
-    return ExitInternal;
+    if (const int failed = failureExit("census", report.interrupted, report.harnessError, err))
+        return failed;
+    // An unstable census is not trusted: --review-ok does not make it a pass.
+    return verdictExit(report.verdict(), p.isSet(reviewOk) && !report.unstable);
 }
 
 } // namespace pw::cli

@@ -2,6 +2,7 @@
 
 #include "AttributeCommands.h"
 #include "CensusCommand.h"
+#include "CliSupport.h"
 #include "LedgerCommands.h"
 #include "ShadowCommand.h"
 #include "ShardCommands.h"
@@ -50,79 +51,44 @@ const char *kUsage =
     "\n"
     "Run 'patchwitness-cli <command> --help' for the options of a command.\n";
 
-void print(FILE *f, const std::string &text)
-{
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fflush(f);
-}
-
-int usageError(FILE *err, const QString &message)
-{
-    print(err, "patchwitness-cli: " + message.toStdString() + "\n");
-    return ExitUsage;
-}
-
 int audit(const QStringList &arguments, FILE *out, FILE *err)
 {
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
         "Static audit of a patch: compares the base and head revisions of a repository."));
     p.addHelpOption();
-    const QCommandLineOption repo(QStringLiteral("repo"),
-                                  QStringLiteral("Repository (or a directory inside it)."),
-                                  QStringLiteral("path"), QStringLiteral("."));
-    const QCommandLineOption base(
-        QStringLiteral("base"),
-        QStringLiteral("Base revision (default: merge-base of head and the upstream/main branch)."),
-        QStringLiteral("rev"));
-    const QCommandLineOption head(
-        QStringLiteral("head"),
-        QStringLiteral("Head revision or WORKTREE (default: WORKTREE when dirty, else HEAD)."),
-        QStringLiteral("rev"));
-    const QCommandLineOption format(QStringLiteral("format"),
-                                    QStringLiteral("text, json, md, junit or html."),
-                                    QStringLiteral("format"), QStringLiteral("text"));
-    const QCommandLineOption output(QStringLiteral("output"),
-                                    QStringLiteral("Write the report to a file (atomically) "
-                                                   "instead of standard output."),
-                                    QStringLiteral("file"));
-    const QCommandLineOption withManifest(
-        QStringLiteral("with-manifest"),
-        QStringLiteral("Include the manifest of the whole head tree (reads every test file)."));
-    const QCommandLineOption reviewOk(QStringLiteral("review-ok"),
-                                      QStringLiteral("Exit 0 instead of 2 on REVIEW."));
-    const QCommandLineOption config(
-        QStringLiteral("config"),
-        QStringLiteral(
-            "config.toml to use (default: the base revision's <ledger-dir>/config.toml)."),
-        QStringLiteral("file"));
-    const QCommandLineOption ledgerDir(QStringLiteral("ledger-dir"),
-                                       QStringLiteral("Ledger directory (default .patchwitness)."),
-                                       QStringLiteral("dir"), QStringLiteral(".patchwitness"));
-    const QCommandLineOption python(
-        QStringLiteral("python"), QStringLiteral("Python interpreter (overrides config `python`)."),
-        QStringLiteral("path"));
-    const QCommandLineOption cacheDir(QStringLiteral("cache-dir"),
-                                      QStringLiteral("Fact cache directory."),
-                                      QStringLiteral("dir"));
-    const QCommandLineOption noCache(QStringLiteral("no-cache"),
-                                     QStringLiteral("Do not read or write the fact cache."));
-    const QCommandLineOption quiet(QStringLiteral("quiet"),
-                                   QStringLiteral("No progress on standard error."));
+    const QCommandLineOption repo =
+        option("repo", "Repository (or a directory inside it).", "path", ".");
+    const QCommandLineOption base = option(
+        "base", "Base revision (default: merge-base of head and the upstream/main branch).", "rev");
+    const QCommandLineOption head = option(
+        "head", "Head revision or WORKTREE (default: WORKTREE when dirty, else HEAD).", "rev");
+    const QCommandLineOption format =
+        option("format", "text, json, md, junit or html.", "format", "text");
+    const QCommandLineOption output = option("output",
+                                             "Write the report to a file (atomically) "
+                                             "instead of standard output.",
+                                             "file");
+    const QCommandLineOption withManifest = option(
+        "with-manifest", "Include the manifest of the whole head tree (reads every test file).");
+    const QCommandLineOption reviewOk = option("review-ok", "Exit 0 instead of 2 on REVIEW.");
+    const QCommandLineOption config = option(
+        "config", "config.toml to use (default: the base revision's <ledger-dir>/config.toml).",
+        "file");
+    const QCommandLineOption ledgerDir =
+        option("ledger-dir", "Ledger directory (default .patchwitness).", "dir", ".patchwitness");
+    const QCommandLineOption python =
+        option("python", "Python interpreter (overrides config `python`).", "path");
+    const QCommandLineOption cacheDir = option("cache-dir", "Fact cache directory.", "dir");
+    const QCommandLineOption noCache = option("no-cache", "Do not read or write the fact cache.");
+    const QCommandLineOption quiet = option("quiet", "No progress on standard error.");
     p.addOptions({repo, base, head, format, output, withManifest, reviewOk, config, ledgerDir,
                   python, cacheDir, noCache, quiet});
 
-    QStringList args = arguments;
-    args.prepend(QStringLiteral("patchwitness-cli audit"));
-    if (!p.parse(args))
-        return usageError(err, p.errorText());
-    if (p.isSet(QStringLiteral("help"))) {
-        print(out, p.helpText().toStdString());
-        return ExitPass;
-    }
-    if (!p.positionalArguments().isEmpty())
-        return usageError(err, QStringLiteral("audit: unexpected argument '%1'")
-                                   .arg(p.positionalArguments().constFirst()));
+    if (std::optional<int> done = parseCommandLine(p, QStringLiteral("audit"), arguments, out, err))
+        return *done;
+    if (std::optional<int> done = refusePositionals(p, QStringLiteral("audit"), err))
+        return *done;
     const std::optional<core::ReportFormat> fmt =
         core::reportFormatFromName(p.value(format).toStdString());
     if (!fmt)
@@ -142,28 +108,21 @@ int audit(const QStringList &arguments, FILE *out, FILE *err)
     request.useCache = !p.isSet(noCache);
     request.withManifest = p.isSet(withManifest);
     if (!p.isSet(quiet))
-        request.progress = [err](const std::string &line) { print(err, "audit: " + line + "\n"); };
+        request.progress = [err](const std::string &line) {
+            printText(err, "audit: " + line + "\n");
+        };
 
     const core::GateReport report = core::Audit::run(request);
-    for (const std::string &w : report.warnings)
-        print(err, "warning: " + w + "\n");
+    printWarnings(err, report.warnings);
     const std::string text = core::formatReport(report, *fmt);
     if (p.isSet(output)) {
         std::string error;
         if (!core::writeFileAtomically(p.value(output).toStdString(), text, false, &error))
             throw Error::input("cannot write the report: " + error);
     } else {
-        print(out, text);
+        printText(out, text);
     }
-    switch (report.verdict) {
-    case core::Verdict::Pass:
-        return ExitPass;
-    case core::Verdict::Block:
-        return ExitBlock;
-    case core::Verdict::Review:
-        return p.isSet(reviewOk) ? ExitPass : ExitReview;
-    }
-    return ExitInternal;
+    return verdictExit(report.verdict, p.isSet(reviewOk));
 }
 
 int demo(const QStringList &arguments, FILE *out, FILE *err)
@@ -180,18 +139,11 @@ int demo(const QStringList &arguments, FILE *out, FILE *err)
         QStringLiteral("dir"));
     p.addOptions({dir});
 
-    QStringList args = arguments;
-    args.prepend(QStringLiteral("patchwitness-cli demo"));
-    if (!p.parse(args))
-        return usageError(err, p.errorText());
-    if (p.isSet(QStringLiteral("help"))) {
-        print(out, p.helpText().toStdString());
-        return ExitPass;
-    }
-    if (!p.positionalArguments().isEmpty())
-        return usageError(err, QStringLiteral("demo: unexpected argument '%1'")
-                                   .arg(p.positionalArguments().constFirst()));
-    print(out, core::DemoRepository::ensure(p.value(dir).toStdString()) + "\n");
+    if (std::optional<int> done = parseCommandLine(p, QStringLiteral("demo"), arguments, out, err))
+        return *done;
+    if (std::optional<int> done = refusePositionals(p, QStringLiteral("demo"), err))
+        return *done;
+    printText(out, core::DemoRepository::ensure(p.value(dir).toStdString()) + "\n");
     return ExitPass;
 }
 
@@ -200,18 +152,18 @@ int demo(const QStringList &arguments, FILE *out, FILE *err)
 int run(const QStringList &arguments, FILE *out, FILE *err)
 {
     if (arguments.isEmpty()) {
-        print(err, kUsage);
+        printText(err, kUsage);
         return ExitUsage;
     }
     const QString command = arguments.constFirst();
     const QStringList rest = arguments.mid(1);
     if (command == QLatin1String("--help") || command == QLatin1String("-h") ||
         command == QLatin1String("help")) {
-        print(out, kUsage);
+        printText(out, kUsage);
         return ExitPass;
     }
     if (command == QLatin1String("--version")) {
-        print(out, std::string("patchwitness-cli ") + PATCHWITNESS_VERSION + "\n");
+        printText(out, std::string("patchwitness-cli ") + PATCHWITNESS_VERSION + "\n");
         return ExitPass;
     }
     try {
@@ -240,10 +192,10 @@ int run(const QStringList &arguments, FILE *out, FILE *err)
         if (command == QLatin1String("journal"))
             return journalCommand(rest, out, err);
     } catch (const Error &e) {
-        print(err, std::string("patchwitness-cli: error: ") + e.what() + "\n");
+        printText(err, std::string("patchwitness-cli: error: ") + e.what() + "\n");
         return e.kind() == Error::Kind::Input ? ExitUsage : ExitInternal;
     } catch (const std::exception &e) {
-        print(err, std::string("patchwitness-cli: internal error: ") + e.what() + "\n");
+        printText(err, std::string("patchwitness-cli: internal error: ") + e.what() + "\n");
         return ExitInternal;
     }
     return usageError(

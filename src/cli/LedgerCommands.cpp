@@ -1,6 +1,7 @@
 #include "LedgerCommands.h"
 
 #include "Cli.h"
+#include "CliSupport.h"
 #include "ledger/Config.h"
 #include "ledger/LedgerActions.h"
 #include "ledger/LedgerDate.h"
@@ -25,28 +26,6 @@ namespace pw::cli {
 namespace {
 
 using pw::core::Error;
-
-void print(FILE *f, const std::string &text)
-{
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fflush(f);
-}
-
-int usageError(FILE *err, const QString &message)
-{
-    print(err, "patchwitness-cli: " + message.toStdString() + "\n");
-    return ExitUsage;
-}
-
-QCommandLineOption option(const char *name, const char *help, const char *value = nullptr,
-                          const char *defaultValue = nullptr)
-{
-    if (!value)
-        return QCommandLineOption(QString::fromLatin1(name), QString::fromUtf8(help));
-    return QCommandLineOption(QString::fromLatin1(name), QString::fromUtf8(help),
-                              QString::fromLatin1(value),
-                              defaultValue ? QString::fromLatin1(defaultValue) : QString());
-}
 
 // Options every ledger command shares.
 struct Common
@@ -93,8 +72,8 @@ struct Workspace
 
 QDate parseDate(const QString &text, const std::string &what)
 {
-    const std::optional<QDate> d = core::parseLedgerDate(text.toStdString());
-    if (!d || text.size() != 10)
+    const std::optional<QDate> d = parseDay(text);
+    if (!d)
         throw Error::input(what + ": \"" + text.toStdString() + "\" is not a date (YYYY-MM-DD)");
     return *d;
 }
@@ -144,15 +123,7 @@ std::optional<int> parse(QCommandLineParser &p, const QString &command, const QS
                          FILE *out, FILE *err)
 {
     p.addHelpOption();
-    QStringList all = args;
-    all.prepend(QStringLiteral("patchwitness-cli ") + command);
-    if (!p.parse(all))
-        return usageError(err, command + QStringLiteral(": ") + p.errorText());
-    if (p.isSet(QStringLiteral("help"))) {
-        print(out, p.helpText().toStdString());
-        return ExitPass;
-    }
-    return std::nullopt;
+    return parseCommandLine(p, command, args, out, err, command + QStringLiteral(": "));
 }
 
 std::optional<int> requireBy(const QCommandLineParser &p, const QCommandLineOption &by,
@@ -218,12 +189,10 @@ int ledgerCheck(const QStringList &args, FILE *out, FILE *err)
     p.addOptions({base, format});
     if (std::optional<int> done = parse(p, QStringLiteral("ledger check"), args, out, err))
         return *done;
-    if (!p.positionalArguments().isEmpty())
-        return usageError(err, QStringLiteral("ledger check: unexpected argument '%1'")
-                                   .arg(p.positionalArguments().constFirst()));
-    if (p.value(format) != QLatin1String("text") && p.value(format) != QLatin1String("json"))
-        return usageError(err, QStringLiteral("ledger check: unknown --format '%1' (text, json)")
-                                   .arg(p.value(format)));
+    if (std::optional<int> done = refusePositionals(p, QStringLiteral("ledger check"), err))
+        return *done;
+    if (std::optional<int> done = requireTextOrJson(p, format, QStringLiteral("ledger check"), err))
+        return *done;
 
     const Workspace ws = openWorkspace(p, c);
     const core::LedgerSet set = core::LedgerSet::loadDirectory(ws.dir);
@@ -247,8 +216,8 @@ int ledgerCheck(const QStringList &args, FILE *out, FILE *err)
                 journalBefore = core::SeedJournal::parse(ws.repo.readFile(b, journalPath),
                                                          b.spec + ":" + journalPath);
             } catch (const Error &e) {
-                print(err, std::string("warning: ") + e.what() +
-                               " (open rows at the base are not checked)\n");
+                printText(err, std::string("warning: ") + e.what() +
+                                   " (open rows at the base are not checked)\n");
             }
         }
         if (journalBefore)
@@ -264,19 +233,19 @@ int ledgerCheck(const QStringList &args, FILE *out, FILE *err)
                               {"problems", nlohmann::json::array()}};
         for (const core::LedgerProblem &pr : problems)
             doc["problems"].push_back(problemJson(pr));
-        print(out, doc.dump(2) + "\n");
+        printText(out, doc.dump(2) + "\n");
     } else {
         for (const core::LedgerProblem &pr : problems)
-            print(out, pr.toString() + " [" + pr.rule + "]\n");
+            printText(out, pr.toString() + " [" + pr.rule + "]\n");
         const size_t freezes = set.quarantine ? set.quarantine->entries.size() : 0;
         const size_t waivers = set.waivers ? set.waivers->entries.size() : 0;
         const size_t rows = set.journal ? set.journal->rows.size() : 0;
         const std::string counts = std::to_string(freezes) + " freeze(s), " +
                                    std::to_string(waivers) + " waiver(s), " + std::to_string(rows) +
                                    " journal row(s)";
-        print(out, problems.empty() ? "ledger check: OK (" + counts + ")\n"
-                                    : "ledger check: " + std::to_string(problems.size()) +
-                                          " problem(s) in " + counts + "\n");
+        printText(out, problems.empty() ? "ledger check: OK (" + counts + ")\n"
+                                        : "ledger check: " + std::to_string(problems.size()) +
+                                              " problem(s) in " + counts + "\n");
     }
     return problems.empty() ? ExitPass : ExitBlock;
 }
@@ -303,9 +272,9 @@ int ledgerHistory(const QStringList &args, FILE *out, FILE *err)
         return *done;
     if (p.positionalArguments().size() > 1)
         return usageError(err, QStringLiteral("ledger history: one TEST at most"));
-    if (p.value(format) != QLatin1String("text") && p.value(format) != QLatin1String("json"))
-        return usageError(err, QStringLiteral("ledger history: unknown --format '%1' (text, json)")
-                                   .arg(p.value(format)));
+    if (std::optional<int> done =
+            requireTextOrJson(p, format, QStringLiteral("ledger history"), err))
+        return *done;
 
     const Workspace ws = openWorkspace(p, c);
     if (ws.prefix.empty())
@@ -331,9 +300,10 @@ int ledgerHistory(const QStringList &args, FILE *out, FILE *err)
                             {"time", e.time},
                             {"detail", e.detail}});
         }
-        print(out, nlohmann::json({{"schema", "patchwitness.ledger-history/1"}, {"events", list}})
-                           .dump(2) +
-                       "\n");
+        printText(out,
+                  nlohmann::json({{"schema", "patchwitness.ledger-history/1"}, {"events", list}})
+                          .dump(2) +
+                      "\n");
         return ExitPass;
     }
     for (const core::LedgerEvent &e : events) {
@@ -346,10 +316,10 @@ int ledgerHistory(const QStringList &args, FILE *out, FILE *err)
                            "  " + e.author;
         if (!e.detail.empty())
             line += "  (" + e.detail + ")";
-        print(out, line + "\n");
+        printText(out, line + "\n");
     }
     if (events.empty())
-        print(err, "ledger history: no events\n");
+        printText(err, "ledger history: no events\n");
     return ExitPass;
 }
 
@@ -373,21 +343,13 @@ std::optional<core::AttributionRecord> runEvidence(const Workspace &ws, const QS
     return record;
 }
 
-// `path` relative to the ledger directory when it lies inside it ("runs/x.json").
-std::string ledgerRelative(const Workspace &ws, const std::string &path)
-{
-    const QString rel =
-        QDir(QString::fromStdString(ws.dir)).relativeFilePath(QString::fromStdString(path));
-    return rel.startsWith(QLatin1String("..")) ? path : rel.toStdString();
-}
-
 // The text an action added or changed, for the user to see what was written.
 void reportWrite(FILE *out, const std::string &what, const std::string &path,
                  const std::string &block)
 {
-    print(out, what + " (" + path + ")\n" + block);
+    printText(out, what + " (" + path + ")\n" + block);
     if (!block.empty() && block.back() != '\n')
-        print(out, "\n");
+        printText(out, "\n");
 }
 
 } // namespace
@@ -400,7 +362,7 @@ int ledgerCommand(const QStringList &arguments, FILE *out, FILE *err)
     if (sub == QLatin1String("history"))
         return ledgerHistory(arguments.mid(1), out, err);
     if (sub == QLatin1String("--help") || sub == QLatin1String("-h")) {
-        print(out, "usage: patchwitness-cli ledger check|history [options]\n");
+        printText(out, "usage: patchwitness-cli ledger check|history [options]\n");
         return ExitPass;
     }
     return usageError(err,
@@ -552,7 +514,7 @@ int freezeCommand(const QStringList &args, FILE *out, FILE *err)
     if (const std::optional<core::AttributionRecord> record =
             runEvidence(ws, p.value(fromRun), *e.test)) {
         record->fillFreeze(e);
-        print(out, "evidence from " + ledgerRelative(ws, record->file) + "\n");
+        printText(out, "evidence from " + relativeTo(ws.dir, record->file) + "\n");
     }
     std::vector<std::string> ids;
     if (e.substitute)
@@ -612,8 +574,8 @@ int renewCommand(const QStringList &args, FILE *out, FILE *err)
     const std::string text = actions.renew(store.loaded(), store.path(), test, reproduced, until,
                                            p.value(by).toStdString());
     store.write(text);
-    print(out, "renewed freeze for " + test + " until " + core::ledgerDateText(until) + " (" +
-                   store.path() + ")\n");
+    printText(out, "renewed freeze for " + test + " until " + core::ledgerDateText(until) + " (" +
+                       store.path() + ")\n");
     return ExitPass;
 }
 
@@ -646,7 +608,7 @@ int journalCommand(const QStringList &args, FILE *out, FILE *err)
     const std::string text =
         actions.closeJournalRow(store.loaded(), store.path(), id, p.value(by).toStdString());
     store.write(text);
-    print(out, "closed journal row " + id + " (" + store.path() + ")\n");
+    printText(out, "closed journal row " + id + " (" + store.path() + ")\n");
     return ExitPass;
 }
 

@@ -1,7 +1,7 @@
 #include "RunOptions.h"
 
 #include "Cli.h"
-#include "ledger/LedgerDate.h"
+#include "CliSupport.h"
 
 #include <atomic>
 #include <chrono>
@@ -11,22 +11,6 @@
 namespace pw::cli {
 
 namespace {
-
-QCommandLineOption option(const char *name, const char *help, const char *value = nullptr,
-                          const char *defaultValue = nullptr)
-{
-    if (!value)
-        return QCommandLineOption(QString::fromLatin1(name), QString::fromUtf8(help));
-    return QCommandLineOption(QString::fromLatin1(name), QString::fromUtf8(help),
-                              QString::fromLatin1(value),
-                              defaultValue ? QString::fromLatin1(defaultValue) : QString());
-}
-
-int usage(FILE *err, const QString &message)
-{
-    printText(err, "patchwitness-cli: " + message.toStdString() + "\n");
-    return ExitUsage;
-}
 
 std::atomic<int> s_signal{0}; // set by the handler: the only thing a handler may touch
 
@@ -80,12 +64,6 @@ bool InterruptGuard::interrupted() const
     return d->fired.load() || s_signal.load() != 0;
 }
 
-void printText(FILE *f, const std::string &text)
-{
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fflush(f);
-}
-
 RunOptions::RunOptions()
     : repo(option("repo", "Repository (or a directory inside it).", "path", ".")),
       base(option("base",
@@ -134,36 +112,16 @@ std::optional<core::RunRequest> RunOptions::parse(QCommandLineParser &p, const Q
                                                   const QStringList &arguments, FILE *out,
                                                   FILE *err, int *exitCode) const
 {
-    QStringList args = arguments;
-    args.prepend(QStringLiteral("patchwitness-cli ") + command);
-    if (!p.parse(args)) {
-        *exitCode = usage(err, p.errorText());
+    std::optional<int> done = parseCommandLine(p, command, arguments, out, err);
+    if (!done)
+        done = requireTextOrJson(p, format, command, err);
+    if (!done && p.isSet(sandbox) && p.isSet(noSandbox))
+        done = usageError(err, command + QStringLiteral(": --sandbox and --no-sandbox together"));
+    if (!done)
+        done = checkToday(p, today, command, err);
+    if (done) {
+        *exitCode = *done;
         return std::nullopt;
-    }
-    if (p.isSet(QStringLiteral("help"))) {
-        printText(out, p.helpText().toStdString());
-        *exitCode = ExitPass;
-        return std::nullopt;
-    }
-    const QString fmt = p.value(format);
-    if (fmt != QLatin1String("text") && fmt != QLatin1String("json")) {
-        *exitCode =
-            usage(err, QStringLiteral("%1: unknown --format '%2' (text, json)").arg(command, fmt));
-        return std::nullopt;
-    }
-    if (p.isSet(sandbox) && p.isSet(noSandbox)) {
-        *exitCode = usage(err, command + QStringLiteral(": --sandbox and --no-sandbox together"));
-        return std::nullopt;
-    }
-
-    if (p.isSet(today)) {
-        const std::optional<QDate> day = core::parseLedgerDate(p.value(today).toStdString());
-        if (!day || p.value(today).size() != 10) {
-            *exitCode = usage(err, command + QStringLiteral(": --today: '%1' is not a date "
-                                                            "(YYYY-MM-DD)")
-                                                 .arg(p.value(today)));
-            return std::nullopt;
-        }
     }
 
     core::RunRequest request;
@@ -180,9 +138,9 @@ std::optional<core::RunRequest> RunOptions::parse(QCommandLineParser &p, const Q
         bool ok = false;
         const int n = p.value(workers).toInt(&ok);
         if (!ok || n < 1) {
-            *exitCode = usage(err, command + QStringLiteral(": --workers must be a positive "
-                                                            "integer, not '%1'")
-                                                 .arg(p.value(workers)));
+            *exitCode = usageError(err, command + QStringLiteral(": --workers must be a positive "
+                                                                 "integer, not '%1'")
+                                                      .arg(p.value(workers)));
             return std::nullopt;
         }
         request.workers = n;
@@ -191,9 +149,9 @@ std::optional<core::RunRequest> RunOptions::parse(QCommandLineParser &p, const Q
         bool ok = false;
         const double s = p.value(timeout).toDouble(&ok);
         if (!ok || !(s > 0)) {
-            *exitCode = usage(err, command + QStringLiteral(": --timeout must be a positive "
-                                                            "number of seconds, not '%1'")
-                                                 .arg(p.value(timeout)));
+            *exitCode = usageError(err, command + QStringLiteral(": --timeout must be a positive "
+                                                                 "number of seconds, not '%1'")
+                                                      .arg(p.value(timeout)));
             return std::nullopt;
         }
         request.timeoutSeconds = s;

@@ -44,8 +44,6 @@ struct RunOptions
     bool json(const QCommandLineParser &p) const;
 };
 
-void printText(FILE *f, const std::string &text);
-
 // While alive, SIGINT/SIGTERM (Ctrl-C) cancel `pool`: its running process groups are
 // killed (they run in their own sessions, so the terminal's signal never reaches them) and
 // the command ends with what it has, saying it was interrupted. The previous handlers are
@@ -64,5 +62,13 @@ private:
     struct Private;
     std::unique_ptr<Private> d;
 };
+
+// Calls `work` under an InterruptGuard on `pool`; true when Ctrl-C came meanwhile.
+template <typename Work> bool runInterruptible(core::RunPool &pool, Work &&work)
+{
+    const InterruptGuard guard(pool);
+    work();
+    return guard.interrupted();
+}
 
 } // namespace pw::cli

@@ -1,6 +1,7 @@
 #include "ShadowCommand.h"
 
 #include "Cli.h"
+#include "CliSupport.h"
 #include "RunOptions.h"
 #include "run/RunPool.h"
 #include "run/Shadow.h"
@@ -20,16 +21,12 @@ int shadowCommand(const QStringList &arguments, FILE *out, FILE *err)
     p.addHelpOption();
     const RunOptions common;
     common.addTo(p);
-    const QCommandLineOption pct(
-        QStringLiteral("pct"),
-        QStringLiteral("Shadow sample percentage 0..100 (default: config shadow_pct, 10)."),
-        QStringLiteral("N"));
-    const QCommandLineOption rewitness(
-        QStringLiteral("rewitness"),
-        QStringLiteral("Take a new base witness even when a stored one is intact."));
-    const QCommandLineOption dryRun(
-        QStringLiteral("dry-run"),
-        QStringLiteral("Decisions and the sample only; do not run the head tests."));
+    const QCommandLineOption pct =
+        option("pct", "Shadow sample percentage 0..100 (default: config shadow_pct, 10).", "N");
+    const QCommandLineOption rewitness =
+        option("rewitness", "Take a new base witness even when a stored one is intact.");
+    const QCommandLineOption dryRun =
+        option("dry-run", "Decisions and the sample only; do not run the head tests.");
     p.addOptions({pct, rewitness, dryRun});
 
     int exitCode = ExitPass;
@@ -37,20 +34,15 @@ int shadowCommand(const QStringList &arguments, FILE *out, FILE *err)
         common.parse(p, QStringLiteral("shadow"), arguments, out, err, &exitCode);
     if (!request)
         return exitCode;
-    if (!p.positionalArguments().isEmpty()) {
-        printText(err, "patchwitness-cli: shadow: unexpected argument '" +
-                           p.positionalArguments().constFirst().toStdString() + "'\n");
-        return ExitUsage;
-    }
+    if (std::optional<int> done = refusePositionals(p, QStringLiteral("shadow"), err))
+        return *done;
     core::ShadowOptions options;
     if (p.isSet(pct)) {
         bool ok = false;
         const int value = p.value(pct).toInt(&ok);
-        if (!ok || value < 0 || value > 100) {
-            printText(err, "patchwitness-cli: shadow: --pct: expected 0..100, not '" +
-                               p.value(pct).toStdString() + "'\n");
-            return ExitUsage;
-        }
+        if (!ok || value < 0 || value > 100)
+            return usageError(err, "shadow: --pct: expected 0..100, not '" +
+                                       p.value(pct).toStdString() + "'");
         options.pct = value;
     }
     options.rewitness = p.isSet(rewitness);
@@ -59,22 +51,18 @@ int shadowCommand(const QStringList &arguments, FILE *out, FILE *err)
     const core::RunContext context = core::RunContext::open(*request);
     core::RunPool pool(context.workers());
     core::ShadowReport report;
-    {
-        const InterruptGuard guard(pool);
-        report = core::Shadow::run(context, options, &pool);
-        report.interrupted = report.interrupted || guard.interrupted();
-    }
-    for (const std::string &w : report.warnings)
-        printText(err, "warning: " + w + "\n");
+    if (runInterruptible(pool, [&] { report = core::Shadow::run(context, options, &pool); }))
+        report.interrupted = true;
+    printWarnings(err, report.warnings);
     printText(out,
               common.json(p) ? core::formatShadowJson(report) : core::formatShadowText(report));
-    if (!report.harnessError.empty() || report.interrupted) {
-        printText(err, "patchwitness-cli: shadow: " +
-                           (report.interrupted ? std::string("interrupted") : report.harnessError) +
-                           "\n");
-        return ExitInternal;
-    }
-    return report.bugs.empty() && report.failures().empty() ? ExitPass : ExitBlock;
+    if (const int failed = failureExit("shadow", report.interrupted, report.harnessError, err))
+        return failed;
+    if (!report.bugs.empty() || !report.failures().empty())
+        return ExitBlock;
+    // Selected tests without evidence (timed out, not collected): no result; the verdict
+    // line names them.
+    return report.noEvidence().empty() ? ExitPass : ExitInternal;
 }
 
 } // namespace pw::cli

@@ -2,8 +2,8 @@
 
 #include "AttributeCommands.h"
 #include "Cli.h"
+#include "CliSupport.h"
 #include "RunOptions.h"
-#include "ledger/LedgerDate.h"
 #include "repo/Repository.h"
 #include "run/CellsRecord.h"
 #include "run/ShardMerge.h"
@@ -21,37 +21,9 @@ namespace {
 
 using nlohmann::json;
 
-int usage(FILE *err, const std::string &message)
-{
-    printText(err, "patchwitness-cli: " + message + "\n");
-    return ExitUsage;
-}
-
-std::string pad(const std::string &text, size_t width)
-{
-    return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
-}
-
-std::string padLeft(const std::string &text, size_t width)
-{
-    return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
-}
-
-std::string seedList(const std::set<uint32_t> &seeds)
-{
-    std::string out = "{";
-    for (const uint32_t s : seeds)
-        out += (out.size() > 1 ? ", " : "") + std::to_string(s);
-    return out + "}";
-}
-
 std::string shown(const std::string &repoRoot, const std::string &path)
 {
-    if (repoRoot.empty())
-        return path;
-    const QString rel =
-        QDir(QString::fromStdString(repoRoot)).relativeFilePath(QString::fromStdString(path));
-    return rel.startsWith(QLatin1String("..")) ? path : rel.toStdString();
+    return repoRoot.empty() ? path : relativeTo(repoRoot, path);
 }
 
 std::string count(const core::ArmEvidence &arm)
@@ -62,15 +34,15 @@ std::string count(const core::ArmEvidence &arm)
 } // namespace
 
 ShardOptions::ShardOptions()
-    : shard(QStringLiteral("shard"),
-            QStringLiteral("Run only CI job i of n (numbered from 1, as CI matrices number "
-                           "them) and write its shard ledger instead of a verdict; `merge` "
-                           "joins the n ledgers (SPEC 9)."),
-            QStringLiteral("i/n")),
-      out(QStringLiteral("out"),
-          QStringLiteral("With --shard: write the shard ledger to this file (default: into "
-                         "<ledger dir>/runs/)."),
-          QStringLiteral("file"))
+    : shard(option("shard",
+                   "Run only CI job i of n (numbered from 1, as CI matrices number them) and "
+                   "write its shard ledger instead of a verdict; `merge` joins the n ledgers "
+                   "(SPEC 9).",
+                   "i/n")),
+      out(option("out",
+                 "With --shard: write the shard ledger to this file (default: into "
+                 "<ledger dir>/runs/).",
+                 "file"))
 {
 }
 
@@ -84,7 +56,8 @@ bool ShardOptions::apply(const QCommandLineParser &p, const std::string &command
                          int *exitCode) const
 {
     if (p.isSet(out) && !p.isSet(shard)) {
-        *exitCode = usage(err, command + ": --out is the shard ledger's path: it needs --shard");
+        *exitCode =
+            usageError(err, command + ": --out is the shard ledger's path: it needs --shard");
         return false;
     }
     if (!p.isSet(shard))
@@ -92,7 +65,7 @@ bool ShardOptions::apply(const QCommandLineParser &p, const std::string &command
     try {
         *shardOut = core::Shard::parse(p.value(shard).toStdString());
     } catch (const core::Error &e) {
-        *exitCode = usage(err, command + ": " + e.what());
+        *exitCode = usageError(err, command + ": " + e.what());
         return false;
     }
     if (p.isSet(out))
@@ -151,20 +124,6 @@ std::string shardAttributionText(const std::string &repoRoot, const core::Attrib
     return t;
 }
 
-int shardExit(const std::string &command, bool interrupted, const std::string &ledgerError,
-              FILE *err)
-{
-    if (interrupted) {
-        printText(err, "patchwitness-cli: " + command + ": interrupted\n");
-        return ExitInternal;
-    }
-    if (!ledgerError.empty()) {
-        printText(err, "patchwitness-cli: " + command + ": " + ledgerError + "\n");
-        return ExitInternal;
-    }
-    return ExitPass;
-}
-
 int mergeCommand(const QStringList &arguments, FILE *out, FILE *err)
 {
     QCommandLineParser p;
@@ -185,62 +144,44 @@ int mergeCommand(const QStringList &arguments, FILE *out, FILE *err)
     p.addPositionalArgument(QStringLiteral("SHARD.json"),
                             QStringLiteral("Shard ledgers (schema patchwitness.shard/1)."),
                             QStringLiteral("SHARD.json…"));
-    const QCommandLineOption repo(QStringLiteral("repo"),
-                                  QStringLiteral("Repository whose ledger directory --record "
-                                                 "writes to."),
-                                  QStringLiteral("path"), QStringLiteral("."));
-    const QCommandLineOption ledgerDir(
-        QStringLiteral("ledger-dir"),
-        QStringLiteral("Ledger directory, relative to the repository root or absolute "
-                       "(default .patchwitness)."),
-        QStringLiteral("dir"), QStringLiteral(".patchwitness"));
-    const QCommandLineOption record(QStringLiteral("record"),
-                                    QStringLiteral("Write the merged sweep's evidence record."));
-    const QCommandLineOption partial(
-        QStringLiteral("partial"),
-        QStringLiteral("Merge although shards are missing (never recorded; exit at least 2)."));
-    const QCommandLineOption format(QStringLiteral("format"), QStringLiteral("text or json."),
-                                    QStringLiteral("format"), QStringLiteral("text"));
-    const QCommandLineOption today(QStringLiteral("today"),
-                                   QStringLiteral("The record's date (YYYY-MM-DD; default "
-                                                  "today)."),
-                                   QStringLiteral("date"));
-    const QCommandLineOption quiet(QStringLiteral("quiet"),
-                                   QStringLiteral("No progress on standard error."));
+    const QCommandLineOption repo =
+        option("repo", "Repository whose ledger directory --record writes to.", "path", ".");
+    const QCommandLineOption ledgerDir = option("ledger-dir",
+                                                "Ledger directory, relative to the repository "
+                                                "root or absolute (default .patchwitness).",
+                                                "dir", ".patchwitness");
+    const QCommandLineOption record = option("record", "Write the merged sweep's evidence record.");
+    const QCommandLineOption partial =
+        option("partial", "Merge although shards are missing (never recorded; exit at least 2).");
+    const QCommandLineOption format = option("format", "text or json.", "format", "text");
+    const QCommandLineOption today =
+        option("today", "The record's date (YYYY-MM-DD; default today).", "date");
+    const QCommandLineOption quiet = option("quiet", "No progress on standard error.");
     p.addOptions({repo, ledgerDir, record, partial, format, today, quiet});
 
-    QStringList args = arguments;
-    args.prepend(QStringLiteral("patchwitness-cli merge"));
-    if (!p.parse(args))
-        return usage(err, p.errorText().toStdString());
-    if (p.isSet(QStringLiteral("help"))) {
-        printText(out, p.helpText().toStdString());
-        return ExitPass;
-    }
+    if (std::optional<int> done = parseCommandLine(p, QStringLiteral("merge"), arguments, out, err))
+        return *done;
+    if (std::optional<int> done = requireTextOrJson(p, format, QStringLiteral("merge"), err))
+        return *done;
     const bool asJson = p.value(format) == QLatin1String("json");
-    if (!asJson && p.value(format) != QLatin1String("text"))
-        return usage(err, "merge: unknown --format '" + p.value(format).toStdString() +
-                              "' (text, json)");
     if (p.positionalArguments().isEmpty())
-        return usage(err, "merge: give the shard ledgers (merge shard-1.json shard-2.json …)");
+        return usageError(err, "merge: give the shard ledgers (merge shard-1.json shard-2.json …)");
     if (p.isSet(record) && p.isSet(partial))
-        return usage(err, "merge: --record needs every shard: a partial merge is no evidence "
-                          "record");
-    std::string recorded = QDate::currentDate().toString(Qt::ISODate).toStdString();
-    if (p.isSet(today)) {
-        const std::optional<QDate> day = core::parseLedgerDate(p.value(today).toStdString());
-        if (!day || p.value(today).size() != 10)
-            return usage(err, "merge: --today: '" + p.value(today).toStdString() +
-                                  "' is not a date (YYYY-MM-DD)");
-        recorded = p.value(today).toStdString();
-    }
+        return usageError(err, "merge: --record needs every shard: a partial merge is no evidence "
+                               "record");
+    if (std::optional<int> done = checkToday(p, today, QStringLiteral("merge"), err))
+        return *done;
+    const std::string recorded = p.isSet(today)
+                                     ? p.value(today).toStdString()
+                                     : QDate::currentDate().toString(Qt::ISODate).toStdString();
 
     std::vector<core::ShardLedger> ledgers;
     for (const QString &file : p.positionalArguments())
         ledgers.push_back(core::ShardLedger::read(file.toStdString()));
     const core::ShardSet set = core::ShardSet::gather(std::move(ledgers));
     if (!set.complete() && !p.isSet(partial))
-        return usage(err, "merge: " + set.missingText() +
+        return usageError(err,
+                          "merge: " + set.missingText() +
                               " (give every shard's ledger, or --partial to merge what there is)");
     if (!p.isSet(quiet)) {
         std::string given;

@@ -31,10 +31,6 @@ struct ShardOptions
 // verdict until merged", and where its ledger went.
 std::string shardAttributionText(const std::string &repoRoot, const core::AttributionResult &r);
 
-// A finished shard: 0 when its ledger was written, 4 when interrupted or not written.
-int shardExit(const std::string &command, bool interrupted, const std::string &ledgerError,
-              FILE *err);
-
 // `merge SHARD.json…`: joins the shard ledgers of one sweep and prints the whole sweep's
 // result as the unsharded command would (its exit code too); --record writes its evidence
 // record; --partial merges with shards missing (and says so; exit at least 2).

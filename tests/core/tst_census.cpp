@@ -122,7 +122,8 @@ private:
     QTemporaryDir m_cache;
     std::string m_baseCommit;
 
-    RunRequest request(const RepoBuilder &repo, const std::string &base, const std::string &head)
+    RunRequest request(const RepoBuilder &repo, const std::string &base, const std::string &head,
+                       const std::string &today = "2024-05-10")
     {
         RunRequest r;
         r.target.repoPath = repo.root();
@@ -130,7 +131,7 @@ private:
         r.target.head = head;
         r.target.python = pw::test::testPython();
         r.target.cacheDir = m_cache.filePath(QStringLiteral("facts")).toStdString();
-        r.target.today = "2024-05-10";
+        r.target.today = today;
         r.cacheRoot = m_cache.filePath(QStringLiteral("trees")).toStdString();
         r.workers = 2;
         r.timeoutSeconds = 120;
@@ -139,9 +140,9 @@ private:
     }
 
     CensusReport census(const RepoBuilder &repo, const std::string &base, const std::string &head,
-                        bool execute = true)
+                        bool execute = true, const std::string &today = "2024-05-10")
     {
-        const RunContext ctx = RunContext::open(request(repo, base, head));
+        const RunContext ctx = RunContext::open(request(repo, base, head, today));
         CensusOptions options;
         options.execute = execute;
         return Census::run(ctx, options);
@@ -279,6 +280,24 @@ private Q_SLOTS:
         const Finding *f = findingOf(r, "C-SKIP", "tests/test_calc.py::test_keep");
         QVERIFY2(f && f->satisfiedBy, qPrintable(dump(r)));
         QVERIFY(f->satisfiedBy->find("quarantine.toml") == 0);
+    }
+
+    // A runtime skip is answered by a base freeze up to the day before it expires.
+    void runtimeSkipFreezeEndsOnItsExpiryDay()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(repo, {}, freeze("tests/test_calc.py::test_keep"));
+        std::string text = kBaseTests;
+        text.replace(text.find("    assert add(2, 2) == 4"), 0,
+                     "    if add(1, 1) == 2:\n        pytest.skip(\"later\")\n");
+        repo.write("tests/test_calc.py", text);
+        const std::string head = repo.commit("head");
+        const CensusReport before = census(repo, base, head, true, "2024-05-13");
+        const Finding *f = findingOf(before, "C-SKIP", "tests/test_calc.py::test_keep");
+        QVERIFY2(f && f->satisfiedBy, qPrintable(dump(before)));
+        const CensusReport on = census(repo, base, head, true, "2024-05-14");
+        f = findingOf(on, "C-SKIP", "tests/test_calc.py::test_keep");
+        QVERIFY2(f && !f->satisfiedBy, qPrintable(dump(on)));
     }
 
     void runtimeSkipIsSeenOnlyByExecution()

@@ -109,6 +109,7 @@ private Q_SLOTS:
 
     void patchInducedTestTouchesTheChange();
     void flakyTestDidNotTouchTheChange();
+    void iniFileBelowTheTreeStillTouchesTheChange();
     void coverageNotImportableIsUnknownAndVerdictStands();
     void noCoverageSkipsTheRerun();
     void coverageRunThatIsNoFailureIsUnknown_data();
@@ -433,6 +434,43 @@ void TestDiffCoverage::patchInducedTestTouchesTheChange()
     QVERIFY2(r.sentence.find("did not touch") == std::string::npos, r.sentence.c_str());
     const AttributionRecord rec = r.record(kToday);
     QCOMPARE(rec.diffCoverage.value_or(""), std::string("touched"));
+}
+
+// tests/pytest.ini makes tests/ pytest's rootpath; the diff's paths stay relative to the
+// tree, so coverage is measured there (not "did not touch the change" for every failure).
+void TestDiffCoverage::iniFileBelowTheTreeStillTouchesTheChange()
+{
+    RepoBuilder repo;
+    QTemporaryDir cache;
+    repo.write("pkg/__init__.py", "");
+    repo.write("pkg/mod.py", kModBase);
+    repo.write("tests/pytest.ini", "[pytest]\n");
+    repo.write("tests/test_value.py", kTestValue);
+    const std::string base = repo.commit("base");
+    repo.write("pkg/mod.py", kModHead);
+    const std::string head = repo.commit("the patch");
+    RunRequest r;
+    r.target.repoPath = repo.root();
+    r.target.base = base;
+    r.target.head = head;
+    r.target.python = pw::test::testPython();
+    r.target.today = kToday;
+    r.cacheRoot = cache.path().toStdString();
+    r.workers = 2;
+    r.timeoutSeconds = 120;
+    r.sandbox = false;
+    const RunContext ctx = RunContext::open(r);
+    AttributionRequest req;
+    req.test = "tests/test_value.py::test_value";
+    req.runs = 1;
+    req.record = false;
+    req.coverage = true;
+    RunPool pool(ctx.workers());
+    const AttributionResult res = Attribution::run(ctx, req, pool);
+    QCOMPARE(res.verdict.value_or(AttributionVerdict::NoRepro), AttributionVerdict::PatchInduced);
+    QVERIFY(res.coverage.has_value());
+    QCOMPARE(res.coverage->verdict, CoverageVerdict::Touched);
+    QCOMPARE(res.coverage->summary(), std::string("touched 1 changed line in pkg/mod.py"));
 }
 
 void TestDiffCoverage::flakyTestDidNotTouchTheChange()

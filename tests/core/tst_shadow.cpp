@@ -2,11 +2,17 @@
 // and real pytest runs: a test touching only unchanged code is skip-witnessed; a changed
 // module a test calls, a changed module-level constant it imports, a changed conftest
 // fixture, subprocess use, a freeze and a new test each make it run; the shadow pick is
-// Python's hashlib formula; a witness that misses a data file read at run time is caught
-// by the sample and reported; the stored witness is reused and retaken; garbled witness
-// files are named with their line; the CLI's exit codes and JSON.
+// Python's hashlib formula; a data file a test reads and code run in a thread it starts
+// are witnessed; a witness row that cannot be built is incomplete; a witness that misses a
+// module read by a name built at run time is caught by the sample and reported; pytest
+// configuration, non-Python fixture files and a conftest.py on the path make tests run;
+// a test that failed in the witness run runs; a freeze ends on its expiry day; a WORKTREE
+// head's patch leaves the ledger directory out; the stored witness is reused and retaken;
+// garbled witness files are named with their line; the CLI's exit codes and JSON.
 #include "RepoBuilder.h"
 #include "TestSupport.h"
+#include "repo/Repository.h"
+#include "run/DiffCoverage.h"
 #include "run/RunPool.h"
 #include "run/Shadow.h"
 #include "util/Error.h"
@@ -72,7 +78,8 @@ class TestShadow : public QObject
 private:
     QTemporaryDir m_cache;
 
-    RunRequest request(const RepoBuilder &repo, const std::string &base, const std::string &head)
+    RunRequest request(const RepoBuilder &repo, const std::string &base, const std::string &head,
+                       const std::string &today = "2024-05-10")
     {
         RunRequest r;
         r.target.repoPath = repo.root();
@@ -80,7 +87,7 @@ private:
         r.target.head = head;
         r.target.python = pw::test::testPython();
         r.target.cacheDir = m_cache.filePath(QStringLiteral("facts")).toStdString();
-        r.target.today = "2024-05-10";
+        r.target.today = today;
         r.cacheRoot = m_cache.filePath(QStringLiteral("trees")).toStdString();
         r.workers = 2;
         r.timeoutSeconds = 120;
@@ -89,9 +96,9 @@ private:
     }
 
     ShadowReport shadow(const RepoBuilder &repo, const std::string &base, const std::string &head,
-                        ShadowOptions options)
+                        ShadowOptions options, const std::string &today = "2024-05-10")
     {
-        const RunContext ctx = RunContext::open(request(repo, base, head));
+        const RunContext ctx = RunContext::open(request(repo, base, head, today));
         return Shadow::run(ctx, options);
     }
 
@@ -101,7 +108,29 @@ private:
         repo.write("pkg/__init__.py", "");
         repo.write("pkg/calc.py", "def add(a, b):\n    return a + b\n");
         repo.write("pkg/const.py", "LIMIT = 10\n");
-        repo.write("pkg/util.py", "def double(x):\n    return 2 * x\n");
+        // Loads pkg.lazy and pkg.threaded at collection, for the tests below.
+        repo.write("pkg/util.py", "from pkg import lazy, threaded  # noqa: F401\n\n\n"
+                                  "def double(x):\n    return 2 * x\n");
+        repo.write("pkg/lazy.py", "VALUE = 4\n");
+        repo.write("pkg/threaded.py", "def value():\n    return 7\n");
+        // Reads a module already loaded, by a name built at run time: no code of it runs
+        // and no file is opened, so no witness can see it; the shadow sample catches it.
+        repo.write("tests/test_lazy.py", "import importlib\n\n\ndef test_lazy():\n"
+                                         "    name = 'pkg.' + 'la' + 'zy'\n"
+                                         "    assert importlib.import_module(name).VALUE == 4\n");
+        // Runs project code only in a thread it starts (threading.setprofile sees it).
+        repo.write("tests/test_thread.py",
+                   "import importlib\nimport threading\n\n\ndef test_thread():\n"
+                   "    out = []\n    mod = importlib.import_module('pkg.' + 'threaded')\n"
+                   "    t = threading.Thread(target=lambda: out.append(mod.value()))\n"
+                   "    t.start()\n    t.join()\n    assert out == [7]\n");
+        // A module-level value whose __module__ raises: the witness row cannot be built.
+        repo.write("tests/test_proxy.py",
+                   "class _Proxy:\n    def __getattribute__(self, name):\n"
+                   "        if name == '__module__':\n"
+                   "            raise RuntimeError('no module')\n"
+                   "        return object.__getattribute__(self, name)\n\n\n"
+                   "PROXY = _Proxy()\n\n\ndef test_proxy():\n    assert PROXY is not None\n");
         repo.write("data/expected.txt", "4\n");
         // Reached only by running: the test module imports pkg.api, never pkg.helper.
         repo.write("pkg/helper.py", "def scale(x):\n    return 3 * x\n");
@@ -119,7 +148,7 @@ private:
         repo.write("tests/test_sub.py", "import subprocess\n\n\ndef test_echo():\n"
                                         "    assert subprocess.run(['true']).returncode == 0\n");
         repo.write("tests/test_frozen.py", "def test_frozen():\n    assert 1 == 2\n");
-        // Reads a data file at run time: no Python code of it runs, so no witness sees it.
+        // Reads a data file at run time: the witness records the files a test opens.
         repo.write("tests/test_data.py",
                    "import pathlib\n\n\ndef test_data():\n"
                    "    root = pathlib.Path(__file__).parent.parent\n"
@@ -137,7 +166,9 @@ private:
         repo.write("pkg/calc.py", "def add(a, b):\n    return b + a\n");
         repo.write("pkg/const.py", "LIMIT = 11\n");
         repo.write("pkg/helper.py", "def scale(x):\n    return x * 3\n");
-        repo.write("data/expected.txt", "5\n");
+        repo.write("data/expected.txt", "4\n\n"); // changed, still passes
+        repo.write("pkg/lazy.py", "VALUE = 5\n");
+        repo.write("pkg/threaded.py", "def value():\n    return 3 + 4\n");
         repo.write("tests/cfg/conftest.py", "import pytest\n\n\n@pytest.fixture\n"
                                             "def tmp_config():\n    return {'v': 2}\n");
         repo.write("tests/test_new.py", "def test_new():\n    assert True\n");
@@ -158,7 +189,7 @@ private Q_SLOTS:
         QVERIFY2(r.harnessError.empty(), qPrintable(dump(r)));
         QCOMPARE(r.witnessState, std::string("recorded"));
         QVERIFY(!r.ambientDrift);
-        QCOMPARE(r.decisions.size(), size_t(10));
+        QCOMPARE(r.decisions.size(), size_t(13));
 
         const auto reason = [&](const std::string &node) {
             const ShadowDecision *d = decision(r, node);
@@ -177,9 +208,15 @@ private Q_SLOTS:
         QCOMPARE(reason("tests/test_frozen.py::test_frozen"),
                  std::string("frozen until 2024-05-14"));
         QCOMPARE(reason("tests/test_new.py::test_new"), std::string("new test: no witness"));
+        QCOMPARE(reason("tests/test_data.py::test_data"),
+                 std::string("witnessed import data/expected.txt changed"));
+        QCOMPARE(reason("tests/test_thread.py::test_thread"),
+                 std::string("witnessed import pkg/threaded.py changed"));
+        QCOMPARE(reason("tests/test_proxy.py::test_proxy"),
+                 std::string("incomplete: uses witness error: RuntimeError: no module"));
         for (const char *skipped :
              {"tests/test_util.py::test_double", "tests/test_plain.py::test_plain",
-              "tests/test_data.py::test_data"}) {
+              "tests/test_lazy.py::test_lazy"}) {
             const ShadowDecision *d = decision(r, skipped);
             QVERIFY2(d && !d->run && d->reason == "witnessed" && d->sampled, skipped);
         }
@@ -192,12 +229,15 @@ private Q_SLOTS:
         QCOMPARE(decision(r, "tests/test_plain.py::test_plain")->outcome,
                  std::optional<Outcome>(Outcome::Pass));
         QCOMPARE(r.bugs.size(), size_t(1));
-        QCOMPARE(r.bugs.front().nodeId, std::string("tests/test_data.py::test_data"));
+        QCOMPARE(r.bugs.front().nodeId, std::string("tests/test_lazy.py::test_lazy"));
         const std::vector<std::string> &files = r.bugs.front().files;
-        QVERIFY(std::find(files.begin(), files.end(), "tests/test_data.py") != files.end());
-        QVERIFY(std::find(files.begin(), files.end(), "data/expected.txt") == files.end());
-        QVERIFY2(dump(r).contains(QStringLiteral("witness bug: tests/test_data.py::test_data")),
+        QVERIFY(std::find(files.begin(), files.end(), "tests/test_lazy.py") != files.end());
+        QVERIFY(std::find(files.begin(), files.end(), "pkg/lazy.py") == files.end());
+        QVERIFY2(dump(r).contains(QStringLiteral("witness bug: tests/test_lazy.py::test_lazy")),
                  qPrintable(dump(r)));
+        const std::vector<std::string> &read =
+            decision(r, "tests/test_data.py::test_data")->witness->files;
+        QVERIFY(std::find(read.begin(), read.end(), "data/expected.txt") != read.end());
     }
 
     void sampleIsKeyedByThePatchAndNeverTakesFrozenTests()
@@ -261,7 +301,7 @@ private Q_SLOTS:
                 std::string::npos);
         const std::optional<std::string> stored = readWholeFile(path);
         QVERIFY(stored);
-        QCOMPARE(WitnessLedger::parse(*stored, path).rows.size(), size_t(9));
+        QCOMPARE(WitnessLedger::parse(*stored, path).rows.size(), size_t(12));
 
         const ShadowReport second = shadow(repo, base, head, options);
         QCOMPARE(second.witnessState, std::string("reused"));
@@ -303,6 +343,136 @@ private Q_SLOTS:
         QCOMPARE(r.skipped(), 0);
         QCOMPARE(decision(r, "tests/test_plain.py::test_plain")->reason,
                  std::string("ambient drift"));
+    }
+
+    // Files no witness can list: pytest configuration and non-Python fixture files run the
+    // whole suite, a conftest.py on a test's path runs the test, anything else is a warning.
+    void configFixtureAndConftestChangesRun()
+    {
+        RepoBuilder repo;
+        repo.write("pytest.ini", "[pytest]\n");
+        repo.write("README.md", "# demo\n");
+        repo.write("notes.txt", "a\n");
+        repo.write("tests/fixtures/input.json", "{}\n");
+        repo.write("tests/test_top.py", "def test_top():\n    assert True\n");
+        repo.write("tests/sub/test_low.py", "def test_low():\n    assert True\n");
+        const std::string base = repo.commit("base");
+        ShadowOptions options;
+        options.dryRun = true;
+
+        repo.write("tests/sub/conftest.py", "X = 1\n");
+        repo.write("README.md", "# demo, changed\n");
+        repo.write("notes.txt", "b\n");
+        ShadowReport r = shadow(repo, base, repo.commit("conftest"), options);
+        QVERIFY2(r.harnessError.empty(), qPrintable(dump(r)));
+        QVERIFY(r.suiteChange.empty());
+        QCOMPARE(decision(r, "tests/sub/test_low.py::test_low")->reason,
+                 std::string("conftest.py on its path changed: tests/sub/conftest.py"));
+        QCOMPARE(decision(r, "tests/test_top.py::test_top")->reason, std::string("witnessed"));
+        const std::string warnings = [&] {
+            std::string all;
+            for (const std::string &w : r.warnings)
+                all += w + "\n";
+            return all;
+        }();
+        QVERIFY2(warnings.find("notes.txt changed and no witness lists it") != std::string::npos,
+                 warnings.c_str());
+        QVERIFY2(warnings.find("README.md") == std::string::npos, warnings.c_str());
+
+        repo.write("tests/fixtures/input.json", "{\"a\": 1}\n");
+        r = shadow(repo, base, repo.commit("fixture"), options);
+        QCOMPARE(r.suiteChange, std::string("fixture file changed: tests/fixtures/input.json"));
+        QCOMPARE(r.skipped(), 0);
+
+        repo.write("pytest.ini", "[pytest]\naddopts = -q\n");
+        r = shadow(repo, base, repo.commit("config"), options);
+        QCOMPARE(r.suiteChange, std::string("pytest configuration changed: pytest.ini"));
+        QCOMPARE(decision(r, "tests/test_top.py::test_top")->reason,
+                 std::string("pytest configuration changed: pytest.ini"));
+        QVERIFY(dump(r).contains(QStringLiteral("pytest configuration changed: pytest.ini: "
+                                                "whole suite")));
+    }
+
+    // A test that failed in the witness run stopped early: its files are partial. A freeze
+    // is active up to the day before it expires.
+    void failedWitnessRunsAndFreezeEndsOnItsExpiry()
+    {
+        RepoBuilder repo;
+        repo.write("tests/test_broken.py", "def test_broken():\n    assert 1 == 2\n");
+        repo.write("tests/test_ok.py", "def test_ok():\n    assert True\n");
+        repo.write(".patchwitness/quarantine.toml", freeze("tests/test_broken.py::test_broken"));
+        const std::string base = repo.commit("base");
+        repo.write("notes.txt", "a\n");
+        const std::string head = repo.commit("head");
+        ShadowOptions options;
+        options.dryRun = true;
+        ShadowReport r = shadow(repo, base, head, options, "2024-05-13");
+        QVERIFY2(r.harnessError.empty(), qPrintable(dump(r)));
+        QCOMPARE(decision(r, "tests/test_broken.py::test_broken")->reason,
+                 std::string("frozen until 2024-05-14"));
+        r = shadow(repo, base, head, options, "2024-05-14"); // the expiry day: not frozen
+        QCOMPARE(r.witnessState, std::string("reused"));
+        QCOMPARE(decision(r, "tests/test_broken.py::test_broken")->reason,
+                 std::string("witness run did not pass: fail"));
+        QCOMPARE(decision(r, "tests/test_ok.py::test_ok")->reason, std::string("witnessed"));
+    }
+
+    // The witness ledger written under .patchwitness/ is untracked in the worktree: it is
+    // no part of a WORKTREE head's patch.
+    void worktreeHeadIgnoresTheLedgerDirectory()
+    {
+        RepoBuilder repo;
+        repo.write("tests/test_ok.py", "def test_ok():\n    assert True\n");
+        const std::string base = repo.commit("base");
+        repo.write("notes.txt", "a\n");
+        ShadowOptions options;
+        options.dryRun = true;
+        const ShadowReport first = shadow(repo, base, "WORKTREE", options);
+        QVERIFY2(first.harnessError.empty(), qPrintable(dump(first)));
+        QVERIFY(QFileInfo::exists(QString::fromStdString(first.witnessPath)));
+        const ShadowReport second = shadow(repo, base, "WORKTREE", options);
+        QCOMPARE(second.witnessState, std::string("reused"));
+        QCOMPARE(second.changedPaths, 1);
+        QCOMPARE(second.patchDigest, first.patchDigest);
+        // Diff coverage's changed lines leave it out too.
+        const RunContext ctx = RunContext::open(request(repo, base, "WORKTREE"));
+        DiffOptions diffOptions;
+        diffOptions.contextLines = 0;
+        diffOptions.intraline = false;
+        const PatchDiff all =
+            Repository::open(ctx.repoRoot()).diff(ctx.base(), ctx.head(), diffOptions);
+        QVERIFY(all.files.size() > 1); // the raw diff has the untracked witness ledger
+        const ChangedLines lines = ChangedLines::fromDiff(withoutLedgerDir(all, ctx));
+        QCOMPARE(lines.unmeasured, std::vector<std::string>{"notes.txt (not Python)"});
+    }
+
+    // Selected tests that gave no evidence at head (a per-test timeout, not collected)
+    // make the report no result, naming them.
+    void noEvidenceIsNoResult()
+    {
+        ShadowReport r;
+        r.headRan = true;
+        ShadowDecision ok;
+        ok.nodeId = "t.py::ok";
+        ok.outcome = Outcome::Pass;
+        ShadowDecision slow = ok;
+        slow.nodeId = "t.py::slow";
+        slow.outcome = Outcome::HarnessError;
+        ShadowDecision gone = ok;
+        gone.nodeId = "t.py::gone";
+        gone.run = false;
+        gone.sampled = true;
+        gone.outcome = Outcome::NotCollected;
+        r.decisions = {ok, slow, gone};
+        QCOMPARE(r.noEvidence().size(), size_t(2));
+        QVERIFY2(dump(r).contains(QStringLiteral(
+                     "no result: 2 selected test(s) gave no evidence at head: t.py::slow "
+                     "(harness_error), t.py::gone (not_collected)")),
+                 qPrintable(dump(r)));
+        const nlohmann::json j = nlohmann::json::parse(formatShadowJson(r));
+        QCOMPARE(j["counts"]["no_evidence"].get<int>(), 2);
+        r.decisions = {ok};
+        QVERIFY(dump(r).contains(QStringLiteral("OK: every selected and sampled test passed")));
     }
 
     void garbledWitnessRowsNameTheLine()
@@ -367,8 +537,8 @@ private Q_SLOTS:
         const nlohmann::json doc = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
         QCOMPARE(doc.at("schema").get<std::string>(), std::string("patchwitness.shadow-report/1"));
         QCOMPARE(doc.at("dry_run").get<bool>(), true);
-        QCOMPARE(doc.at("decisions").size(), size_t(10));
-        QCOMPARE(doc.at("counts").at("run").get<int>(), 7);
+        QCOMPARE(doc.at("decisions").size(), size_t(13));
+        QCOMPARE(doc.at("counts").at("run").get<int>(), 10);
         QCOMPARE(doc.at("witness").at("state").get<std::string>(), std::string("recorded"));
 
         cli.start(QStringLiteral(PW_CLI_PATH),
@@ -376,7 +546,7 @@ private Q_SLOTS:
         QVERIFY(cli.waitForFinished(120000));
         const QByteArray text = cli.readAllStandardOutput();
         QCOMPARE(cli.exitCode(), 1);
-        QVERIFY2(text.contains("witness bug: tests/test_data.py::test_data") &&
+        QVERIFY2(text.contains("witness bug: tests/test_lazy.py::test_lazy") &&
                      text.contains("witness: reused"),
                  text.constData());
 

@@ -23,6 +23,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -97,6 +98,8 @@ private Q_SLOTS:
     void partialMergeSaysSo();
     void garbledLedgerIsNamedWithItsLine();
     void missingFieldIsNamed();
+    void runsThatDoNotFitTheirUnitsAreRefused();
+    void shardOfAWorktreeIsRefused();
     void mergeRecordIsReadByTheFreezeForm();
     void cellsShardsMergeToTheUnshardedMatrix();
     void cellsRecordIsWrittenAndNeverOverwritten();
@@ -453,6 +456,98 @@ void TestShard::missingFieldIsNamed()
     }
 }
 
+// A ledger listing all its units but not their runs exactly (dropped, repeated, of another
+// seed) is refused by merge, naming the file and the run; so are a shard overlapping
+// another's units and counts no sweep has.
+void TestShard::runsThatDoNotFitTheirUnitsAreRefused()
+{
+    const std::vector<std::string> &files = shardFiles();
+    const std::string file = dir() + "/forged.json";
+    auto refused = [&](const std::function<void(nlohmann::ordered_json &)> &edit) -> std::string {
+        nlohmann::ordered_json doc =
+            nlohmann::ordered_json::parse(*pw::core::readWholeFile(files[0]));
+        edit(doc);
+        if (!pw::core::writeFileAtomically(file, doc.dump(2)))
+            return "cannot write";
+        try {
+            pw::core::mergeAttribution(
+                ShardSet::gather({ShardLedger::read(file), ShardLedger::read(files[1]),
+                                  ShardLedger::read(files[2])}));
+        } catch (const Error &e) {
+            return e.what();
+        }
+        return "merged";
+    };
+    auto baseRun = [](const nlohmann::ordered_json &doc) {
+        for (size_t i = 0; i < doc["runs"].size(); ++i) {
+            if (doc["runs"][i]["label"] == "base")
+                return i;
+        }
+        return size_t(0);
+    };
+    std::string e = refused([](nlohmann::ordered_json &) {});
+    QVERIFY2(e == "merged", e.c_str()); // the real one merges
+
+    e = refused([&](nlohmann::ordered_json &doc) { doc["runs"].erase(baseRun(doc)); });
+    QVERIFY2(e.find(file + ": runs: unit 0 has no base run") == 0, e.c_str());
+
+    e = refused([](nlohmann::ordered_json &doc) { doc["runs"].push_back(doc["runs"][0]); });
+    QVERIFY2(e.find(file + ": runs[4].unit: a second ") == 0, e.c_str());
+
+    e = refused([](nlohmann::ordered_json &doc) { doc["runs"][1]["seed"] = 4; });
+    QVERIFY2(e.find(file + ": runs[1].seed: 4 is not the seed ") == 0, e.c_str());
+
+    // Shard 1 claiming shard 2's unit 1.
+    e = refused([](nlohmann::ordered_json &doc) {
+        doc["ran"] = nlohmann::ordered_json::array({0, 1, 3});
+    });
+    QVERIFY2(e.find("unit 1 does not belong to shard 1/3") != std::string::npos, e.c_str());
+
+    e = refused([](nlohmann::ordered_json &doc) { doc["shard"]["count"] = 1000000000000LL; });
+    QVERIFY2(e.find(file + ": shard.count: 1000000000000 is more than the sweep's 6 units") == 0,
+             e.c_str());
+    e = refused([](nlohmann::ordered_json &doc) { doc["units"] = 4000000000LL; });
+    QVERIFY2(e.find(file + ": units: 4000000000 is more than 100000") == 0, e.c_str());
+}
+
+// WORKTREE (and PATCH:) have no commit of their own: shards of two different patches would
+// carry the same head commit, so --shard refuses them before running anything.
+void TestShard::shardOfAWorktreeIsRefused()
+{
+    RunRequest req = request();
+    req.target.head = "WORKTREE";
+    const RunContext ctx = RunContext::open(req);
+    AttributionRequest attr;
+    attr.test = kSeeded;
+    attr.mode = AttributionRequest::Mode::Swept;
+    attr.runs = 2;
+    attr.record = false;
+    attr.shard = Shard{1, 2};
+    attr.shardOut = dir() + "/worktree-1.json";
+    RunPool pool(ctx.workers());
+    try {
+        Attribution::run(ctx, attr, pool);
+        QFAIL("a WORKTREE head was sharded");
+    } catch (const Error &e) {
+        QVERIFY2(std::string(e.what()).find("attribute: --shard needs commits, not WORKTREE") == 0,
+                 e.what());
+        QVERIFY2(std::string(e.what()).find("commit the patch first") != std::string::npos,
+                 e.what());
+    }
+    CellsRequest cells;
+    cells.test = kOrder;
+    cells.orderSeeds = 1;
+    cells.shard = Shard{1, 2};
+    cells.shardOut = dir() + "/worktree-cells-1.json";
+    try {
+        ReproCells::run(ctx, cells, pool);
+        QFAIL("a WORKTREE head was sharded (cells)");
+    } catch (const Error &e) {
+        QVERIFY2(std::string(e.what()).find("cells: --shard needs commits") == 0, e.what());
+    }
+    QVERIFY(!QFile::exists(QString::fromStdString(attr.shardOut)));
+}
+
 void TestShard::mergeRecordIsReadByTheFreezeForm()
 {
     QVERIFY(m_unsharded); // threeShardsMergeToTheUnshardedVerdict ran first
@@ -521,6 +616,51 @@ void TestShard::cellsShardsMergeToTheUnshardedMatrix()
         QCOMPARE(merged.findings[i].sentence, whole.findings[i].sentence);
     }
     QCOMPARE(merged.commit, m_head);
+
+    // Shards run under two environments: no attribution, and the digests are named.
+    {
+        ShardLedger elsewhere = ledgers[1];
+        for (auto &run : elsewhere.runs)
+            run.run.envDigest = "0123456789abcdef-other-env";
+        const ReproCellsResult mixed =
+            pw::core::mergeCells(ShardSet::gather({ledgers[0], elsewhere}));
+        QCOMPARE(mixed.findings.size(), size_t(1));
+        QCOMPARE(mixed.findings.front().attribution, std::string("unknown"));
+        const std::string &why = mixed.findings.front().sentence;
+        QVERIFY2(why.find("different environments") != std::string::npos, why.c_str());
+        QVERIFY2(why.find("0123456789abcdef-other-env") != std::string::npos, why.c_str());
+        QVERIFY2(why.find(ledgers[0].runs.front().run.envDigest) != std::string::npos, why.c_str());
+    }
+
+    // A cells shard that dropped one isolate trial, or ran an order seed twice, is refused.
+    {
+        ShardLedger dropped = ledgers[0];
+        const auto isolate = std::find_if(dropped.runs.begin(), dropped.runs.end(),
+                                          [](const auto &r) { return r.run.label == "isolate"; });
+        QVERIFY(isolate != dropped.runs.end());
+        dropped.runs.erase(isolate);
+        try {
+            pw::core::mergeCells(ShardSet::gather({dropped, ledgers[1]}));
+            QFAIL("a cells shard without all its isolate trials merged");
+        } catch (const Error &e) {
+            QVERIFY2(std::string(e.what()).find("runs: unit 4 has 2 run(s), not 3") !=
+                         std::string::npos,
+                     e.what());
+        }
+        ShardLedger twice = ledgers[1];
+        const auto order = std::find_if(twice.runs.begin(), twice.runs.end(),
+                                        [](const auto &r) { return r.run.label == "order"; });
+        QVERIFY(order != twice.runs.end());
+        twice.runs.push_back(*order);
+        try {
+            pw::core::mergeCells(ShardSet::gather({ledgers[0], twice}));
+            QFAIL("a cells shard with an order run twice merged");
+        } catch (const Error &e) {
+            QVERIFY2(std::string(e.what()).find(".unit: a second order run of unit") !=
+                         std::string::npos,
+                     e.what());
+        }
+    }
 
     // Through the CLI: the merged text is the unsharded command's, exit 1 (a cell fails).
     const CliResult r =

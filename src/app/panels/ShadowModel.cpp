@@ -97,10 +97,14 @@ QString ShadowModel::summary() const
                        .arg(qs(r.witnessState), qs(r.patchDigest.substr(0, 12)));
     if (r.ambientDrift)
         text += tr(" · ambient drift: the whole suite ran (%1)").arg(qs(r.ambientDetail));
+    else if (!r.suiteChange.empty())
+        text += tr(" · %1: the whole suite ran").arg(qs(r.suiteChange));
     if (r.dryRun)
         text += tr(" · dry run: head not run");
     if (r.interrupted)
         text += tr(" · interrupted");
+    if (const size_t none = r.noEvidence().size(); none > 0)
+        text += tr(" · no result: %1 selected test(s) gave no evidence").arg(none);
     const size_t failures = r.failures().size();
     if (failures > 0)
         text += tr(" · %1 failing at head").arg(failures);
@@ -116,7 +120,7 @@ int ShadowModel::summarySeverity() const
     const core::ShadowReport &r = m_report;
     if (!r.bugs.empty() || !r.failures().empty())
         return 2;
-    return !r.harnessError.empty() || r.interrupted ? 1 : 0;
+    return !r.harnessError.empty() || r.interrupted || !r.noEvidence().empty() ? 1 : 0;
 }
 
 int ShadowModel::rowCount(const QModelIndex &parent) const

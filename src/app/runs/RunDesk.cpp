@@ -25,6 +25,7 @@
 #include <QSettings>
 #include <QVBoxLayout>
 #include <QWidget>
+#include <exception>
 
 namespace pw::gui {
 
@@ -333,6 +334,8 @@ bool RunDesk::mergeShards(const QStringList &files)
                               .arg(QString::fromStdString(first.kind),
                                    QString::fromStdString(first.parametersText())));
     } catch (const core::Error &e) {
+        return refuse(QString::fromUtf8(e.what()));
+    } catch (const std::exception &e) { // bad_alloc, a JSON error: reported, never fatal
         return refuse(QString::fromUtf8(e.what()));
     }
     if (merged.attribution)
