@@ -56,8 +56,8 @@ QDate todayOf(const std::string &text)
 
 // A copy of `base` keeping only the entries whose id the head still has: entries the patch
 // removed no longer count, entries it added never did.
-LedgerSet counting(const LedgerSet &base, const LedgerSet &head,
-                   const std::set<std::string> &unreadableAtHead)
+LedgerSet countingOf(const LedgerSet &base, const LedgerSet &head,
+                     const std::set<std::string> &unreadableAtHead)
 {
     LedgerSet out = base;
     if (out.quarantine && !unreadableAtHead.count(QuarantineLedger::kFileName)) {
@@ -95,6 +95,36 @@ LedgerSet counting(const LedgerSet &base, const LedgerSet &head,
     return out;
 }
 
+// The patch's changes of files in the ledger directory (`prefix`), by name inside it.
+std::vector<LedgerFileChange> ledgerChanges(const PatchDiff &diff, const std::string &prefix,
+                                            std::set<std::string> *changedNames)
+{
+    std::vector<LedgerFileChange> changes;
+    for (const FileDiff &f : diff.files) {
+        const bool oldIn = under(f.oldPath, prefix);
+        const bool newIn = under(f.newPath, prefix);
+        if (!oldIn && !newIn)
+            continue;
+        const std::string &path = newIn ? f.newPath : f.oldPath;
+        changes.push_back({&f, path.substr(prefix.size())});
+        if (oldIn)
+            changedNames->insert(f.oldPath.substr(prefix.size()));
+        if (newIn)
+            changedNames->insert(f.newPath.substr(prefix.size()));
+    }
+    return changes;
+}
+
+std::optional<std::string> readLedgerAt(const Repository &repo, const Revision &rev,
+                                        const std::string &path)
+{
+    if (rev.commit.empty() && !rev.isWorktree())
+        return std::nullopt;
+    if (!repo.entry(rev, path))
+        return std::nullopt;
+    return repo.readFile(rev, path);
+}
+
 // A human note explaining that `path` now has digest `sha256` (SPEC §4.5).
 const FixtureDigestEntry *noteFor(const std::optional<FixtureDigestLedger> &ledger,
                                   const std::string &path, const std::string &sha256)
@@ -113,42 +143,24 @@ public:
 
     void run()
     {
-        const QDate today = todayOf(m_in.today);
-        collectLedgerChanges();
-        loadBase();
-        loadHead();
-        for (const LedgerProblem &p : m_base.loadProblems)
+        m_ledgers = CountingLedgers::compute({m_in.repo, m_in.base, m_in.head, m_in.diff,
+                                              m_in.config, m_in.ledgerPrefix, m_in.ledgerDir,
+                                              m_in.today, m_in.extractor});
+        std::set<std::string> changedNames;
+        m_changes = ledgerChanges(m_in.diff, m_in.ledgerPrefix, &changedNames);
+        for (const LedgerProblem &p : m_ledgers.base().loadProblems)
             m_report.findings.push_back(ledgerFinding(
                 "LEDGER:parse", Severity::Block, p.file, p.line,
                 p.toString() + " (the base revision's ledger does not parse: none of its entries "
                                "count)",
                 "a ledger file that parses"));
-        for (const LedgerProblem &p : m_head.loadProblems)
+        for (const LedgerProblem &p : m_ledgers.head().loadProblems)
             m_report.findings.push_back(
                 ledgerFinding("LEDGER:parse", Severity::Block, p.file, p.line,
                               p.toString() + " (the patch leaves this ledger unparseable)",
                               "a ledger file that parses"));
 
-        m_counting = counting(m_base, m_head, m_unreadableAtHead);
-        TestIndex index =
-            TestIndex::build(m_in.repo, m_in.head, m_counting.referencedTests(), m_in.extractor);
-        ValidationContext context;
-        context.today = today;
-        context.freezeMaxDays = m_in.config.freezeMaxDays;
-        context.renewalRecencyDays = m_in.config.renewalRecencyDays;
-        context.testExistsAtHead = [&index](const std::string &id) { return index.contains(id); };
-        for (const FileDiff &f : m_in.diff.files) {
-            if (!f.oldPath.empty())
-                context.patchedFiles.insert(f.oldPath);
-            if (!f.newPath.empty())
-                context.patchedFiles.insert(f.newPath);
-        }
-        m_validator = std::make_unique<LedgerValidator>(std::move(context));
-
-        LedgerSet entriesOnly = m_counting;
-        entriesOnly.loadProblems.clear(); // reported above
-        for (const LedgerProblem &p : m_validator->check(entriesOnly)) {
-            m_invalid.insert({p.file, p.entry});
+        for (const LedgerProblem &p : m_ledgers.problems()) {
             Finding f = ledgerFinding("LEDGER:" + p.rule, Severity::Block, p.file, p.line,
                                       (p.entry.empty() ? "" : p.entry + ": ") +
                                           (p.field.empty() ? "" : p.field + ": ") + p.message +
@@ -164,106 +176,15 @@ public:
     }
 
 private:
-    void collectLedgerChanges()
-    {
-        const std::string &prefix = m_in.ledgerPrefix;
-        for (const FileDiff &f : m_in.diff.files) {
-            const bool oldIn = under(f.oldPath, prefix);
-            const bool newIn = under(f.newPath, prefix);
-            if (!oldIn && !newIn)
-                continue;
-            const std::string &path = newIn ? f.newPath : f.oldPath;
-            m_changes.push_back({&f, path.substr(prefix.size())});
-            if (oldIn)
-                m_changedNames.insert(f.oldPath.substr(prefix.size()));
-            if (newIn)
-                m_changedNames.insert(f.newPath.substr(prefix.size()));
-        }
-    }
-
     std::optional<std::string> readAt(const Revision &rev, const std::string &path) const
     {
-        if (rev.commit.empty() && !rev.isWorktree())
-            return std::nullopt;
-        if (!m_in.repo.entry(rev, path))
-            return std::nullopt;
-        return m_in.repo.readFile(rev, path);
+        return readLedgerAt(m_in.repo, rev, path);
     }
 
-    void loadBase()
-    {
-        if (m_in.ledgerPrefix.empty()) { // outside the repository: the reviewers' copy
-            m_base = LedgerSet::loadDirectory(m_in.ledgerDir);
-            m_head = m_base;
-            m_head.loadProblems.clear();
-            return;
-        }
-        if (m_in.base.commit.empty())
-            return; // unborn: no ledgers yet
-        m_base = LedgerSet::load(
-            [this](const std::string &name) { return readAt(m_in.base, m_in.ledgerPrefix + name); },
-            m_in.ledgerPrefix);
-    }
-
-    void loadHead()
-    {
-        if (m_in.ledgerPrefix.empty())
-            return;
-        LedgerSet head = m_base;
-        head.loadProblems.clear();
-        for (const std::string &name : LedgerSet::fileNames()) {
-            if (!m_changedNames.count(name))
-                continue;
-            const std::string path = m_in.ledgerPrefix + name;
-            // Clear the slot, then parse the head's text into it (absent: deleted).
-            if (name == QuarantineLedger::kFileName)
-                head.quarantine.reset();
-            else if (name == WaiverLedger::kFileName)
-                head.waivers.reset();
-            else if (name == SeedJournal::kFileName)
-                head.journal.reset();
-            else if (name == FixtureDigestLedger::kFileName)
-                head.fixtureDigest.reset();
-            else if (name == PropertyBudget::kFileName)
-                head.propertyBudget.reset();
-            if (const std::optional<std::string> text = readAt(m_in.head, path)) {
-                const size_t before = head.loadProblems.size();
-                head.add(name, *text, path);
-                if (head.loadProblems.size() > before)
-                    m_unreadableAtHead.insert(name);
-            }
-        }
-        m_head = std::move(head);
-    }
-
-    bool validWaiver(const std::string &node) const
-    {
-        if (!m_counting.waivers)
-            return false;
-        const WaiverEntry *w = m_counting.waivers->find(node);
-        return w && !m_invalid.count({m_counting.waivers->file, node});
-    }
-
-    bool validFreeze(const std::string &test) const
-    {
-        if (!m_counting.quarantine)
-            return false;
-        const QuarantineEntry *q = m_counting.quarantine->find(test);
-        return q && !m_invalid.count({m_counting.quarantine->file, test}) &&
-               m_validator->isActive(*q);
-    }
-
-    // The head has an entry the base (as counted) does not: added or rewritten by the patch.
-    bool headOnlyWaiver(const std::string &node) const
-    {
-        return m_head.waivers && m_head.waivers->find(node) &&
-               !(m_counting.waivers && m_counting.waivers->find(node));
-    }
-    bool headOnlyFreeze(const std::string &test) const
-    {
-        return m_head.quarantine && m_head.quarantine->find(test) &&
-               !(m_counting.quarantine && m_counting.quarantine->find(test));
-    }
+    bool validWaiver(const std::string &node) const { return m_ledgers.validWaiver(node); }
+    bool validFreeze(const std::string &test) const { return m_ledgers.validFreeze(test); }
+    bool headOnlyWaiver(const std::string &node) const { return m_ledgers.headOnlyWaiver(node); }
+    bool headOnlyFreeze(const std::string &test) const { return m_ledgers.headOnlyFreeze(test); }
 
     static std::string selfApproval(const std::string &file, const std::string &what)
     {
@@ -351,23 +272,26 @@ private:
                                          [&f](const FixtureChange &c) { return c.path == f.path; });
         if (change == m_report.fixtures.end() || !change->head)
             return;
-        const FixtureDigestEntry *note = noteFor(m_counting.fixtureDigest, f.path, *change->head);
-        if (note && !m_invalid.count({m_counting.fixtureDigest->file, f.path}))
+        const LedgerSet &counting = m_ledgers.counting();
+        const FixtureDigestEntry *note = noteFor(counting.fixtureDigest, f.path, *change->head);
+        if (note && m_ledgers.validEntry(counting.fixtureDigest->file, f.path))
             f.satisfiedBy = std::string(FixtureDigestLedger::kFileName) + ": " + f.path;
-        else if (!note && noteFor(m_head.fixtureDigest, f.path, *change->head))
+        else if (!note && noteFor(m_ledgers.head().fixtureDigest, f.path, *change->head))
             f.message += selfApproval(FixtureDigestLedger::kFileName, "a note for this digest");
     }
 
     void selfEdits()
     {
-        const std::set<std::string> &patched = m_validator->context().patchedFiles;
+        const std::set<std::string> &patched = m_ledgers.validator().context().patchedFiles;
+        const LedgerSet &base = m_ledgers.base();
+        const LedgerSet &head = m_ledgers.head();
         for (const LedgerFileChange &c : m_changes) {
             const FileDiff &f = *c.diff;
             const std::string path = f.path();
             std::set<std::string> handled; // entry ids with a blocking finding
-            if (c.name == QuarantineLedger::kFileName && m_head.quarantine) {
-                for (const QuarantineEntry &e : m_head.quarantine->entries) {
-                    if (!e.test || (m_base.quarantine && m_base.quarantine->find(*e.test)))
+            if (c.name == QuarantineLedger::kFileName && head.quarantine) {
+                for (const QuarantineEntry &e : head.quarantine->entries) {
+                    if (!e.test || (base.quarantine && base.quarantine->find(*e.test)))
                         continue;
                     std::string edited;
                     for (const std::string &g : LedgerValidator::editedGuards(
@@ -385,11 +309,10 @@ private:
                     m_report.findings.push_back(std::move(fd));
                 }
             }
-            if (c.name == SeedJournal::kFileName && m_base.journal &&
-                !m_unreadableAtHead.count(c.name)) {
-                for (const JournalRow &row : m_base.journal->rows) {
-                    if (!row.isOpen() || !row.id ||
-                        (m_head.journal && m_head.journal->find(*row.id)))
+            if (c.name == SeedJournal::kFileName && base.journal &&
+                !m_ledgers.unreadableAtHead(c.name)) {
+                for (const JournalRow &row : base.journal->rows) {
+                    if (!row.isOpen() || !row.id || (head.journal && head.journal->find(*row.id)))
                         continue;
                     handled.insert(*row.id);
                     m_report.findings.push_back(ledgerFinding(
@@ -451,16 +374,115 @@ private:
     const LedgerGateInput &m_in;
     GateReport &m_report;
     std::vector<LedgerFileChange> m_changes;
-    std::set<std::string> m_changedNames;
-    std::set<std::string> m_unreadableAtHead; // file names
-    LedgerSet m_base;
-    LedgerSet m_head;
-    LedgerSet m_counting;
-    std::unique_ptr<LedgerValidator> m_validator;
-    std::set<std::pair<std::string, std::string>> m_invalid; // (file, entry id)
+    CountingLedgers m_ledgers;
 };
 
 } // namespace
+
+CountingLedgers CountingLedgers::compute(const CountingLedgersInput &in)
+{
+    CountingLedgers out;
+    const QDate today = todayOf(in.today);
+    std::set<std::string> changedNames;
+    ledgerChanges(in.diff, in.ledgerPrefix, &changedNames);
+
+    // The base: the reviewers' copy when the directory lies outside the repository (the
+    // patch cannot change it), else the base revision's files (none when it is unborn).
+    if (in.ledgerPrefix.empty()) {
+        out.m_base = LedgerSet::loadDirectory(in.ledgerDir);
+        out.m_head = out.m_base;
+        out.m_head.loadProblems.clear();
+    } else {
+        if (!in.base.commit.empty())
+            out.m_base = LedgerSet::load(
+                [&in](const std::string &name) {
+                    return readLedgerAt(in.repo, in.base, in.ledgerPrefix + name);
+                },
+                in.ledgerPrefix);
+        // The head: the base with each ledger file the patch changed read again.
+        LedgerSet head = out.m_base;
+        head.loadProblems.clear();
+        for (const std::string &name : LedgerSet::fileNames()) {
+            if (!changedNames.count(name))
+                continue;
+            const std::string path = in.ledgerPrefix + name;
+            // Clear the slot, then parse the head's text into it (absent: deleted).
+            if (name == QuarantineLedger::kFileName)
+                head.quarantine.reset();
+            else if (name == WaiverLedger::kFileName)
+                head.waivers.reset();
+            else if (name == SeedJournal::kFileName)
+                head.journal.reset();
+            else if (name == FixtureDigestLedger::kFileName)
+                head.fixtureDigest.reset();
+            else if (name == PropertyBudget::kFileName)
+                head.propertyBudget.reset();
+            if (const std::optional<std::string> text = readLedgerAt(in.repo, in.head, path)) {
+                const size_t before = head.loadProblems.size();
+                head.add(name, *text, path);
+                if (head.loadProblems.size() > before)
+                    out.m_unreadableAtHead.insert(name);
+            }
+        }
+        out.m_head = std::move(head);
+    }
+
+    out.m_counting = countingOf(out.m_base, out.m_head, out.m_unreadableAtHead);
+    const TestIndex index =
+        TestIndex::build(in.repo, in.head, out.m_counting.referencedTests(), in.extractor);
+    ValidationContext context;
+    context.today = today;
+    context.freezeMaxDays = in.config.freezeMaxDays;
+    context.renewalRecencyDays = in.config.renewalRecencyDays;
+    context.testExistsAtHead = [index](const std::string &id) { return index.contains(id); };
+    for (const FileDiff &f : in.diff.files) {
+        if (!f.oldPath.empty())
+            context.patchedFiles.insert(f.oldPath);
+        if (!f.newPath.empty())
+            context.patchedFiles.insert(f.newPath);
+    }
+    out.m_validator = std::make_shared<const LedgerValidator>(std::move(context));
+
+    LedgerSet entriesOnly = out.m_counting;
+    entriesOnly.loadProblems.clear(); // the load problems are base()'s and head()'s
+    out.m_problems = out.m_validator->check(entriesOnly);
+    for (const LedgerProblem &p : out.m_problems)
+        out.m_invalid.insert({p.file, p.entry});
+    return out;
+}
+
+bool CountingLedgers::validEntry(const std::string &file, const std::string &id) const
+{
+    return !m_invalid.count({file, id});
+}
+
+bool CountingLedgers::validWaiver(const std::string &node) const
+{
+    if (!m_counting.waivers)
+        return false;
+    const WaiverEntry *w = m_counting.waivers->find(node);
+    return w && validEntry(m_counting.waivers->file, node);
+}
+
+bool CountingLedgers::validFreeze(const std::string &test) const
+{
+    if (!m_counting.quarantine)
+        return false;
+    const QuarantineEntry *q = m_counting.quarantine->find(test);
+    return q && validEntry(m_counting.quarantine->file, test) && m_validator->isActive(*q);
+}
+
+bool CountingLedgers::headOnlyWaiver(const std::string &node) const
+{
+    return m_head.waivers && m_head.waivers->find(node) &&
+           !(m_counting.waivers && m_counting.waivers->find(node));
+}
+
+bool CountingLedgers::headOnlyFreeze(const std::string &test) const
+{
+    return m_head.quarantine && m_head.quarantine->find(test) &&
+           !(m_counting.quarantine && m_counting.quarantine->find(test));
+}
 
 void LedgerGate::apply(const LedgerGateInput &input, GateReport &report)
 {

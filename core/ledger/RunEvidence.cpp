@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <system_error>
 
 namespace pw::core {
@@ -172,33 +174,103 @@ std::string AttributionRecord::format() const
     return out.dump(2) + "\n";
 }
 
+std::string AttributionRecord::fileNamePart(const std::string &test)
+{
+    std::string out;
+    for (const char c : test) {
+        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                           (c >= '0' && c <= '9') || c == '.' || c == '-';
+        if (plain)
+            out += c;
+        else if (out.empty() || out.back() != '_')
+            out += '_';
+    }
+    while (!out.empty() && (out.back() == '_' || out.back() == '.'))
+        out.pop_back();
+    while (!out.empty() && (out.front() == '_' || out.front() == '.'))
+        out.erase(out.begin());
+    if (out.size() > 80)
+        out = out.substr(0, 80) + "-" + sha256Hex(test, 8);
+    return out.empty() ? sha256Hex(test, 8) : out;
+}
+
+namespace {
+
+// The date a file name of Attribution::recordStem starts with ("YYYY-MM-DD-…", or "" for
+// "undated-…"); nullopt for a name that does not follow it.
+std::optional<std::string> nameDate(const std::string &name)
+{
+    if (name.rfind("undated-", 0) == 0)
+        return std::string();
+    if (name.size() < 11 || name[10] != '-')
+        return std::nullopt;
+    for (size_t i = 0; i < 10; ++i) {
+        const bool digit = name[i] >= '0' && name[i] <= '9';
+        if ((i == 4 || i == 7) ? name[i] != '-' : !digit)
+            return std::nullopt;
+    }
+    return name.substr(0, 10);
+}
+
+} // namespace
+
 std::optional<AttributionRecord> AttributionRecord::latestFor(const std::string &runsDir,
                                                               const std::string &test)
 {
     namespace fs = std::filesystem;
+    // Records named by date and test are chosen by name, newest day first, and read only
+    // until the day that holds the newest one; other names (written by hand) are all read.
+    const std::string part = "-" + fileNamePart(test) + "-";
     std::error_code ec;
-    std::vector<fs::path> files;
+    std::vector<fs::path> others;
+    std::map<std::string, std::vector<fs::path>, std::greater<>> byDay; // "" (undated) last
     for (fs::directory_iterator it(runsDir, ec), end; !ec && it != end; it.increment(ec)) {
-        if (it->path().extension() == ".json" && it->is_regular_file(ec))
-            files.push_back(it->path());
+        const std::string name = it->path().filename().string();
+        if (it->path().extension() != ".json" || !it->is_regular_file(ec))
+            continue;
+        const std::optional<std::string> day = nameDate(name);
+        if (!day)
+            others.push_back(it->path());
+        else if (name.compare(day->empty() ? 7 : 10, part.size(), part) == 0)
+            byDay[*day].push_back(it->path());
     }
-    std::sort(files.begin(), files.end()); // ties: the later name wins below
-    std::optional<AttributionRecord> best;
-    for (const fs::path &file : files) {
+
+    std::vector<AttributionRecord> found;
+    auto read = [&](const fs::path &file) {
         const std::optional<std::string> text = readWholeFile(file.string());
         if (!text)
-            continue;
+            return;
         try {
             AttributionRecord rec = parse(*text, file.string());
-            if (rec.test != test)
-                continue;
-            if (!best || rec.recorded.value_or("") >= best->recorded.value_or(""))
-                best = std::move(rec);
+            if (rec.test == test)
+                found.push_back(std::move(rec));
         } catch (const Error &) {
             // Another kind of run ledger, or a broken file: not evidence for this freeze.
         }
+    };
+    // The latest `recorded` (absent: the oldest); ties: the later file name.
+    auto newest = [&found]() -> const AttributionRecord * {
+        const AttributionRecord *best = nullptr;
+        for (const AttributionRecord &rec : found) {
+            const std::string a = rec.recorded.value_or(""),
+                              b = best ? best->recorded.value_or("") : "";
+            if (!best || a > b || (a == b && rec.file > best->file))
+                best = &rec;
+        }
+        return best;
+    };
+    for (const fs::path &file : others)
+        read(file);
+    for (const auto &[day, files] : byDay) {
+        // Every record of an older day was recorded before `day` (its name says so).
+        const AttributionRecord *best = newest();
+        if (best && best->recorded.value_or("").substr(0, 10) > day)
+            break;
+        for (const fs::path &file : files)
+            read(file);
     }
-    return best;
+    const AttributionRecord *best = newest();
+    return best ? std::optional<AttributionRecord>(*best) : std::nullopt;
 }
 
 void AttributionRecord::fillFreeze(QuarantineEntry &e) const

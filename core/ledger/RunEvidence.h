@@ -61,8 +61,16 @@ struct AttributionRecord
     // The newest record for `test` among `runsDir`/*.json: the latest `recorded` (a record
     // without one is the oldest), ties broken by file name (the later name wins). Files that
     // do not parse as attribution records (other ledgers, broken files) are skipped.
+    // A file named as the run engine names records, `<YYYY-MM-DD|undated>-<name part>-….json`
+    // (Attribution::recordStem), is taken by its name: only those of this test's name part
+    // are read, newest day first, and no day older than the newest record found is read (the
+    // name's day is the record's `recorded` day). Files named otherwise are all read.
     static std::optional<AttributionRecord> latestFor(const std::string &runsDir,
                                                       const std::string &test);
+
+    // `test` as record file names carry it: [A-Za-z0-9.-] kept, other runs as one "_", no
+    // "_"/"." at either end; past 80 characters cut, with "-" and 8 hex of its sha256.
+    static std::string fileNamePart(const std::string &test);
 
     // Fills what `entry` lacks — verdict, attribution, witness_seed, baseline_sha, replay and
     // each evidence field (base_fail, head_fail, mode, seeds, env_digest) — from this record.

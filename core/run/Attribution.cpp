@@ -3,6 +3,7 @@
 #include "run/ShardMerge.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/Format.h"
 
 #include <QDate>
 #include <QDir>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <unistd.h>
 
@@ -23,14 +25,6 @@ std::string seconds(double s)
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f s", s);
     return buf;
-}
-
-std::string seedList(const std::set<uint32_t> &seeds)
-{
-    std::string out = "{";
-    for (const uint32_t s : seeds)
-        out += (out.size() > 1 ? ", " : "") + std::to_string(s);
-    return out + "}";
 }
 
 // pytest's own words for a node or file that is not there (exit 4).
@@ -71,26 +65,6 @@ std::string today(const RunContext &ctx)
     return QDate::currentDate().toString(Qt::ISODate).toStdString();
 }
 
-std::string sanitised(const std::string &test)
-{
-    std::string out;
-    for (const char c : test) {
-        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                           (c >= '0' && c <= '9') || c == '.' || c == '-';
-        if (plain)
-            out += c;
-        else if (out.empty() || out.back() != '_')
-            out += '_';
-    }
-    while (!out.empty() && (out.back() == '_' || out.back() == '.'))
-        out.pop_back();
-    while (!out.empty() && (out.front() == '_' || out.front() == '.'))
-        out.erase(out.begin());
-    if (out.size() > 80)
-        out = out.substr(0, 80) + "-" + sha256Hex(test, 8);
-    return out.empty() ? sha256Hex(test, 8) : out;
-}
-
 void tally(ArmEvidence &arm)
 {
     arm.evidence = arm.fails = arm.skipped = arm.harnessErrors = arm.notCollected = 0;
@@ -119,6 +93,23 @@ std::string count(int fails, const ArmEvidence &arm)
     return std::to_string(fails) + "/" + std::to_string(arm.evidence);
 }
 
+// Throws Error::input when the first base/head pair (`pair`) finished and collected the node
+// on neither tree: no such test, whatever the other runs would say.
+void refuseIfCollectedNowhere(const RunContext &ctx, const std::string &nodeId,
+                              const std::vector<RunResult> &pair)
+{
+    if (pair.size() != 2)
+        return;
+    for (const RunResult &result : pair) {
+        if (nodeRun(result, nodeId).outcome != Outcome::NotCollected)
+            return;
+    }
+    throw Error::input("'" + nodeId + "': not collected at base nor at head (base " +
+                       ctx.base().spec + ", head " + ctx.head().spec +
+                       "): no such test on either tree, nothing else was run; check the node "
+                       "id (pytest's spelling: path/to/test_file.py::Class::test_name[param])");
+}
+
 } // namespace
 
 std::string NodeRunProgress::line() const
@@ -142,6 +133,7 @@ NodeRun nodeRun(const RunResult &result, const std::string &nodeId)
     run.seconds = double(result.durationMs) / 1000.0;
     run.command = result.replay.empty() ? result.command : result.replay;
     run.envDigest = result.envDigest;
+    run.seedlessDigest = result.seedlessDigest;
     const NodeOutcome *row = findRow(result, nodeId);
     if (result.harnessError) {
         const bool completed = result.status == RunStatus::Completed;
@@ -417,7 +409,8 @@ std::string Attribution::writeRecord(const std::string &runsDir, const Attributi
 std::string Attribution::recordStem(const std::string &date, const std::string &test,
                                     const std::string &what)
 {
-    return date + "-" + sanitised(test) + "-" + what;
+    // AttributionRecord::latestFor finds a test's records by this name.
+    return date + "-" + AttributionRecord::fileNamePart(test) + "-" + what;
 }
 
 std::string Attribution::writeNewFile(const std::string &runsDir, const std::string &name,
@@ -458,7 +451,9 @@ AttributionResult Attribution::run(const RunContext &ctx, const AttributionReque
     const int runs = request.runs.value_or(swept ? ctx.config().seeds : ctx.config().replays);
     if (runs < 1)
         throw Error::input("attribute: runs must be at least 1, not " + std::to_string(runs));
-    checkTrialBudget(ctx, "attribute", "2 × " + std::to_string(runs) + " runs", 2LL * runs);
+    // A unit is one base/head pair; a shard counts only its own pairs (SPEC 9).
+    checkTrialBudget(ctx, "attribute", "2 × " + std::to_string(runs) + " runs",
+                     std::vector<long long>(size_t(runs), 2), request.shard);
     if (request.shard)
         checkShardable(ctx, "attribute");
 
@@ -501,16 +496,33 @@ AttributionResult Attribution::run(const RunContext &ctx, const AttributionReque
                            : std::string()) +
             ")");
 
-    const std::vector<RunResult> results =
-        pool.run(specs, [&](int done, int total, const RunResult &finished) {
+    // The first pair runs alone: a node neither tree collects (a typo, a test that never
+    // existed) is refused before the other 2 × N - 2 runs are spent on it.
+    auto ticks = [&](int offset) {
+        return [&, offset](int done, int, const RunResult &finished) {
             if (!progress)
                 return;
             NodeRunProgress tick;
-            tick.done = done;
-            tick.total = total;
+            tick.done = offset + done;
+            tick.total = int(specs.size());
             tick.run = nodeRun(finished, request.test);
             progress(tick);
-        });
+        };
+    };
+    const size_t first = std::min<size_t>(2, specs.size());
+    std::vector<RunResult> results =
+        pool.run(std::vector<RunSpec>(specs.begin(), specs.begin() + long(first)), ticks(0));
+    refuseIfCollectedNowhere(ctx, request.test, results);
+    if (specs.size() > first) {
+        // A cancel during the first pair is spent when that run() returns: renew it, so the
+        // rest comes back cancelled (never started) instead of running.
+        if (std::any_of(results.begin(), results.end(),
+                        [](const RunResult &r) { return r.status == RunStatus::Cancelled; }))
+            pool.cancelAll();
+        std::vector<RunResult> rest = pool.run(
+            std::vector<RunSpec>(specs.begin() + long(first), specs.end()), ticks(int(first)));
+        std::move(rest.begin(), rest.end(), std::back_inserter(results));
+    }
     for (size_t i = 0; i < results.size(); ++i) {
         NodeRun run = nodeRun(results[i], request.test);
         run.label = armName(slots[i].first);

@@ -26,7 +26,9 @@ struct NodeRun
     double seconds = 0;    // the whole run's wall time
     std::string command;   // the run's own shell line (RunResult::command)
     std::string envDigest; // SPEC 5.1
-    std::string reason;    // why: the harness reason, the failure message, what was not found
+    // RunResult::seedlessDigest ("" when read from an older shard ledger)
+    std::string seedlessDigest;
+    std::string reason; // why: the harness reason, the failure message, what was not found
 
     bool failed() const { return outcome == Outcome::Fail || outcome == Outcome::Error; }
     // Pass, fail, error or skip: the node ran in a trustworthy run.
@@ -134,10 +136,12 @@ struct AttributionResult
     std::string replay;       // shell line: the witness run at head, else the first head run
     bool interrupted = false; // a run was cancelled: no verdict, nothing recorded
     int cancelledRuns = 0;
-    bool notCollectedAnywhere = false; // neither tree has the node: check its id
-    std::string recordPath;            // the evidence record written, if any
-    std::string recordError;           // why writing it failed
-    std::optional<Shard> shard;        // a shard's runs only: tallies, no verdict (SPEC 9)
+    // Neither tree has the node: check its id (run() refuses such a node after its first
+    // pair; judge() still says it of runs merged from shards).
+    bool notCollectedAnywhere = false;
+    std::string recordPath;     // the evidence record written, if any
+    std::string recordError;    // why writing it failed
+    std::optional<Shard> shard; // a shard's runs only: tallies, no verdict (SPEC 9)
     // SPEC §10: did the failing test execute the patch's changed lines? (none: not asked,
     // or head did not fail)
     std::optional<DiffCoverageResult> coverage;
@@ -153,8 +157,10 @@ class Attribution
 {
 public:
     // Blocking; `progress` is called from worker threads, one call at a time. Throws
-    // Error::input for a bad node id or runs < 1. With a verdict, not interrupted and
-    // request.record, writes the record (writeRecord) into ctx.runsDir().
+    // Error::input for a bad node id or runs < 1, and for a node neither tree collects: the
+    // first base/head pair runs alone and answers that before the rest is queued. With a
+    // verdict, not interrupted and request.record, writes the record (writeRecord) into
+    // ctx.runsDir().
     static AttributionResult run(const RunContext &ctx, const AttributionRequest &request,
                                  RunPool &pool, const NodeRunCallback &progress = {});
 

@@ -1,5 +1,7 @@
 #include "run/CellsRecord.h"
 
+#include "util/Format.h"
+
 #include <QDate>
 #include <nlohmann/json.hpp>
 
@@ -8,11 +10,6 @@ namespace pw::core {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-double millis(double seconds)
-{
-    return double(int64_t(seconds * 1000)) / 1000.0;
-}
 
 } // namespace
 
@@ -24,7 +21,7 @@ std::string formatCellsRecord(const ReproCellsResult &r, const std::string &reco
         for (const NodeRun &t : c.trials)
             trials.push_back({{"seed", t.seed},
                               {"outcome", outcomeName(t.outcome)},
-                              {"seconds", millis(t.seconds)},
+                              {"seconds", wholeMillis(t.seconds)},
                               {"env_digest", t.envDigest},
                               {"reason", t.reason}});
         cells.push_back(

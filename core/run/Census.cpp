@@ -1,7 +1,8 @@
 #include "run/Census.h"
 
-#include "audit/Audit.h"
+#include "audit/LedgerGate.h"
 #include "ledger/LedgerDate.h"
+#include "ledger/TestIndex.h"
 #include "python/FactExtractor.h"
 #include "repo/Repository.h"
 #include "run/CensusClassifier.h"
@@ -40,6 +41,33 @@ std::optional<Outcome> witnessOutcome(const std::map<std::string, Outcome> &outc
         result = Outcome::Pass;
     }
     return result;
+}
+
+// The base test functions the head collects no node of, and which of them the head's source
+// no longer defines (in which removed files): the removals a waiver may answer.
+CensusRemovals censusRemovals(const Repository &repo, const RunContext &ctx,
+                              const CensusCollection &base, const CensusCollection &head,
+                              const CensusStatic &baseStatic, FactExtractor &extractor)
+{
+    CensusRemovals removals;
+    for (const auto &[id, facts] : baseStatic.functions)
+        removals.baseTests[fileOf(id)].insert(id);
+    std::set<std::string> removed;
+    for (const CensusNode &n : base.dump.nodes) {
+        const std::string fn = functionIdOf(n.nodeId);
+        if (!collectedAt(head, fn))
+            removed.insert(fn);
+    }
+    const TestIndex atHead = TestIndex::build(
+        repo, ctx.head(), std::vector<std::string>(removed.begin(), removed.end()), extractor);
+    for (const std::string &fn : removed) {
+        if (atHead.contains(fn))
+            continue;
+        removals.goneAtHead.insert(fn);
+        if (!repo.entry(ctx.head(), fileOf(fn)))
+            removals.filesGoneAtHead.insert(fileOf(fn));
+    }
+    return removals;
 }
 
 std::string differenceOf(const CensusDump &a, const CensusDump &b)
@@ -258,22 +286,30 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
     const CensusStatic baseStatic = censusStaticFacts(repo, ctx.base(), extractor, baseFiles);
     const CensusStatic headStatic = censusStaticFacts(repo, ctx.head(), extractor, headFiles);
 
-    std::optional<GateReport> audit;
+    // Waivers and freezes count as the static audit's ledger gate counts them, from the
+    // ledgers alone (CountingLedgers): the rest of the audit is not needed here.
+    std::optional<CountingLedgers> counting;
     try {
-        AuditRequest request = ctx.target();
-        request.python = ctx.config().python;
-        audit = Audit::run(request);
+        DiffOptions diffOptions;
+        diffOptions.contextLines = 0;
+        diffOptions.intraline = false;
+        const PatchDiff diff = repo.diff(ctx.base(), ctx.head(), diffOptions);
+        counting = CountingLedgers::compute({repo, ctx.base(), ctx.head(), diff, ctx.config(),
+                                             censusLedgerPrefix(ctx), ctx.ledgerDir(),
+                                             ctx.target().today, extractor});
     } catch (const Error &e) {
-        report.warnings.push_back(std::string("static audit failed, waivers and freezes not "
-                                              "counted: ") +
-                                  e.what());
+        report.warnings.push_back(
+            std::string("the ledgers could not be counted, waivers and freezes not counted: ") +
+            e.what());
     }
     QDate today = QDate::currentDate();
     if (!ctx.target().today.empty()) {
         if (const std::optional<QDate> d = parseLedgerDate(ctx.target().today))
             today = *d;
     }
-    const CensusLedgers ledgers(audit ? &*audit : nullptr, censusBaseLedgers(ctx, repo), today);
+    const CensusLedgers ledgers(std::move(counting),
+                                censusRemovals(repo, ctx, base, head, baseStatic, extractor),
+                                censusBaseLedgers(ctx, repo), today);
 
     // Witnesses the execution did not run (or no execution): one head run of them.
     std::map<std::string, Outcome> witnessRun = headEvidence;

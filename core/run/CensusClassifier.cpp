@@ -12,7 +12,6 @@ namespace pw::core {
 namespace {
 
 constexpr const char *kGate = "census";
-constexpr const char *kWaiverPrefix = "census_waiver.toml: ";
 
 bool startsWith(const std::string &text, const std::string &prefix)
 {
@@ -177,7 +176,8 @@ private:
             r.change = "skip-added";
             r.code = "C-SKIP";
             r.severity = Severity::Block;
-            r.satisfiedBy = m_ledgers.freezeFor(fn);
+            const CensusNode *atHead = head.dump.find(r.nodeId);
+            r.satisfiedBy = m_ledgers.freezeFor(fn, xfailAdded || (atHead && atHead->skipped));
             r.detail = std::string(xfailAdded ? "xfail added" : "runs at base, skipped at head") +
                        (r.satisfiedBy ? "; frozen: " + *r.satisfiedBy : "; no active freeze");
             if (reported.insert("skip:" + fn).second) {
@@ -310,37 +310,36 @@ CensusStatic censusStaticFacts(const Repository &repo, const Revision &rev,
     return side;
 }
 
-CensusLedgers::CensusLedgers(const GateReport *audit, LedgerSet ledgers, QDate today)
-    : m_audit(audit), m_ledgers(std::move(ledgers)), m_today(today)
+CensusLedgers::CensusLedgers(std::optional<CountingLedgers> counting, CensusRemovals removals,
+                             LedgerSet ledgers, QDate today)
+    : m_counting(std::move(counting)), m_removals(std::move(removals)),
+      m_ledgers(std::move(ledgers)), m_today(today)
 {
 }
 
 std::optional<std::string> CensusLedgers::waiverFor(const std::string &functionId,
                                                     const std::string &file) const
 {
-    if (!m_audit)
+    // The audit's rules (LedgerGate): only a removal its static facts see is answered.
+    if (!m_counting || !m_removals.goneAtHead.count(functionId))
         return std::nullopt;
-    for (const Finding &f : m_audit->findings) {
-        const bool removal = f.code == "T-DEL" || f.code == "T-GONE" || f.code == "BLOCKER:deleted";
-        const bool about = f.test == functionId || (f.test.empty() && f.path == file);
-        if (!removal || !about || !f.satisfiedBy || !startsWith(*f.satisfiedBy, kWaiverPrefix))
-            continue;
-        // "census_waiver.toml: a::t1, a::t2" for a removed file; a waiver may name the
-        // function or the whole file.
-        std::string list = f.satisfiedBy->substr(std::string(kWaiverPrefix).size());
-        size_t at = 0;
-        while (at <= list.size()) {
-            const size_t comma = list.find(", ", at);
-            const std::string node =
-                list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-            if (node == functionId || node == file)
-                return node;
-            if (comma == std::string::npos)
-                break;
-            at = comma + 2;
-        }
+    if (!m_removals.filesGoneAtHead.count(file)) { // T-DEL
+        if (m_counting->validWaiver(functionId))
+            return functionId;
+        if (m_counting->validWaiver(file))
+            return file;
+        return std::nullopt;
     }
-    return std::nullopt;
+    if (m_counting->validWaiver(file)) // T-GONE: the file's waiver, or one for each test
+        return file;
+    const auto tests = m_removals.baseTests.find(file);
+    if (tests == m_removals.baseTests.end() || !tests->second.count(functionId))
+        return std::nullopt;
+    for (const std::string &id : tests->second) {
+        if (!m_counting->validWaiver(id))
+            return std::nullopt;
+    }
+    return functionId;
 }
 
 std::optional<std::string> CensusLedgers::witnessOf(const std::string &node) const
@@ -351,15 +350,11 @@ std::optional<std::string> CensusLedgers::witnessOf(const std::string &node) con
     return w ? w->witness : std::nullopt;
 }
 
-std::optional<std::string> CensusLedgers::freezeFor(const std::string &functionId) const
+std::optional<std::string> CensusLedgers::freezeFor(const std::string &functionId,
+                                                    bool marked) const
 {
-    if (m_audit) {
-        for (const Finding &f : m_audit->findings) {
-            if (f.test == functionId && f.satisfiedBy &&
-                startsWith(*f.satisfiedBy, "quarantine.toml"))
-                return f.satisfiedBy;
-        }
-    }
+    if (marked && m_counting && m_counting->validFreeze(functionId))
+        return std::string("quarantine.toml: ") + functionId;
     // A skip the static facts cannot see (a hook, pytest.skip behind a condition): a
     // base freeze of the test that has not expired.
     if (m_ledgers.quarantine) {
@@ -369,6 +364,14 @@ std::optional<std::string> CensusLedgers::freezeFor(const std::string &functionI
                    q->expires->toString(Qt::ISODate).toStdString() + ")";
     }
     return std::nullopt;
+}
+
+std::string censusLedgerPrefix(const RunContext &ctx)
+{
+    const std::string root = ctx.repoRoot() + "/";
+    if (!startsWith(ctx.ledgerDir() + "/", root))
+        return {};
+    return ctx.ledgerDir().substr(root.size()) + "/";
 }
 
 LedgerSet censusBaseLedgers(const RunContext &ctx, const Repository &repo)

@@ -4,6 +4,7 @@
 // of the test functions, the ledgers as the static audit counted them, and the table.
 
 #include "audit/GateReport.h"
+#include "audit/LedgerGate.h"
 #include "ledger/LedgerSet.h"
 #include "run/Census.h"
 
@@ -33,28 +34,48 @@ struct CensusStatic
 CensusStatic censusStaticFacts(const Repository &repo, const Revision &rev,
                                FactExtractor &extractor, const std::set<std::string> &files);
 
-// Waivers and freezes as the static audit counted them, plus the base ledgers for the
-// waiver witnesses and for skips only a run sees.
+// The test functions whose removal a waiver may answer, as the static facts see them: the
+// audit's T-DEL (a function its file no longer defines) and T-GONE (a removed test file).
+struct CensusRemovals
+{
+    std::set<std::string> goneAtHead;      // function ids the head's source does not define
+    std::set<std::string> filesGoneAtHead; // files of those the head does not have
+    std::map<std::string, std::set<std::string>> baseTests; // file → its base function ids
+};
+
+// Waivers and freezes as the static audit's ledger gate counts them (CountingLedgers, with
+// the audit's rules for which entry answers which removal or skip), plus the base ledgers
+// for the waiver witnesses and for skips only a run sees.
 class CensusLedgers
 {
 public:
-    CensusLedgers(const GateReport *audit, LedgerSet ledgers, QDate today);
+    // `counting` absent: the ledgers could not be counted, no waiver counts.
+    CensusLedgers(std::optional<CountingLedgers> counting, CensusRemovals removals,
+                  LedgerSet ledgers, QDate today);
 
-    // The waiver node that satisfies the removal of `functionId` (in `file`), if any.
+    // The waiver node that satisfies the removal of `functionId` (in `file`), if any: a
+    // valid waiver of the function or of its file; for a removed file, of the file or of
+    // every one of its base tests.
     std::optional<std::string> waiverFor(const std::string &functionId,
                                          const std::string &file) const;
     std::optional<std::string> witnessOf(const std::string &node) const;
-    // "quarantine.toml: <test>" when a counting freeze answers a skip of `functionId`.
-    std::optional<std::string> freezeFor(const std::string &functionId) const;
+    // "quarantine.toml: <test>" when a counting, valid, active freeze answers a skip marked
+    // at collection (`marked`: a skip or xfail marker, as the audit's T-SKIP sees it);
+    // otherwise "quarantine.toml: <test> (expires D)" for a base freeze active today.
+    std::optional<std::string> freezeFor(const std::string &functionId, bool marked) const;
 
 private:
-    const GateReport *m_audit;
+    std::optional<CountingLedgers> m_counting;
+    CensusRemovals m_removals;
     LedgerSet m_ledgers;
     QDate m_today;
 };
 
 // The base revision's ledgers (or the directory on disk when it lies outside the repository).
 LedgerSet censusBaseLedgers(const RunContext &ctx, const Repository &repo);
+
+// The ledger directory inside the repository ("<dir>/"), or "" when it lies outside.
+std::string censusLedgerPrefix(const RunContext &ctx);
 
 // A node of `head` is `witness` or one of its parameter cases.
 bool collectedAt(const CensusCollection &head, const std::string &witness);

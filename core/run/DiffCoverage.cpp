@@ -3,8 +3,10 @@
 #include "ledger/JsonText.h"
 #include "repo/Repository.h"
 #include "run/Attribution.h"
+#include "util/Documentation.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/Format.h"
 
 #include <QDir>
 #include <algorithm>
@@ -75,14 +77,76 @@ std::map<std::string, std::set<int>> lineMap(const Json &object, const std::stri
     return out;
 }
 
-std::string joined(const std::vector<std::string> &items, size_t limit = 5)
+// "statements": file → [[first, line, …], …] read as file → (line → first line).
+std::map<std::string, std::map<int, int>> statementMap(const Json &object,
+                                                       const std::string &origin)
 {
-    std::string out;
-    for (size_t i = 0; i < items.size() && i < limit; ++i)
-        out += (i ? ", " : "") + items[i];
-    if (items.size() > limit)
-        out += " and " + std::to_string(items.size() - limit) + " more";
+    std::map<std::string, std::map<int, int>> out;
+    if (!object.is_object())
+        throw Error::input(origin + ": statements: must be an object of file → statements, got " +
+                           jsontext::typeName(object));
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        const std::string field = "statements." + it.key();
+        if (!it.value().is_array())
+            throw Error::input(origin + ": " + field +
+                               ": must be an array of statements ([first line, line, …]), got " +
+                               jsontext::typeName(it.value()));
+        std::map<int, int> &owner = out[it.key()];
+        for (size_t i = 0; i < it.value().size(); ++i) {
+            const Json &statement = it.value()[i];
+            const std::string where = field + "[" + std::to_string(i) + "]";
+            if (!statement.is_array() || statement.empty())
+                throw Error::input(origin + ": " + where +
+                                   ": a statement must be a non-empty array of line numbers, "
+                                   "got " +
+                                   statement.dump());
+            int first = 0;
+            for (const Json &n : statement) {
+                if (!n.is_number_integer() || n.get<long long>() < 1 ||
+                    n.get<long long>() > 1 << 30)
+                    throw Error::input(origin + ": " + where +
+                                       ": line numbers must be positive integers, has " + n.dump());
+                if (!first)
+                    first = n.get<int>();
+                owner[n.get<int>()] = first;
+            }
+        }
+    }
     return out;
+}
+
+// The changed lines that count, each → the first line of its statement (`owners`, the
+// report's statements of the file): without statements, every changed line as itself.
+std::map<int, int> countedLines(const std::set<int> &lines, const std::map<int, int> *owners)
+{
+    std::map<int, int> out;
+    for (const int line : lines) {
+        if (!owners)
+            out[line] = line;
+        else if (const auto owner = owners->find(line); owner != owners->end())
+            out[line] = owner->second;
+    }
+    return out;
+}
+
+// Executed lines as statements: the tracer may report any line of a multi-line statement
+// (Python 3.11 reports the argument lines of a call), so each counts as its statement.
+std::set<int> statementsRun(const std::set<int> &lines, const std::map<int, int> *owners)
+{
+    if (!owners)
+        return lines;
+    std::set<int> out;
+    for (const int line : lines) {
+        const auto owner = owners->find(line);
+        out.insert(owner == owners->end() ? line : owner->second);
+    }
+    return out;
+}
+
+// Summaries name at most five files.
+std::string joined(const std::vector<std::string> &items)
+{
+    return join(items, ", ", 5);
 }
 
 } // namespace
@@ -112,7 +176,9 @@ ChangedLines ChangedLines::fromDiff(const PatchDiff &diff)
     ChangedLines out;
     for (const FileDiff &file : diff.files) {
         const std::string &path = file.path();
-        if (!isPython(path)) {
+        if (!isPython(path) && isDocumentation(path)) {
+            out.documentation.push_back(path);
+        } else if (!isPython(path)) {
             out.unmeasured.push_back(path + " (not Python)");
         } else if (file.status == ChangeStatus::Deleted) {
             out.unmeasured.push_back(path + " (deleted)");
@@ -163,6 +229,8 @@ CoverageReport CoverageReport::parse(const std::string &text, const std::string 
     report.inTests = lineMap(*files, origin, "files");
     if (const auto it = root.find("imported"); it != root.end())
         report.atImport = lineMap(*it, origin, "imported");
+    if (const auto it = root.find("statements"); it != root.end())
+        report.statements = statementMap(*it, origin);
     return report;
 }
 
@@ -208,21 +276,27 @@ DiffCoverageResult DiffCoverage::judge(const ChangedLines &changed, const Covera
                                            "interpreter (" +
                                            *report.unavailable + ")");
     DiffCoverageResult r;
-    r.changedLines = changed.lineCount();
     static const std::set<int> none;
     auto linesOf = [](const std::map<std::string, std::set<int>> &map, const std::string &path) {
         const auto it = map.find(path);
         return it == map.end() ? &none : &it->second;
     };
-    std::vector<std::string> atImport;
+    std::vector<std::string> atImport, noCode;
     for (const auto &[path, lines] : changed.python) {
-        const std::set<int> *ran = linesOf(report.inTests, path);
-        const std::set<int> *imported = linesOf(report.atImport, path);
+        const auto found = report.statements.find(path);
+        const std::map<int, int> *owners =
+            found == report.statements.end() ? nullptr : &found->second;
+        const std::set<int> ran = statementsRun(*linesOf(report.inTests, path), owners);
+        const std::set<int> imported = statementsRun(*linesOf(report.atImport, path), owners);
+        const std::map<int, int> counted = countedLines(lines, owners);
+        if (counted.empty()) // only blank lines, comments, docstrings: no changed code
+            noCode.push_back(path);
+        r.changedLines += int(counted.size());
         int hits = 0;
-        for (const int line : lines) {
-            if (ran->count(line))
+        for (const auto &[line, statement] : counted) {
+            if (ran.count(statement))
                 ++hits;
-            else if (imported->count(line))
+            else if (imported.count(statement))
                 atImport.push_back(path + ":" + std::to_string(line));
         }
         if (hits > 0) {
@@ -258,6 +332,17 @@ DiffCoverageResult DiffCoverage::judge(const ChangedLines &changed, const Covera
                    joined(atImport);
         return r;
     }
+    if (changed.python.empty() && changed.wholeFiles.empty()) {
+        r.reason = "the patch changes only documentation, which no test reads: " +
+                   joined(changed.documentation);
+        return r;
+    }
+    if (r.changedLines == 0 && changed.wholeFiles.empty()) {
+        r.reason = "the patch changes no executable Python line (only blank lines, comments or "
+                   "docstrings: " +
+                   joined(noCode) + ")";
+        return r;
+    }
     r.verdict = CoverageVerdict::Untouched;
     return r;
 }
@@ -280,7 +365,13 @@ DiffCoverageResult DiffCoverage::measure(const RunContext &ctx, const std::strin
 
     RunSpec spec = ctx.spec(Arm::Head, {test}, seed);
     const std::string reportPath = spec.runDir + "/coverage.json";
-    spec.extraArgs << QStringLiteral("--pw-cover=") + QString::fromStdString(reportPath);
+    spec.env.witness.coverFile = reportPath;
+    // The files the plugin reports statements of. Not written: no statements, every
+    // changed line counts as it is (the judgement before statements existed).
+    Json files = Json::array();
+    for (const auto &[path, lines] : changed.python)
+        files.push_back(path);
+    writeFileReplacing(reportPath + ".changed.json", files.dump() + "\n", true);
     if (adjust)
         adjust(Arm::Head, spec);
     std::vector<RunResult> results;

@@ -36,11 +36,17 @@ struct ChangedLines
     // Changed files coverage cannot measure but a test could read, import or run:
     // "path (why)" — non-Python files, deleted and binary Python files.
     std::vector<std::string> unmeasured;
+    // Changed documentation (isDocumentation: *.md, *.rst, docs/): no test reads it in
+    // practice, so it is exempt, neither measured nor a reason for `unknown`.
+    std::vector<std::string> documentation;
 
     // From a base→head diff with hunks (any context size).
     static ChangedLines fromDiff(const PatchDiff &diff);
     int lineCount() const; // changed Python lines, whole files not counted
-    bool empty() const { return python.empty() && wholeFiles.empty() && unmeasured.empty(); }
+    bool empty() const
+    {
+        return python.empty() && wholeFiles.empty() && unmeasured.empty() && documentation.empty();
+    }
 };
 
 // What `pw_plugin.py --pw-cover PATH` wrote: executed lines per rootdir-relative file.
@@ -49,6 +55,10 @@ struct CoverageReport
     std::optional<std::string> unavailable;        // coverage was not importable: why
     std::map<std::string, std::set<int>> inTests;  // "files": during setup/call/teardown
     std::map<std::string, std::set<int>> atImport; // "imported": only outside the tests
+    // "statements" (optional; reports before it have none): per analysed changed file, each
+    // line that holds code of an executable statement → the statement's first line (the
+    // tracer may report any of its lines as executed). A line not here is in no statement.
+    std::map<std::string, std::map<int, int>> statements;
 
     // Throws Error::input naming `origin` (and the field) for JSON that is not a report.
     static CoverageReport parse(const std::string &text, const std::string &origin);
@@ -65,8 +75,8 @@ const char *coverageVerdictName(CoverageVerdict verdict); // "touched", "untouch
 struct DiffCoverageResult
 {
     CoverageVerdict verdict = CoverageVerdict::Unknown;
-    int changedLines = 0;                  // changed Python lines at head
-    int touchedLines = 0;                  // of those (and of moved files) executed by the test
+    int changedLines = 0; // changed Python lines at head that are part of a statement
+    int touchedLines = 0; // of those (and of moved files) executed by the test
     std::vector<std::string> touchedFiles; // where
     std::string reason;                    // Unknown: why
     std::optional<uint32_t> seed;          // of the coverage run
@@ -79,18 +89,23 @@ struct DiffCoverageResult
 class DiffCoverage
 {
 public:
-    // Pure: the failing test's coverage against the changed lines. Touched when it executed
-    // a changed line during its phases; else Unknown when coverage was unavailable, the
-    // patch changed nothing measurable, changed files coverage cannot see, or changed lines
-    // ran only at import (module-level code: a def header or a constant is executed when
-    // the module is imported, which says nothing about whether the test used it); else
-    // Untouched.
+    // Pure: the failing test's coverage against the changed lines. A changed line counts
+    // as its statement (executed when a line of the statement was) and not at all when
+    // it is part of none (blank, comment, docstring), for files the report has statements
+    // of; other files' changed lines count as they are. Touched when the test executed a
+    // changed line during its phases; else Unknown when coverage was unavailable, the
+    // patch changed nothing, changed files coverage cannot see, changed lines ran only at
+    // import (module-level code: a def header or a constant is executed when the module is
+    // imported, which says nothing about whether the test used it), or no changed line is
+    // part of a statement; else Untouched.
     static DiffCoverageResult judge(const ChangedLines &changed, const CoverageReport &report);
 
     // Reruns `test` once at head with PYTHONHASHSEED/--pw-seed `seed` and --pw-cover (the
-    // run's last word given to `adjust`), and judges it against the base→head diff of
-    // `ctx`. Never throws for what the run or the diff did: those are Unknown with the
-    // reason (the run was no evidence, the test did not fail in it, no report).
+    // changed Python files listed in the report path + ".changed.json", so the plugin
+    // reports their statements; the run's last word given to `adjust`), and judges it
+    // against the base→head diff of `ctx`. Never throws for what the run or the diff did:
+    // those are Unknown with the reason (the run was no evidence, the test did not fail in
+    // it, no report).
     static DiffCoverageResult measure(const RunContext &ctx, const std::string &test, uint32_t seed,
                                       RunPool &pool,
                                       const std::function<void(Arm, RunSpec &)> &adjust = {});

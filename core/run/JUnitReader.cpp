@@ -98,6 +98,16 @@ const char *outcomeName(Outcome outcome)
     return "harness_error";
 }
 
+std::optional<Outcome> outcomeFromName(const std::string &name)
+{
+    for (const Outcome o : {Outcome::Pass, Outcome::Fail, Outcome::Skipped, Outcome::Error,
+                            Outcome::NotCollected, Outcome::HarnessError}) {
+        if (name == outcomeName(o))
+            return o;
+    }
+    return std::nullopt;
+}
+
 std::string JUnitReader::nodeId(const std::string &classname, const std::string &name,
                                 const std::string &file) const
 {

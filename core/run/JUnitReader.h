@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ enum class Outcome
 
 // "pass", "fail", "skipped", "error", "not_collected", "harness_error".
 const char *outcomeName(Outcome outcome);
+// The outcome outcomeName gives `name`; nullopt for any other text.
+std::optional<Outcome> outcomeFromName(const std::string &name);
 
 struct NodeOutcome
 {

@@ -1,7 +1,5 @@
 #include "run/OutcomeRows.h"
 
-#include "util/Files.h"
-
 #include <map>
 #include <nlohmann/json.hpp>
 #include <tuple>
@@ -56,44 +54,12 @@ std::string toRow(const json &row, OutcomeRow &out)
 
 OutcomeRowsFile parseOutcomeRows(const std::string &text, const std::string &name)
 {
-    OutcomeRowsFile file;
-    size_t at = 0;
-    int line = 0;
-    while (at < text.size()) {
-        ++line;
-        const size_t end = text.find('\n', at);
-        const bool terminated = end != std::string::npos;
-        const std::string content = text.substr(at, terminated ? end - at : std::string::npos);
-        at = terminated ? end + 1 : text.size();
-        if (content.find_first_not_of(" \t\r") == std::string::npos)
-            continue;
-        const json parsed = json::parse(content, nullptr, false);
-        OutcomeRow row;
-        row.line = line;
-        const std::string problem =
-            parsed.is_discarded() ? std::string("not JSON") : toRow(parsed, row);
-        if (problem.empty()) {
-            file.rows.push_back(std::move(row));
-        } else if (!terminated) {
-            file.tornTail = true; // the killed writer's last, partial line
-        } else {
-            file.error = name + ":" + std::to_string(line) + ": " + problem;
-            file.rows.clear();
-            return file;
-        }
-    }
-    return file;
+    return parseJsonLines<OutcomeRow>(text, name, toRow);
 }
 
 OutcomeRowsFile readOutcomeRows(const std::string &path)
 {
-    const std::optional<std::string> text = readWholeFile(path);
-    if (!text) {
-        OutcomeRowsFile file;
-        file.error = path + ": no outcome rows (missing or unreadable)";
-        return file;
-    }
-    return parseOutcomeRows(*text, path);
+    return readJsonLines<OutcomeRow>(path, "no outcome rows (missing or unreadable)", toRow);
 }
 
 std::vector<Trial> foldTrials(const std::vector<OutcomeRow> &rows)
@@ -109,7 +75,8 @@ std::vector<Trial> foldTrials(const std::vector<OutcomeRow> &rows)
     std::vector<Acc> accs;
     for (const OutcomeRow &row : rows) {
         const bool phase = row.when == "setup" || row.when == "call" || row.when == "teardown";
-        const bool harness = row.when == "replay" && row.outcome == "harness_error";
+        // A replay child that died, or a phase the plugin's per-test timer stopped.
+        const bool harness = (row.when == "replay" || phase) && row.outcome == "harness_error";
         const bool notCollected = row.when == "collect" && row.outcome == "not_collected";
         if (!phase && !harness && !notCollected && row.when != "leak")
             continue;

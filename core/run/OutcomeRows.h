@@ -1,6 +1,7 @@
 #pragma once
 
 #include "run/JUnitReader.h"
+#include "run/JsonLines.h"
 
 #include <cstdint>
 #include <optional>
@@ -31,17 +32,12 @@ struct OutcomeRow
     int line = 0;       // 1-based line in the file
 };
 
-struct OutcomeRowsFile
-{
-    std::vector<OutcomeRow> rows;
-    std::string error;     // non-empty: missing file or a garbled line ("path:line: …")
-    bool tornTail = false; // an unterminated last line that did not parse was dropped
-    bool ok() const { return error.empty(); }
-};
+using OutcomeRowsFile = JsonLinesFile<OutcomeRow>;
 
-// Reads the JSONL back. The plugin writes each line with one write(2), so only the last
-// line of a killed run can be incomplete: it is ignored. Any other line that is not a
-// JSON object with string "nodeid", "when" and "outcome" is an error naming file:line.
+// Reads the JSONL back (parseJsonLines). The plugin writes each line with one write(2), so
+// only the last line of a killed run can be incomplete: it is ignored. Any other line that
+// is not a JSON object with string "nodeid", "when" and "outcome" is an error naming
+// file:line, and then no rows are returned.
 OutcomeRowsFile readOutcomeRows(const std::string &path);
 OutcomeRowsFile parseOutcomeRows(const std::string &text, const std::string &name);
 

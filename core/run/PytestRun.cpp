@@ -2,6 +2,7 @@
 
 #include "run/Sandbox.h"
 #include "util/Error.h"
+#include "util/Files.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -10,6 +11,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <csignal>
+#include <nlohmann/json.hpp>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -78,7 +80,8 @@ SandboxPolicy sandboxPolicy(const std::string &treeDir, const std::string &runDi
     policy.writableDirs = {runDir, env.homeDir, env.tmpDir};
     if (env.witness.enabled) {
         for (const std::string *file :
-             {&env.witness.outFile, &env.witness.orderFile, &env.witness.collectFile}) {
+             {&env.witness.outFile, &env.witness.orderFile, &env.witness.collectFile,
+              &env.witness.witnessFile, &env.witness.coverFile}) {
             if (file->empty())
                 continue;
             const QString dir = QFileInfo(QString::fromStdString(*file)).absolutePath();
@@ -122,10 +125,18 @@ constexpr const char *kTestTimeoutMark = "patchwitness: per-test timeout";
 std::string replayCommand(const RunSpec &spec)
 {
     RunEnvironment env = spec.env;
-    env.witness.outFile.clear();
-    env.witness.orderFile.clear();
-    env.witness.collectFile.clear();
-    env.witness.runId.clear();
+    PluginOptions &w = env.witness;
+    for (std::string *scratch :
+         {&w.outFile, &w.orderFile, &w.collectFile, &w.runId, &w.witnessFile, &w.coverFile})
+        scratch->clear();
+    // The plan file lives in the run's scratch directory: the plugin takes it inline.
+    if (!w.replayPlan.empty()) {
+        const std::optional<std::string> plan = readWholeFile(w.replayPlan);
+        const nlohmann::json parsed =
+            plan ? nlohmann::json::parse(*plan, nullptr, false) : nlohmann::json();
+        if (parsed.is_object())
+            w.replayPlan = parsed.dump();
+    }
     env.homeDir.clear();
     env.tmpDir.clear();
     return env.shellCommand(spec.treeDir,
@@ -194,6 +205,11 @@ RunResult PytestRun::execute(const std::string &runDir)
     result.arm = m_spec.arm;
     result.seed = env.hashSeed;
     result.envDigest = envDigest(env); // Error::input for a missing interpreter
+    {
+        RunEnvironment seedless = env;
+        seedless.hashSeed = 0;
+        result.seedlessDigest = envDigest(seedless);
+    }
     result.replay = replayCommand(m_spec);
     const QStringList args = env.pytestArguments(junit, m_spec.selection, m_spec.extraArgs);
     QString program = QString::fromStdString(env.python);
@@ -207,6 +223,8 @@ RunResult PytestRun::execute(const std::string &runDir)
                 "; the run was not started";
             return result;
         }
+        if (env.witness.enabled)
+            cachePluginBytecode(env.python);
         const SandboxCommand wrapped = Sandbox::wrap(sandbox.program, program, args,
                                                      sandboxPolicy(m_spec.treeDir, runDir, env));
         program = wrapped.program;

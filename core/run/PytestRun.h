@@ -54,6 +54,9 @@ struct RunResult
     std::string command; // the exact shell line that ran (with its scratch files and sandbox)
     std::string replay;  // the copyable one to repeat it by hand (replayCommand)
     std::string envDigest;
+    // The env digest with PYTHONHASHSEED 0: equal for every run of one environment,
+    // whatever its seed (runs of different seeds are compared by it across shards).
+    std::string seedlessDigest;
     uint32_t seed = 0;      // PYTHONHASHSEED of the run
     bool sandboxed = false; // ran inside the sandbox (outcomes may be sandboxBlocked)
     // From the JUnit file; without one, every selected node as HarnessError. Selected

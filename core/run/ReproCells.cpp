@@ -5,7 +5,10 @@
 #include "run/ShardMerge.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/Format.h"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -16,14 +19,6 @@ namespace {
 using nlohmann::json;
 
 const char *const kCells[] = {"solo", "order", "isolate", "clock"};
-
-std::string seedList(const std::set<uint32_t> &seeds)
-{
-    std::string out = "{";
-    for (const uint32_t s : seeds)
-        out += (out.size() > 1 ? ", " : "") + std::to_string(s);
-    return out + "}";
-}
 
 // The row the plugin writes when --pw-freeze-time finds no clock to freeze.
 std::optional<std::string> clockUnsupported(const RunSpec &spec)
@@ -57,6 +52,7 @@ std::vector<NodeRun> replayTrials(const RunResult &result, const RunSpec &spec,
         run.seed = seeds[i];
         run.index = int(i);
         run.envDigest = result.envDigest;
+        run.seedlessDigest = result.seedlessDigest;
         const auto found = trials.find(seeds[i]);
         run.seconds = found != trials.end() ? found->second.seconds
                                             : double(result.durationMs) / 1000.0 / seeds.size();
@@ -329,7 +325,12 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
     if (seeds < 1)
         throw Error::input("cells: order seeds must be at least 1, not " + std::to_string(seeds));
     // solo, R order runs, R isolated replays, clock.
-    checkTrialBudget(ctx, "cells", "2 + 2 × " + std::to_string(seeds) + " trials", 2 + 2LL * seeds);
+    // Units: solo, each order seed, isolate (R forked replays), clock; a shard counts only
+    // its own units (SPEC 9).
+    std::vector<long long> unitTrials(size_t(seeds) + 3, 1);
+    unitTrials[size_t(seeds) + 1] = seeds;
+    checkTrialBudget(ctx, "cells", "2 + 2 × " + std::to_string(seeds) + " trials", unitTrials,
+                     request.shard);
     if (request.shard)
         checkShardable(ctx, "cells");
 
@@ -372,7 +373,9 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
         if (!writeFileReplacing(planFile, plan.dump()))
             throw Error::harness(planFile + ": cannot write the replay plan");
         spec.env.witness.replayPlan = planFile;
+        // The per-replay timeout kills the child; the per-test timer would race it.
         spec.env.witness.replayTimeoutMs = int(ctx.config().timeoutPerTest * 1000);
+        spec.env.witness.testTimeoutMs = 0;
         add("isolate", std::move(spec));
     }
     {
@@ -393,35 +396,58 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
         }
         return specs.size();
     };
-    const std::vector<RunResult> results =
-        pool.run(specs, [&](int done, int total, const RunResult &finished) {
-            if (!progress)
-                return;
-            NodeRunProgress tick;
-            tick.done = done;
-            tick.total = total;
-            const size_t i = specIndex(finished);
-            const std::string cell = i < specs.size() ? cellOf[i] : std::string("run");
-            if (cell == "isolate") {
-                const std::vector<NodeRun> trials =
-                    replayTrials(finished, specs[i], request.test, orderSeeds);
-                int fails = 0;
-                for (const NodeRun &t : trials)
-                    fails += t.failed() ? 1 : 0;
-                tick.run = trials.front();
-                tick.run.outcome = fails > 0 ? Outcome::Fail : trials.front().outcome;
-                tick.seeds = "1.." + std::to_string(seeds);
-                tick.detail = std::to_string(fails) + "/" + std::to_string(trials.size()) +
-                              " forked replays failed";
-            } else {
-                tick.run = nodeRun(finished, request.test);
-                if (cell == "clock" && clockUnsupported(specs[i]))
-                    tick.detail = "no clock seam";
-            }
-            tick.run.label = cell;
-            tick.run.seconds = double(finished.durationMs) / 1000.0;
-            progress(tick);
-        });
+    auto onRun = [&](int done, int total, const RunResult &finished) {
+        if (!progress)
+            return;
+        NodeRunProgress tick;
+        tick.done = done;
+        tick.total = total;
+        const size_t i = specIndex(finished);
+        const std::string cell = i < specs.size() ? cellOf[i] : std::string("run");
+        if (cell == "isolate") {
+            const std::vector<NodeRun> trials =
+                replayTrials(finished, specs[i], request.test, orderSeeds);
+            int fails = 0;
+            for (const NodeRun &t : trials)
+                fails += t.failed() ? 1 : 0;
+            tick.run = trials.front();
+            tick.run.outcome = fails > 0 ? Outcome::Fail : trials.front().outcome;
+            tick.seeds = "1.." + std::to_string(seeds);
+            tick.detail = std::to_string(fails) + "/" + std::to_string(trials.size()) +
+                          " forked replays failed";
+        } else {
+            tick.run = nodeRun(finished, request.test);
+            if (cell == "clock" && clockUnsupported(specs[i]))
+                tick.detail = "no clock seam";
+        }
+        tick.run.label = cell;
+        tick.run.seconds = double(finished.durationMs) / 1000.0;
+        progress(tick);
+    };
+    // The solo run goes first, alone: a node the tree does not collect (a typo, a test that
+    // never existed) is refused before the scoped suite runs 2 × R times for nothing.
+    const size_t first = !cellOf.empty() && cellOf.front() == "solo" ? 1 : 0;
+    const int total = int(specs.size());
+    std::vector<RunResult> results =
+        pool.run(std::vector<RunSpec>(specs.begin(), specs.begin() + long(first)),
+                 [&](int done, int, const RunResult &finished) { onRun(done, total, finished); });
+    if (first == 1 && nodeRun(results.front(), request.test).outcome == Outcome::NotCollected)
+        throw Error::input("'" + request.test + "': not collected at " + armName(request.arm) +
+                           " (" + result.revision +
+                           "): no such test, nothing else was run; check the node id (pytest's "
+                           "spelling: path/to/test_file.py::Class::test_name[param])");
+    if (specs.size() > first) {
+        // A cancel during the solo run is spent when that run() returns: renew it, so the
+        // rest comes back cancelled (never started) instead of running.
+        if (!results.empty() && results.front().status == RunStatus::Cancelled)
+            pool.cancelAll();
+        std::vector<RunResult> rest =
+            pool.run(std::vector<RunSpec>(specs.begin() + long(first), specs.end()),
+                     [&](int done, int, const RunResult &finished) {
+                         onRun(int(first) + done, total, finished);
+                     });
+        std::move(rest.begin(), rest.end(), std::back_inserter(results));
+    }
 
     describe(result);
     auto cellNamed = [&](const std::string &name) -> ReproCell & {
@@ -437,11 +463,7 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
         if (res.status == RunStatus::Cancelled)
             ++result.cancelledRuns;
         ReproCell &cell = cellNamed(cellOf[i]);
-        std::string replay = replayCommand(specs[i]);
-        if (cellOf[i] == "isolate") // the plan lives in the run's scratch directory: recreate it
-            replay = "mkdir -p " + shellQuote(specs[i].runDir) + " && printf '%s\\n' " +
-                     shellQuote(readWholeFile(specs[i].runDir + "/replays.json").value_or("")) +
-                     " > " + shellQuote(specs[i].runDir + "/replays.json") + " && " + replay;
+        const std::string replay = replayCommand(specs[i]);
         if (cellOf[i] == "isolate") {
             for (NodeRun t : replayTrials(res, specs[i], request.test, orderSeeds)) {
                 t.command = replay;

@@ -110,8 +110,9 @@ struct ReproCellsResult
 class ReproCells
 {
 public:
-    // Blocking; all runs go to `pool` at once. `progress` is called from worker threads.
-    // Throws Error::input for a bad node id or R < 1.
+    // Blocking; the solo run goes to `pool` first, then all the others at once. `progress`
+    // is called from worker threads. Throws Error::input for a bad node id or R < 1, and for
+    // a node the tree does not collect (the solo run says so before the rest is queued).
     static ReproCellsResult run(const RunContext &ctx, const CellsRequest &request, RunPool &pool,
                                 const NodeRunCallback &progress = {});
 

@@ -73,7 +73,8 @@ RunContext RunContext::open(const RunRequest &request)
         throw Error::input(QDir::tempPath().toStdString() + ": cannot create run directories: " +
                            ctx.m_scratch->dir.errorString().toStdString());
 
-    const TreeCache cache(request.cacheRoot.empty() ? TreeCache::defaultRoot() : request.cacheRoot);
+    ctx.m_cacheRoot = request.cacheRoot.empty() ? TreeCache::defaultRoot() : request.cacheRoot;
+    const TreeCache cache(ctx.m_cacheRoot);
     ctx.say("materialising base " + ctx.m_base.spec);
     ctx.m_baseTree = cache.acquire(repo, ctx.m_base);
     ctx.say("materialising head " + ctx.m_head.spec);
@@ -94,6 +95,11 @@ RunContext RunContext::open(const RunRequest &request)
 std::string RunContext::runsDir() const
 {
     return m_ledgerDir + "/" + AttributionRecord::kRunsDir;
+}
+
+std::string RunContext::witnessDir() const
+{
+    return m_cacheRoot + "/witness";
 }
 
 std::string RunContext::newRunDir(const std::string &label) const
@@ -142,6 +148,25 @@ void checkTrialBudget(const RunContext &ctx, const std::string &sweep, const std
         throw Error::input(sweep + ": " + what + " exceed the trial budget of " +
                            std::to_string(budget) + " (config trial_budget, " +
                            ctx.config().source + "); ask for fewer or raise trial_budget");
+}
+
+void checkTrialBudget(const RunContext &ctx, const std::string &sweep, const std::string &what,
+                      const std::vector<long long> &unitTrials, const std::optional<Shard> &shard)
+{
+    long long total = 0, share = 0;
+    for (size_t unit = 0; unit < unitTrials.size(); ++unit) {
+        total += unitTrials[unit];
+        if (shard && shard->owns(unit))
+            share += unitTrials[unit];
+    }
+    if (!shard) {
+        checkTrialBudget(ctx, sweep, what, total);
+        return;
+    }
+    checkTrialBudget(ctx, sweep,
+                     "shard " + shard->name() + "'s share of " + what + ": " +
+                         std::to_string(share) + " of " + std::to_string(total) + " trials",
+                     share);
 }
 
 } // namespace pw::core

@@ -4,6 +4,7 @@
 #include "ledger/Config.h"
 #include "repo/Repository.h"
 #include "run/PytestRun.h"
+#include "run/Shard.h"
 #include "run/TreeCache.h"
 
 #include <functional>
@@ -53,6 +54,12 @@ public:
     // Absolute: `<repo>/<ledger dir>` or the directory outside the repository.
     const std::string &ledgerDir() const { return m_ledgerDir; }
     std::string runsDir() const; // ledgerDir()/runs
+    // The TreeCache root (RunRequest::cacheRoot or TreeCache::defaultRoot()): patchwitness'
+    // own directory, outside every reviewed tree.
+    const std::string &cacheRoot() const { return m_cacheRoot; }
+    // cacheRoot()/witness: stored base witnesses (SPEC 5.10). Not the ledger directory: a
+    // WORKTREE head's author can write untracked files there.
+    std::string witnessDir() const;
     const std::string &treeDir(Arm arm) const
     {
         return arm == Arm::Base ? m_baseTree.path() : m_headTree.path();
@@ -78,6 +85,7 @@ private:
     Config m_config;
     AuditRequest m_target;
     std::string m_ledgerDir;
+    std::string m_cacheRoot;
     MaterializedTree m_baseTree;
     MaterializedTree m_headTree;
     int m_workers = 1;
@@ -93,5 +101,11 @@ private:
 // (a sweep cut short silently would be weaker evidence than it says).
 void checkTrialBudget(const RunContext &ctx, const std::string &sweep, const std::string &what,
                       long long trials);
+// The same for a sweep of units (`unitTrials[u]`: the trials of unit u, SPEC 9). With a
+// shard, only its own units (Shard::owns) count: each CI job is its own run, and the
+// message names the shard's share ("attribute: shard 2/3's share of 2 × 1200 runs: 800
+// of 2400 trials exceed …").
+void checkTrialBudget(const RunContext &ctx, const std::string &sweep, const std::string &what,
+                      const std::vector<long long> &unitTrials, const std::optional<Shard> &shard);
 
 } // namespace pw::core

@@ -10,9 +10,11 @@
 #include <QFileInfo>
 #include <QProcess>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <algorithm>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 
 static void initRunResources()
 {
@@ -37,7 +39,8 @@ const char kProbeScript[] = "import json, platform, sys\n"
                             "    print(json.dumps({'error': repr(e)}))\n"
                             "    sys.exit(0)\n"
                             "print(json.dumps({'python': sys.version, 'pytest': v,\n"
-                            "                  'platform': platform.platform()}))\n";
+                            "                  'platform': platform.platform(),\n"
+                            "                  'tag': sys.implementation.cache_tag or ''}))\n";
 
 QString qs(const std::string &s)
 {
@@ -95,6 +98,7 @@ InterpreterProbe runProbe(const std::string &python, const QString &program)
     probe.pythonVersion = answer.value("python", std::string());
     probe.pytestVersion = answer.value("pytest", std::string());
     probe.platform = answer.value("platform", std::string());
+    probe.cacheTag = answer.value("tag", std::string());
     return probe;
 }
 
@@ -150,7 +154,8 @@ QStringList RunEnvironment::pytestArguments(const std::string &junitXml,
         const std::pair<const char *, const std::string *> named[] = {
             {"--pw-out", &witness.outFile},         {"--pw-order", &witness.orderFile},
             {"--pw-collect", &witness.collectFile}, {"--pw-arm", &witness.arm},
-            {"--pw-run", &witness.runId},           {"--pw-freeze-time", &witness.freezeTime}};
+            {"--pw-run", &witness.runId},           {"--pw-freeze-time", &witness.freezeTime},
+            {"--pw-witness", &witness.witnessFile}, {"--pw-cover", &witness.coverFile}};
         // One token each: pytest takes an existing path after an option it does not know
         // yet (plugin options, in its first pass) for a test path, and moves the rootdir.
         for (const auto &[option, value] : named) {
@@ -279,6 +284,42 @@ InterpreterProbe probeInterpreter(const std::string &python)
     std::lock_guard<std::mutex> lock(s_probeMutex);
     s_probes.emplace(key, probe);
     return probe;
+}
+
+void cachePluginBytecode(const std::string &python)
+{
+    const InterpreterProbe probe = probeInterpreter(python);
+    if (probe.cacheTag.empty())
+        return; // an interpreter that writes no bytecode
+    const std::string dir = RunEnvironment::pluginDir();
+    const std::string pyc = dir + "/__pycache__/pw_plugin." + probe.cacheTag + "-pytest-" +
+                            probe.pytestVersion + ".pyc";
+    static std::mutex mutex;
+    static std::set<std::string> tried; // once per process: a failure is not retried
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (QFileInfo::exists(qs(pyc)) || !tried.insert(python + '\0' + pyc).second)
+        return;
+    QTemporaryDir empty(QDir::tempPath() + QStringLiteral("/patchwitness-plugin-XXXXXX"));
+    if (!empty.isValid())
+        return;
+    RunEnvironment env;
+    env.python = python;
+    env.witness.enabled = true;
+    env.homeDir = empty.path().toStdString();
+    env.tmpDir = env.homeDir;
+    QProcess process;
+    process.setProcessEnvironment(env.environment());
+    process.setWorkingDirectory(empty.path());
+    process.setStandardInputFile(QProcess::nullDevice());
+    process.start(interpreterFile(python).absoluteFilePath(),
+                  {QStringLiteral("-m"), QStringLiteral("pytest"), QStringLiteral("-p"),
+                   QStringLiteral("no:cacheprovider"), QStringLiteral("-p"),
+                   QStringLiteral("pw_plugin"), QStringLiteral("--collect-only"),
+                   QStringLiteral("-q"), empty.path()});
+    if (process.waitForStarted(kProbeTimeoutMs) && !process.waitForFinished(kProbeTimeoutMs)) {
+        process.kill();
+        process.waitForFinished(5000);
+    }
 }
 
 std::string envDigest(const InterpreterProbe &probe, const RunEnvironment &env)

@@ -42,6 +42,10 @@ struct PluginOptions
     // --pw-test-timeout: config `timeouts.per_test`; a test past it (setup to teardown) is
     // stopped and read as a harness error, the rest of the run goes on (0: none).
     int testTimeoutMs = 0;
+    // --pw-witness: skip-witness rows (SkipWitness, SPEC 5.10); --pw-cover: the coverage
+    // report of a diff-coverage run (DiffCoverage, SPEC 10).
+    std::string witnessFile;
+    std::string coverFile;
 };
 
 // The pinned environment every pytest run gets (SPEC §5.1), as a value: the same value
@@ -100,6 +104,7 @@ struct InterpreterProbe
     std::string pythonVersion; // sys.version
     std::string pytestVersion; // pytest.__version__
     std::string platform;      // platform.platform()
+    std::string cacheTag;      // sys.implementation.cache_tag ("cpython-311"; "": none)
 };
 
 // Throws Error::input naming the interpreter when it does not exist or cannot import
@@ -112,6 +117,14 @@ InterpreterProbe probeInterpreter(const std::string &python);
 std::string envDigest(const InterpreterProbe &probe, const RunEnvironment &env);
 // probeInterpreter(env.python), then the digest.
 std::string envDigest(const RunEnvironment &env);
+
+// pytest rewrites the modules `-p` names and caches their bytecode beside them
+// (__pycache__/pw_plugin.<tag>-pytest-<version>.pyc). A sandboxed run sees the staged
+// plugin read-only and cannot write that file, so without it every sandboxed run compiled
+// the plugin again: ≈ 50 ms of CPU, about 15 % of a small suite's run. When the file is
+// missing this writes it, once per interpreter and process, by collecting an empty
+// directory outside the sandbox (pytest and the plugin only: no project code runs).
+void cachePluginBytecode(const std::string &python);
 
 // `text` quoted for a POSIX shell ('…' when it holds anything but [A-Za-z0-9_@%+=:,./-]).
 std::string shellQuote(const std::string &text);

@@ -8,8 +8,10 @@
 #include "run/CensusDump.h"
 #include "run/DiffCoverage.h"
 #include "run/RunPool.h"
+#include "util/Documentation.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/Format.h"
 #include "util/Glob.h"
 
 #include <QDate>
@@ -21,14 +23,6 @@
 namespace pw::core {
 
 namespace {
-
-std::string join(const std::vector<std::string> &items, const std::string &separator)
-{
-    std::string text;
-    for (const std::string &item : items)
-        text += (text.empty() ? "" : separator) + item;
-    return text;
-}
 
 std::string octal(uint32_t mode)
 {
@@ -77,11 +71,6 @@ bool isPytestConfig(const std::string &path)
     const std::string name = baseName(path);
     return name == "pytest.ini" || name == "pyproject.toml" || name == "setup.cfg" ||
            name == "tox.ini";
-}
-
-bool isDocumentation(const std::string &path)
-{
-    return endsWith(path, ".md") || endsWith(path, ".rst") || path.compare(0, 5, "docs/") == 0;
 }
 
 std::optional<std::string> activeFreeze(const LedgerSet &ledgers, const QDate &today,
@@ -263,7 +252,8 @@ void Shadow::decide(
         else if (!conftest.empty())
             d.reason = "conftest.py on its path changed: " + conftest;
         else if (!changedFile.empty())
-            d.reason = "witnessed import " + changedFile + " changed";
+            d.reason = (endsWith(changedFile, ".py") ? "witnessed import " : "witnessed file ") +
+                       changedFile + " changed";
         else if (report.ambientDrift)
             d.reason = "ambient drift";
         else if (!report.suiteChange.empty())
@@ -322,12 +312,15 @@ ShadowReport Shadow::run(const RunContext &ctx, const ShadowOptions &options, Ru
     // The base witness: stored evidence when intact, else a full base run.
     RunSpec witnessSpec = ctx.spec(Arm::Base, {}, 0);
     const std::string witnessRows = witnessSpec.runDir + "/witness.jsonl";
-    witnessSpec.extraArgs << QStringLiteral("--pw-witness=") + QString::fromStdString(witnessRows);
+    witnessSpec.env.witness.witnessFile = witnessRows;
     report.envDigest = envDigest(witnessSpec.env);
     const bool storable = ctx.base().kind == Revision::Kind::Commit && !ctx.base().commit.empty();
+    // Kept in our cache, never read from the ledger directory: a WORKTREE head (or anyone
+    // who can write untracked files there) could plant a witness that lists no files.
     if (storable)
-        report.witnessPath =
-            ctx.runsDir() + "/" + WitnessLedger::fileName(ctx.base().commit, report.envDigest);
+        report.witnessPath = ctx.witnessDir() + "/" +
+                             WitnessLedger::fileName(ctx.base().commit, report.envDigest,
+                                                     RunEnvironment::pluginHash());
     bool reused = false;
     if (storable && !options.rewitness) {
         if (const std::optional<std::string> text = readWholeFile(report.witnessPath)) {
@@ -346,8 +339,8 @@ ShadowReport Shadow::run(const RunContext &ctx, const ShadowOptions &options, Ru
 
     RunSpec collectSpec = ctx.spec(Arm::Head, {}, 0);
     const std::string headRows = collectSpec.runDir + "/witness.jsonl";
-    collectSpec.extraArgs << QStringLiteral("--collect-only")
-                          << QStringLiteral("--pw-witness=") + QString::fromStdString(headRows);
+    collectSpec.extraArgs << QStringLiteral("--collect-only");
+    collectSpec.env.witness.witnessFile = headRows;
     collectSpec.env.witness.outFile.clear();
     collectSpec.env.witness.orderFile.clear();
     collectSpec.infraFailPct = 100;

@@ -1,20 +1,13 @@
 // Text and JSON renderings of a ShadowReport (the CLI's stdout).
 
 #include "run/Shadow.h"
+#include "util/Format.h"
 
 #include <nlohmann/json.hpp>
 
 namespace pw::core {
 
 namespace {
-
-std::string joined(const std::vector<std::string> &items)
-{
-    std::string text;
-    for (const std::string &item : items)
-        text += (text.empty() ? "" : ", ") + item;
-    return text;
-}
 
 std::string verdictLine(const ShadowReport &r)
 {
@@ -36,7 +29,7 @@ std::string verdictLine(const ShadowReport &r)
         for (const ShadowDecision *d : none)
             names.push_back(d->nodeId + " (" + outcomeName(*d->outcome) + ")");
         return "no result: " + std::to_string(none.size()) +
-               " selected test(s) gave no evidence at head: " + joined(names);
+               " selected test(s) gave no evidence at head: " + join(names);
     }
     return r.headRan ? "OK: every selected and sampled test passed at head"
                      : "OK: nothing to run (every test skip-witnessed, none sampled)";
@@ -79,7 +72,7 @@ std::string formatShadowText(const ShadowReport &r)
     }
     for (const WitnessBug &b : r.bugs)
         out += "witness bug: " + b.nodeId + " failed at head (" + b.message +
-               "); its witness: files [" + joined(b.files) + "], fixtures [" + joined(b.fixtures) +
+               "); its witness: files [" + join(b.files) + "], fixtures [" + join(b.fixtures) +
                "]\n";
     for (const ShadowDecision *d : r.failures())
         out += "failed: " + d->nodeId + " (" + d->reason + "): " + d->message + "\n";

@@ -3,6 +3,7 @@
 #include "ledger/JsonText.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/Format.h"
 
 #include <algorithm>
 #include <set>
@@ -96,11 +97,8 @@ private:
 
 Outcome outcomeNamed(const std::string &name, const Fields &fields)
 {
-    for (const Outcome o : {Outcome::Pass, Outcome::Fail, Outcome::Skipped, Outcome::Error,
-                            Outcome::NotCollected, Outcome::HarnessError}) {
-        if (name == outcomeName(o))
-            return o;
-    }
+    if (const std::optional<Outcome> outcome = outcomeFromName(name))
+        return *outcome;
     fields.fail("outcome", "\"" + name +
                                "\" is not an outcome (pass, fail, skipped, error, not_collected, "
                                "harness_error)");
@@ -244,6 +242,7 @@ ShardLedger ShardLedger::parse(const std::string &text, const std::string &origi
         run.run.seconds = r.number("seconds");
         run.run.command = r.optionalString("command");
         run.run.envDigest = r.optionalString("env_digest");
+        run.run.seedlessDigest = r.optionalString("env_digest_seedless"); // absent before
         run.run.reason = r.optionalString("reason");
         l.runs.push_back(std::move(run));
     }
@@ -295,9 +294,11 @@ std::string ShardLedger::format() const
         row["seed"] = r.run.seed;
         row["index"] = r.run.index;
         row["outcome"] = outcomeName(r.run.outcome);
-        row["seconds"] = double(int64_t(r.run.seconds * 1000)) / 1000.0;
+        row["seconds"] = wholeMillis(r.run.seconds);
         row["command"] = r.run.command;
         row["env_digest"] = r.run.envDigest;
+        if (!r.run.seedlessDigest.empty())
+            row["env_digest_seedless"] = r.run.seedlessDigest;
         row["reason"] = r.run.reason;
         runJson.push_back(std::move(row));
     }

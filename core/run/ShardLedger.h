@@ -27,7 +27,11 @@ struct ShardRun
 //    "shard": {"index": 2, "count": 3}, "units": 60, "ran": [1, 4, 7, …],
 //    "env_digests": ["…"], "notes": {}, "recorded": "2026-11-30",
 //    "runs": [{"unit": 1, "label": "base", "seed": 1, "index": 1, "outcome": "fail",
-//              "seconds": 0.4, "command": "…", "env_digest": "…", "reason": "…"}, …]}
+//              "seconds": 0.4, "command": "…", "env_digest": "…",
+//              "env_digest_seedless": "…", "reason": "…"}, …]}
+//
+// `env_digest_seedless` (the run's env digest at hash seed 0) is optional: ledgers written
+// before it are read as before.
 struct ShardLedger
 {
     static constexpr const char *kSchema = "patchwitness.shard/1";

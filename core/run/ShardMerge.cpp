@@ -284,25 +284,39 @@ ReproCellsResult mergeCells(const ShardSet &set)
     ReproCells::attribute(r);
     // The cells compare runs with each other: shards run under different environments
     // (interpreter, packages, platform) would blame the test for the machines' difference.
-    // The digest includes the hash seed, so only runs of one seed compare: solo, isolate
-    // and clock run at seed 0 (isolate's trials carry their replay seed but the digest of
-    // their seed-0 run), each order run at its own seed.
-    std::map<uint32_t, std::set<std::string>> bySeed;
-    for (const ReproCell &c : r.cells) {
-        for (const NodeRun &t : c.trials) {
+    // A run's env digest includes its hash seed (each order run has its own), so runs are
+    // compared by their seedless digest (the digest at seed 0), one value per environment.
+    // A run of an older ledger has none: a seed-0 run (solo, isolate — its trials carry
+    // their replay seed but the digest of their seed-0 run — clock) gives its env digest,
+    // the same value; an order run is compared only by its env digest with its own seed.
+    std::map<std::string, std::map<std::string, std::set<std::string>>> groups; // → digest → files
+    for (const ShardLedger &l : set.shards) {
+        for (const ShardRun &sr : l.runs) {
+            const NodeRun &t = sr.run;
+            const bool seeded = t.label == "order";
             if (!t.envDigest.empty())
-                bySeed[c.name == "order" ? t.seed : 0].insert(t.envDigest);
+                groups["seed " + std::to_string(seeded ? t.seed : 0)][t.envDigest].insert(l.file);
+            const std::string &seedless =
+                !t.seedlessDigest.empty() || seeded ? t.seedlessDigest : t.envDigest;
+            if (!seedless.empty())
+                groups["seedless"][seedless].insert(l.file);
         }
     }
-    std::set<std::string> digests;
-    for (const auto &[seed, set] : bySeed) {
-        if (set.size() > 1)
-            digests.insert(set.begin(), set.end());
+    std::map<std::string, std::set<std::string>> clashing; // digest → the shard files
+    for (const auto &[group, digests] : groups) {
+        if (digests.size() < 2)
+            continue;
+        for (const auto &[digest, files] : digests)
+            clashing[digest].insert(files.begin(), files.end());
     }
-    if (!digests.empty()) {
+    if (!clashing.empty()) {
         std::string list;
-        for (const std::string &d : digests)
-            list += (list.empty() ? "" : ", ") + d;
+        for (const auto &[digest, files] : clashing) {
+            std::string named;
+            for (const std::string &file : files)
+                named += (named.empty() ? "" : ", ") + file;
+            list += (list.empty() ? "" : "; ") + digest + " in " + named;
+        }
         r.findings.clear();
         r.findings.push_back({"unknown", "no evidence: the shards ran under different "
                                          "environments (env digests " +

@@ -1,5 +1,6 @@
 #include "run/SkipWitness.h"
 
+#include "ledger/JsonText.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -10,16 +11,6 @@ namespace pw::core {
 namespace {
 
 using nlohmann::json;
-
-std::optional<Outcome> outcomeFromName(const std::string &name)
-{
-    for (const Outcome o : {Outcome::Pass, Outcome::Fail, Outcome::Skipped, Outcome::Error,
-                            Outcome::NotCollected, Outcome::HarnessError}) {
-        if (name == outcomeName(o))
-            return o;
-    }
-    return std::nullopt;
-}
 
 std::string strings(const json &row, const char *key, std::vector<std::string> &out)
 {
@@ -100,48 +91,18 @@ json toJson(const WitnessRow &row)
 
 WitnessRowsFile parseWitnessRows(const std::string &text, const std::string &name)
 {
-    WitnessRowsFile file;
-    size_t at = 0;
-    int line = 0;
-    while (at < text.size()) {
-        ++line;
-        const size_t end = text.find('\n', at);
-        const bool terminated = end != std::string::npos;
-        const std::string content = text.substr(at, terminated ? end - at : std::string::npos);
-        at = terminated ? end + 1 : text.size();
-        if (content.find_first_not_of(" \t\r") == std::string::npos)
-            continue;
-        const json parsed = json::parse(content, nullptr, false);
-        WitnessRow row;
-        row.line = line;
-        const std::string problem =
-            parsed.is_discarded() ? std::string("not JSON") : toRow(parsed, row);
-        if (problem.empty()) {
-            file.rows.push_back(std::move(row));
-        } else if (!terminated) {
-            file.tornTail = true; // the killed writer's last, partial line
-        } else {
-            file.error = name + ":" + std::to_string(line) + ": " + problem;
-            return file;
-        }
-    }
-    return file;
+    return parseJsonLines<WitnessRow>(text, name, toRow);
 }
 
 WitnessRowsFile readWitnessRows(const std::string &path)
 {
-    const std::optional<std::string> text = readWholeFile(path);
-    if (!text) {
-        WitnessRowsFile file;
-        file.error = path + ": no witness rows (the run wrote none)";
-        return file;
-    }
-    return parseWitnessRows(*text, path);
+    return readJsonLines<WitnessRow>(path, "no witness rows (the run wrote none)", toRow);
 }
 
-std::string WitnessLedger::fileName(const std::string &baseCommit, const std::string &envDigest)
+std::string WitnessLedger::fileName(const std::string &baseCommit, const std::string &envDigest,
+                                    const std::string &pluginHash)
 {
-    return "witness-" + baseCommit.substr(0, 12) + "-" + envDigest + ".json";
+    return "witness-" + baseCommit + "-" + envDigest + "-" + pluginHash + ".json";
 }
 
 std::string WitnessLedger::format() const
@@ -157,8 +118,10 @@ std::string WitnessLedger::format() const
 WitnessLedger WitnessLedger::parse(const std::string &text, const std::string &origin)
 {
     const json j = json::parse(text, nullptr, false);
+    if (j.is_discarded())
+        jsontext::parse(text, origin); // throws "origin:line:column: …"
     if (j.is_discarded() || !j.is_object())
-        throw Error::input(origin + ": not a JSON object (a torn or damaged witness ledger)");
+        throw Error::input(origin + ":1:1: not a JSON object (a torn or damaged witness ledger)");
     if (j.value("schema", std::string()) != kSchema)
         throw Error::input(origin + ": \"schema\" is not " + kSchema);
     WitnessLedger ledger;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "run/JUnitReader.h"
+#include "run/JsonLines.h"
 
 #include <map>
 #include <optional>
@@ -30,23 +31,19 @@ struct WitnessRow
     int line = 0;                       // 1-based line in the JSONL file
 };
 
-struct WitnessRowsFile
-{
-    std::vector<WitnessRow> rows;
-    std::string error;     // non-empty: missing file or a garbled line ("path:line: …")
-    bool tornTail = false; // an unterminated last line that did not parse was dropped
-    bool ok() const { return error.empty(); }
-};
+using WitnessRowsFile = JsonLinesFile<WitnessRow>;
 
-// Reads the JSONL back like readOutcomeRows: the last line of a killed run may be torn
-// and is ignored; any other line that is not an object with a string "nodeid" and the
-// fingerprints is an error naming file:line.
+// Reads the JSONL back like readOutcomeRows (parseJsonLines): the last line of a killed
+// run may be torn and is ignored; any other line that is not an object with a string
+// "nodeid" and the fingerprints is an error naming file:line, and then no rows are returned.
 WitnessRowsFile parseWitnessRows(const std::string &text, const std::string &name);
 WitnessRowsFile readWitnessRows(const std::string &path);
 
-// The witness of a base tree, kept as evidence in `<ledger dir>/runs/witness-<base commit,
-// 12 hex>-<env digest>.json` (schema patchwitness.witness/1): taken once per base commit
-// and environment, reused by every later patch on that base.
+// The witness of a base tree (schema patchwitness.witness/1), kept in patchwitness' own
+// cache (`<cache root>/witness/witness-<base commit>-<env digest>-<plugin hash>.json`,
+// RunContext::witnessDir()), never in the reviewed worktree, where a patch could plant
+// one: taken once per base commit, environment and plugin version, reused by every later
+// patch on that base.
 struct WitnessLedger
 {
     static constexpr const char *kSchema = "patchwitness.witness/1";
@@ -57,9 +54,11 @@ struct WitnessLedger
     std::string command;  // the witness run's shell line
     std::vector<WitnessRow> rows;
 
-    static std::string fileName(const std::string &baseCommit, const std::string &envDigest);
+    static std::string fileName(const std::string &baseCommit, const std::string &envDigest,
+                                const std::string &pluginHash);
     std::string format() const;
-    // Throws Error::input "origin: …" for anything but a ledger of this schema.
+    // Throws Error::input "origin:line:column: …" for text that is not JSON, "origin: …"
+    // for anything else but a ledger of this schema.
     static WitnessLedger parse(const std::string &text, const std::string &origin);
     // Atomic (a reader never sees half a ledger); throws Error::input when it cannot.
     void write(const std::string &path) const;

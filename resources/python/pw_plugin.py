@@ -34,7 +34,8 @@ Options:
   --pw-budget N      trial budget (SPEC 5.7): at most N tests (or N replays) run; the rest
                      are deselected and one row {"when": "budget", "outcome":
                      "budget_exhausted", "nodeid": <first not run>} says the run was capped.
-  --pw-replays PLAN  fork server (SPEC 5.1 isolated replays): PLAN is a JSON file
+  --pw-replays PLAN  fork server (SPEC 5.1 isolated replays): PLAN is a JSON file (or,
+                     starting with "{", the JSON itself)
                      {"nodeids": [...], "seeds": [...], "replays": K}. Collection happens
                      once; then, instead of pytest's run loop, every (node, seed, replay)
                      runs in a child forked for it, seeded as a fresh `--pw-seed seed` run
@@ -117,6 +118,7 @@ class _State:
         self.nofork = opt.pw_replay_nofork
         self.hypothesis_seeded = False  # we set --hypothesis-seed (the user did not)
         self.trial_failed = False  # a report of the current replay child failed
+        self.trial_timed_out = False  # ... because the per-test timer stopped it
 
     def close(self):
         for fd in (self.out_fd, self.order_fd):
@@ -140,8 +142,12 @@ class _State:
 
 
 def _read_plan(path):
-    with open(path, encoding="utf-8") as f:
-        plan = json.load(f)
+    if path.lstrip().startswith("{"):  # the plan itself, as a copyable command gives it
+        plan = json.loads(path)
+        path = "(inline plan)"
+    else:
+        with open(path, encoding="utf-8") as f:
+            plan = json.load(f)
     nodeids = [str(n) for n in plan.get("nodeids", [])]
     seeds = [int(s) for s in plan.get("seeds", [])]
     replays = int(plan.get("replays", 1))
@@ -278,12 +284,18 @@ def pytest_runtest_logreport(report):
         return
     if report.failed:
         state.trial_failed = True
+        if _timed_out is not None and _timed_out[:2] == (report.nodeid, report.when):
+            state.trial_timed_out = True
     if state.out_fd is None:
         return
     extra = {"duration": round(report.duration, 6)}
     if hasattr(report, "wasxfail"):
         extra["xfail"] = True
-    state.row(report.nodeid, report.when, report.outcome, **extra)
+    outcome = report.outcome
+    if report.failed and _timed_out is not None and _timed_out[:2] == (report.nodeid, report.when):
+        outcome = "harness_error"  # the per-test timer stopped it: never a failure
+        extra["detail"] = _timed_out[2]
+    state.row(report.nodeid, report.when, outcome, **extra)
 
 
 @pytest.fixture
@@ -460,6 +472,12 @@ def _reseed(state, config, seed):
         core = sys.modules.get("hypothesis.core")
         if core is not None:
             core.global_force_seed = seed
+    state.trial_failed = state.trial_timed_out = False
+
+
+def _verdict(state):
+    """Of the replay that just ran: "h" stopped by the per-test timer, "f" failed, "p"."""
+    return "h" if state.trial_timed_out else "f" if state.trial_failed else "p"
 
 
 def _signal_name(number):
@@ -521,10 +539,9 @@ def _run_child(item, state, seed, replay, verdict_fd):
     code = 0
     try:
         _reseed(state, item.config, seed)
-        state.trial_failed = False
         item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
         _flush(item.config)
-        os.write(verdict_fd, b"f" if state.trial_failed else b"p")
+        os.write(verdict_fd, _verdict(state).encode("ascii"))
     except BaseException:  # an Exit, KeyboardInterrupt or internal error: no verdict
         import traceback
 
@@ -536,7 +553,7 @@ def _run_child(item, state, seed, replay, verdict_fd):
 
 
 def _fork_replay(session, item, state, seed, replay):
-    """One replay in a child; returns "p", "f" or None (harness error, row written)."""
+    """One replay in a child; returns its _verdict or None (harness error, row written)."""
     config = session.config
     _flush(config)
     read_fd, write_fd = os.pipe()
@@ -649,14 +666,13 @@ def _replay_all(session, state, items):
                 state.replay = replay
                 if state.nofork:
                     _reseed(state, session.config, seed)
-                    state.trial_failed = False
                     item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
-                    verdict = "f" if state.trial_failed else "p"
+                    verdict = _verdict(state)
                 else:
                     state.seed = seed  # for a harness_error row
                     verdict = _fork_replay(session, item, state, seed, replay)
                 state.replay = None
-                if verdict is None:
+                if verdict is None or verdict == "h":
                     harness += 1
                 elif verdict == "f":
                     failed += 1
@@ -746,12 +762,19 @@ class _PwClock:
 # --pw-test-timeout S: a test whose setup, call and teardown together take more than S
 # seconds is stopped there and the run goes on: SIGALRM raises PwTestTimeout (a
 # BaseException, so `except Exception` in the test cannot swallow it) inside the test. Its
-# failure message carries TIMEOUT_MARK; the harness reads such a test as harness_error,
-# because a timeout is never a failure (SPEC 5.1). Works in the main thread only, and the
+# failure message carries TIMEOUT_MARK and its JSONL row says "harness_error" (detail: the
+# message); the harness reads such a test as harness_error, because a timeout is never a
+# failure (SPEC 5.1). The timer raises only inside one of the test's phases, where pytest
+# turns the exception into that phase's report: when it expires in a reporting hook
+# between phases (where an exception would be an INTERNALERROR that loses the run), the
+# next phase of the test stops at once instead. Works in the main thread only, and the
 # test's own SIGALRM handler is put back afterwards; a test stuck in C code that never
 # returns to the interpreter is left to the per-run timeout, which kills the process group.
 
 TIMEOUT_MARK = "patchwitness: per-test timeout"
+
+# (nodeid, phase, message) of the phase the timer stopped, for pytest_runtest_logreport.
+_timed_out = None
 
 
 class PwTestTimeout(BaseException):
@@ -761,6 +784,9 @@ class PwTestTimeout(BaseException):
 class _PwTestTimer:
     def __init__(self):
         self.seconds = 0.0
+        self.nodeid = None  # of the test whose protocol runs
+        self.phase = None  # "setup", "call" or "teardown" while one runs
+        self.expired = False  # the timer fired between phases: the next phase stops
 
     def pytest_addoption(self, parser):
         parser.getgroup("patchwitness").addoption(
@@ -776,24 +802,59 @@ class _PwTestTimer:
         usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
         self.seconds = seconds if usable else 0.0
 
+    def _stop(self):
+        global _timed_out
+        message = "%s of %g s (config timeouts.per_test) expired" % (TIMEOUT_MARK, self.seconds)
+        _timed_out = (self.nodeid, self.phase, message)
+        self.expired = False
+        raise PwTestTimeout(message)
+
+    def _expire(self, signum, frame):
+        if self.phase is not None:
+            self._stop()
+        self.expired = True
+
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
+        global _timed_out
         if self.seconds <= 0:
             yield
             return
-        seconds = self.seconds
-
-        def expire(signum, frame):
-            raise PwTestTimeout("%s of %g s (config timeouts.per_test) expired"
-                                % (TIMEOUT_MARK, seconds))
-
-        previous = signal.signal(signal.SIGALRM, expire)
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+        self.nodeid, self.expired, _timed_out = item.nodeid, False, None
+        previous = signal.signal(signal.SIGALRM, self._expire)
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
         try:
             yield
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+            self.nodeid, self.phase, self.expired = None, None, False
+
+    def _in_phase(self, when):
+        # Outermost wrapper of the phase hook: everything from here to the end of the
+        # phase runs inside pytest's CallInfo, which makes a raise the phase's report.
+        if self.nodeid is None:
+            yield
+            return
+        self.phase = when
+        try:
+            if self.expired:
+                self._stop()
+            yield
+        finally:
+            self.phase = None
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_setup(self, item):
+        yield from self._in_phase("setup")
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_call(self, item):
+        yield from self._in_phase("call")
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_teardown(self, item, nextitem):
+        yield from self._in_phase("teardown")
 
 
 # --- diff coverage (SPEC §10 diff-coverage attribution) -------------------------------
@@ -808,6 +869,14 @@ class _PwTestTimer:
 # the initial conftests are imported, so no import-time line of the project is missed; the
 # two sets are told apart with coverage's dynamic contexts. Without an importable coverage
 # (or when it cannot start) PATH is {"unavailable": "<reason>"} and the run goes on.
+# When PATH.changed.json exists (a JSON array of .py paths relative to the measured
+# directory: the patch's changed Python files, written by DiffCoverage), the report also has
+#   "statements": {"rel/path.py": [[first, line, ...], ...]}
+# per listed file that exists and coverage can analyse (executed or not): its executable
+# statements (coverage's analysis2, so excluded lines are not among them), each as its
+# first line followed by its other lines that hold code (the tracer may report any of them
+# as executed); a blank or comment-only line, a docstring that is no statement, belongs to
+# none. A listed file that is missing or not parsable Python has no entry.
 
 
 class _PwCover:
@@ -890,7 +959,53 @@ class _PwCover:
                 files[rel] = in_test
             if only_import:
                 imported[rel] = only_import
-        self._write({"files": files, "imported": imported})
+        payload = {"files": files, "imported": imported}
+        statements = self._statements(cov)
+        if statements is not None:
+            payload["statements"] = statements
+        self._write(payload)
+
+    def _statements(self, cov):
+        try:
+            with open(self.path + ".changed.json", encoding="utf-8") as f:
+                changed = json.load(f)
+        except (OSError, ValueError):
+            return None
+        out = {}
+        for rel in changed if isinstance(changed, list) else []:
+            path = os.path.join(self.root, str(rel))
+            if not os.path.isfile(path):
+                continue
+            try:
+                out[str(rel)] = _statement_lines(cov, path)
+            except Exception:  # not Python coverage can parse: no statements, lines count as is
+                pass
+        return out
+
+
+def _statement_lines(cov, path):
+    """[[first, line, ...], ...]: `path`'s statements, each with its lines that hold code."""
+    import io
+    import tokenize
+    from coverage.parser import PythonParser
+
+    statements = set(cov.analysis2(path)[1])
+    with open(path, "rb") as f:
+        source = f.read().decode("utf-8", "replace")
+    parser = PythonParser(text=source, filename=path)
+    parser.parse_source()
+    blank = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+             tokenize.ENDMARKER)
+    code = set()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type not in blank:  # a multi-line string holds code on all its lines
+            code.update(range(token.start[0], token.end[0] + 1))
+    owned = {}
+    for line in sorted(code):
+        first = parser.first_line(line)  # coverage's own multi-line statement map
+        if first in statements:
+            owned.setdefault(first, []).append(line)
+    return [[first] + [n for n in lines if n != first] for first, lines in sorted(owned.items())]
 
 
 # --- skip witnesses (SPEC 5.10) --------------------------------------------------------

@@ -71,7 +71,7 @@ json runJson(const core::NodeRun &run)
     return {{"run", run.index + 1},
             {"seed", run.seed},
             {"outcome", core::outcomeName(run.outcome)},
-            {"seconds", double(int64_t(run.seconds * 1000)) / 1000.0},
+            {"seconds", core::wholeMillis(run.seconds)},
             {"env_digest", run.envDigest},
             {"command", run.command},
             {"reason", run.reason}};

@@ -127,14 +127,6 @@ std::string padLeft(const std::string &text, size_t width)
     return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
 }
 
-std::string seedList(const std::set<uint32_t> &seeds)
-{
-    std::string out = "{";
-    for (const uint32_t s : seeds)
-        out += (out.size() > 1 ? ", " : "") + std::to_string(s);
-    return out + "}";
-}
-
 std::string relativeTo(const std::string &root, const std::string &path)
 {
     const QString rel =

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "audit/Finding.h"
+#include "util/Format.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
@@ -64,7 +65,7 @@ int verdictExit(core::Verdict verdict, bool reviewOk);
 // Text table helpers.
 std::string pad(const std::string &text, size_t width);
 std::string padLeft(const std::string &text, size_t width);
-std::string seedList(const std::set<uint32_t> &seeds); // "{0, 3}"
+using core::seedList; // "{0, 3}", shared with the core reports
 
 // `path` relative to `root` when it lies inside it, else unchanged.
 std::string relativeTo(const std::string &root, const std::string &path);

@@ -82,7 +82,9 @@ RunOptions::RunOptions()
                        "dir", ".patchwitness")),
       python(option("python", "Python interpreter (overrides config `python`).", "path")),
       cacheDir(option("cache-dir",
-                      "Cache directory for materialised trees (default: the user cache).", "dir")),
+                      "Cache directory for materialised trees and base witnesses (default: the "
+                      "user cache).",
+                      "dir")),
       workers(
           option("workers", "Parallel pytest runs (default: config `workers`, else cores).", "n")),
       timeout(option("timeout",

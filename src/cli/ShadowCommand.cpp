@@ -13,7 +13,8 @@ int shadowCommand(const QStringList &arguments, FILE *out, FILE *err)
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
         "Skip witnesses and the shadow sample (SPEC 5.10): the base tree's per-test witness\n"
-        "(stored in <ledger dir>/runs/, else taken with a full base run) decides which head\n"
+        "(stored in the cache, <cache dir>/witness/, else taken with a full base run; never\n"
+        "read from the ledger directory) decides which head\n"
         "tests the patch can reach; those run at head together with a sample of the skipped\n"
         "ones keyed by the patch. A failing sampled test is a witness bug. Exit 0 OK, 1 a\n"
         "selected test failed or a witness bug, 3 usage or input error, 4 no result (harness\n"

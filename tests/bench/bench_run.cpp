@@ -11,6 +11,7 @@
 #include "run/PytestRun.h"
 #include "run/ReplayServer.h"
 #include "run/RunPool.h"
+#include "run/Sandbox.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -165,7 +166,17 @@ int main(int argc, char **argv)
         return spec;
     };
     PytestRun(suiteSpec()).run();
-    std::vector<Sample> bare, witnessed, probed;
+    // The default configuration runs in the sandbox (config `sandbox = true`): measured
+    // too when bubblewrap works here, as information beside the target.
+    const bool boxable = Sandbox::status().available;
+    auto boxedSpec = [&] {
+        RunSpec spec = suiteSpec();
+        spec.sandbox = true;
+        return spec;
+    };
+    if (boxable)
+        PytestRun(boxedSpec()).run();
+    std::vector<Sample> bare, witnessed, probed, boxed;
     int bareExit = -1;
     RunResult last;
     for (int i = 0; i < reps; ++i) {
@@ -175,6 +186,10 @@ int main(int argc, char **argv)
         RunSpec probe = suiteSpec();
         probe.env.witness.probe = true;
         probed.push_back(measure([&] { PytestRun(probe).run(); }));
+        if (boxable) {
+            const RunSpec box = boxedSpec();
+            boxed.push_back(measure([&] { PytestRun(box).run(); }));
+        }
     }
     const Sample b = median(bare), w = median(witnessed), p = median(probed);
     std::printf("(a) 40-test suite, %d interleaved repetitions (bare exit %d, patchwitness exit "
@@ -187,6 +202,13 @@ int main(int argc, char **argv)
             " %", 10, true);
     std::printf("  %-58s %8.2f %%\n", "same, CPU", (w.cpu / b.cpu - 1) * 100);
     std::printf("  %-58s %8.2f %%\n", "with the state probe (wall)", (p.wall / b.wall - 1) * 100);
+    if (boxable) {
+        const Sample x = median(boxed);
+        std::printf("  %-58s %8.2f %%  (%.1f ms)\n", "in the sandbox (wall)",
+                    (x.wall / b.wall - 1) * 100, x.wall);
+    } else {
+        std::printf("  %-58s %s\n", "in the sandbox", Sandbox::status().reason.c_str());
+    }
 
     // (b) RunPool speed-up: the same 40 runs (one 10-test file each) on 1 and on 2 workers.
     auto poolSpecs = [&] {

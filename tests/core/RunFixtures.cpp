@@ -33,6 +33,24 @@ core::RunSpec runSpec(const std::string &treeDir, const std::string &runDir)
     return spec;
 }
 
+core::RunRequest runRequest(const std::string &repoRoot, const std::string &cacheDir,
+                            const std::string &base, const std::string &head,
+                            const std::string &today)
+{
+    core::RunRequest r;
+    r.target.repoPath = repoRoot;
+    r.target.base = base;
+    r.target.head = head;
+    r.target.python = testPython();
+    r.target.cacheDir = cacheDir + "/facts";
+    r.target.today = today;
+    r.cacheRoot = cacheDir + "/trees";
+    r.workers = 2;
+    r.timeoutSeconds = 120;
+    r.sandbox = false;
+    return r;
+}
+
 std::string hangingTestSource(const std::string &pidFile)
 {
     const std::string file = "'" + pidFile + "'";

@@ -1,9 +1,11 @@
 #pragma once
 
-// Helpers shared by the run-engine tests (tst_pytestrun, tst_runpool): fixture Python
-// projects written into a directory, and process checks that read /proc.
+// Helpers shared by the run-engine tests (tst_pytestrun, tst_runpool, tst_census,
+// tst_shadow): fixture Python projects written into a directory, the gates' run request,
+// and process checks that read /proc.
 
 #include "run/PytestRun.h"
+#include "run/RunContext.h"
 
 #include <string>
 #include <vector>
@@ -15,6 +17,13 @@ void writeText(const std::string &dir, const std::string &relPath, const std::st
 
 // A spec for `dir` with /usr/bin/python3 (testPython()), a 120 s timeout and `runDir`.
 core::RunSpec runSpec(const std::string &treeDir, const std::string &runDir);
+
+// A request for `base`..`head` of the repository at `repoRoot` as the gate tests run it:
+// testPython(), fact cache `cacheDir`/facts, tree cache `cacheDir`/trees, two workers, a
+// 120 s timeout per run and no sandbox.
+core::RunRequest runRequest(const std::string &repoRoot, const std::string &cacheDir,
+                            const std::string &base, const std::string &head,
+                            const std::string &today);
 
 // A test module whose one test starts a grandchild `sleep 600`, writes its own pid and
 // the grandchild's as "<pytest pid> <sleep pid>" into `pidFile`, then sleeps 600 s.

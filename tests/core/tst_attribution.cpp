@@ -83,6 +83,8 @@ private Q_SLOTS:
     void harnessEnvWhenFailingSeedsDiffer();
     void notCollected_data();
     void notCollected();
+    void collectedNowhereIsRefusedAfterOnePair_data();
+    void collectedNowhereIsRefusedAfterOnePair();
     void hangingTestIsHarnessErrorAndLeavesNothing();
     void differentEnvDigestsAreNotCompared();
     void recordIsWrittenAndReadBack();
@@ -259,9 +261,7 @@ void TestAttribution::notCollected_data()
         << QStringLiteral("tests/gone/test_gone.py::test_removed_later")
         << QStringLiteral("not collected at head: the patch removed or renamed this test") << true
         << false;
-    QTest::newRow("nowhere") << QStringLiteral("tests/green/test_green.py::test_typo")
-                             << QStringLiteral("not collected at base nor at head") << false
-                             << false;
+    // Collected nowhere: refused, see collectedNowhereIsRefusedAfterOnePair.
 }
 
 void TestAttribution::notCollected()
@@ -279,6 +279,68 @@ void TestAttribution::notCollected()
     QVERIFY(!r.freezeAllowed());
     if (!atBase)
         QCOMPARE(r.base.runs.front().outcome, Outcome::NotCollected);
+}
+
+void TestAttribution::collectedNowhereIsRefusedAfterOnePair_data()
+{
+    QTest::addColumn<bool>("swept");
+    QTest::newRow("matched") << false;
+    QTest::newRow("swept") << true;
+}
+
+// A typo'd node (its file exists on both trees) is an input error naming it, answered by the
+// first base/head pair: the other 2 × 5 - 2 runs never start and nothing is recorded.
+void TestAttribution::collectedNowhereIsRefusedAfterOnePair()
+{
+    QFETCH(bool, swept);
+    const RunContext &ctx = *m_ctx;
+    AttributionRequest req;
+    req.test = "tests/green/test_green.py::test_typo";
+    req.mode = swept ? AttributionRequest::Mode::Swept : AttributionRequest::Mode::Matched;
+    req.runs = 5;
+    std::mutex mutex;
+    std::vector<pw::core::NodeRunProgress> ticks;
+    RunPool pool(2);
+    try {
+        Attribution::run(ctx, req, pool, [&](const pw::core::NodeRunProgress &tick) {
+            std::lock_guard<std::mutex> lock(mutex);
+            ticks.push_back(tick);
+        });
+        QFAIL("a node collected nowhere was accepted");
+    } catch (const pw::core::Error &e) {
+        QCOMPARE(e.kind(), pw::core::Error::Kind::Input);
+        const QString message = QString::fromUtf8(e.what());
+        QVERIFY2(message.contains(QLatin1String("'tests/green/test_green.py::test_typo'")),
+                 e.what());
+        QVERIFY2(message.contains(QLatin1String("not collected at base nor at head (base ")),
+                 e.what());
+        QVERIFY2(message.contains(QLatin1String("no such test on either tree")), e.what());
+    }
+    QCOMPARE(ticks.size(), size_t(2)); // one pair ran, of ten
+    for (const pw::core::NodeRunProgress &tick : ticks) {
+        QCOMPARE(tick.total, 10);
+        QCOMPARE(tick.run.outcome, Outcome::NotCollected);
+        QCOMPARE(tick.run.seed, 0u);
+    }
+    QVERIFY(QDir(QString::fromStdString(ctx.runsDir()))
+                .entryList(QStringList{QStringLiteral("*test_typo*")}, QDir::Files)
+                .isEmpty());
+
+    // A node collected at one tree only still runs every pair (SPEC 5.3 explains it).
+    ticks.clear();
+    req.test = "tests/green/test_green.py::test_new_here";
+    req.record = false;
+    const AttributionResult added = Attribution::run(ctx, req, pool, [&](const auto &tick) {
+        std::lock_guard<std::mutex> lock(mutex);
+        ticks.push_back(tick);
+    });
+    QCOMPARE(ticks.size(), size_t(10));
+    QCOMPARE(added.base.notCollected, 5);
+    QCOMPARE(added.head.evidence, 5);
+    std::set<int> done;
+    for (const pw::core::NodeRunProgress &tick : ticks)
+        done.insert(tick.done);
+    QCOMPARE(done, (std::set<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
 }
 
 void TestAttribution::hangingTestIsHarnessErrorAndLeavesNothing()
@@ -428,6 +490,18 @@ void TestAttribution::runsBeyondTheTrialBudgetAreRefused()
     } catch (const pw::core::Error &e) {
         QVERIFY2(std::string(e.what()).find("attribute: 2 × 1001 runs exceed the trial budget "
                                             "of 2000 (config trial_budget") == 0,
+                 e.what());
+    }
+    QCOMPARE(runs, 0);
+    // Sharded, only the shard's own pairs count: 1/2 of 2001 pairs is 1001 (2002 trials).
+    req.runs = 2001;
+    req.shard = pw::core::Shard{1, 2};
+    try {
+        Attribution::run(*m_ctx, req, pool, [&](const pw::core::NodeRunProgress &) { ++runs; });
+        QFAIL("the shard's share was not held to the budget");
+    } catch (const pw::core::Error &e) {
+        QVERIFY2(std::string(e.what()).find("attribute: shard 1/2's share of 2 × 2001 runs: 2002 "
+                                            "of 4002 trials exceed the trial budget of 2000") == 0,
                  e.what());
     }
     QCOMPARE(runs, 0);

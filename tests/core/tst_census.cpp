@@ -5,6 +5,7 @@
 // parametrize narrowed (literal list and data), pure rename, a collection error, an empty
 // census (exit 5), an unstable baseline — plus the CLI's text, JSON and exit codes.
 #include "RepoBuilder.h"
+#include "RunFixtures.h"
 #include "TestSupport.h"
 #include "run/Census.h"
 #include "run/RunPool.h"
@@ -125,18 +126,7 @@ private:
     RunRequest request(const RepoBuilder &repo, const std::string &base, const std::string &head,
                        const std::string &today = "2024-05-10")
     {
-        RunRequest r;
-        r.target.repoPath = repo.root();
-        r.target.base = base;
-        r.target.head = head;
-        r.target.python = pw::test::testPython();
-        r.target.cacheDir = m_cache.filePath(QStringLiteral("facts")).toStdString();
-        r.target.today = today;
-        r.cacheRoot = m_cache.filePath(QStringLiteral("trees")).toStdString();
-        r.workers = 2;
-        r.timeoutSeconds = 120;
-        r.sandbox = false;
-        return r;
+        return pw::test::runRequest(repo.root(), m_cache.path().toStdString(), base, head, today);
     }
 
     CensusReport census(const RepoBuilder &repo, const std::string &base, const std::string &head,

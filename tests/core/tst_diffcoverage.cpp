@@ -57,8 +57,31 @@ QString describe(const ChangedLines &c)
         parts << QStringLiteral("whole ") + QString::fromStdString(path);
     for (const std::string &file : c.unmeasured)
         parts << QStringLiteral("unmeasured ") + QString::fromStdString(file);
+    for (const std::string &file : c.documentation)
+        parts << QStringLiteral("doc ") + QString::fromStdString(file);
     return parts.join(QStringLiteral(" | "));
 }
+
+// The new end-to-end checks need coverage.py; the older ones predate this guard.
+bool coverageImportable()
+{
+    return QProcess::execute(QString::fromStdString(pw::test::testPython()),
+                             {QStringLiteral("-c"), QStringLiteral("import coverage")}) == 0;
+}
+
+// The statements fixture (base). test_total runs total(); test_broken only imports the
+// module and fails on both trees.
+const char *const kCalc = "def total():\n"               // 1
+                          "    # the sum of the parts\n" // 2
+                          "    parts = sum([\n"          // 3
+                          "        1,\n"                 // 4
+                          "        2,\n"                 // 5
+                          "    ])\n"                     // 6
+                          "    return parts\n"           // 7
+                          "\n"                           // 8
+                          "\n"                           // 9
+                          "def unused():\n"              // 10
+                          "    return 0\n";              // 11
 
 const char *const kModule = "def value():\n"      // 1
                             "    x = 1\n"         // 2
@@ -103,9 +126,13 @@ private Q_SLOTS:
     void judge();
     void badReportsAreRefused_data();
     void badReportsAreRefused();
+    void reportWithoutStatementsParses();
     void summaries();
     void recordRoundTrip();
     void pluginSeparatesImportFromTestPhases();
+    void pluginReportsStatementsOfChangedFiles();
+    void patchesJudgedByStatements_data();
+    void patchesJudgedByStatements();
 
     void patchInducedTestTouchesTheChange();
     void flakyTestDidNotTouchTheChange();
@@ -211,6 +238,20 @@ void TestDiffCoverage::changedLinesFromGit_data()
         << Files{{mod, text}, {QStringLiteral("data/c.json"), QStringLiteral("{}\n")}}
         << Files{{mod, QString()}, {QStringLiteral("data/c.json"), QStringLiteral("[]\n")}}
         << QStringLiteral("unmeasured data/c.json (not Python) | unmeasured m.py (deleted)");
+    // Documentation is exempt (Shadow's rule); a data file next to it is not, nor is
+    // Python below docs/.
+    QTest::newRow("documentation")
+        << Files{{mod, text},
+                 {QStringLiteral("README.md"), QStringLiteral("# a\n")},
+                 {QStringLiteral("docs/guide.txt"), QStringLiteral("a\n")}}
+        << Files{{mod, text},
+                 {QStringLiteral("README.md"), QStringLiteral("# b\n")},
+                 {QStringLiteral("docs/guide.txt"), QStringLiteral("b\n")},
+                 {QStringLiteral("docs/conf.py"), QStringLiteral("A = 1\n")},
+                 {QStringLiteral("notes.rst"), QStringLiteral("b\n")},
+                 {QStringLiteral("data/expected.json"), QStringLiteral("{}\n")}}
+        << QStringLiteral("docs/conf.py:1 | unmeasured data/expected.json (not Python) | doc "
+                          "README.md | doc docs/guide.txt | doc notes.rst");
 }
 
 void TestDiffCoverage::changedLinesFromGit()
@@ -242,7 +283,8 @@ void TestDiffCoverage::changedLinesFromGit()
 
 void TestDiffCoverage::judge_data()
 {
-    QTest::addColumn<QString>("changed"); // "file:1,2;file2:3" ; "whole:f" ; "other:f"
+    // "file:1,2;file2:3" ; "whole:f" ; "other:f" ; "doc:f"
+    QTest::addColumn<QString>("changed");
     QTest::addColumn<QString>("report");
     QTest::addColumn<QString>("verdict");
     QTest::addColumn<QString>("summary");
@@ -282,6 +324,56 @@ void TestDiffCoverage::judge_data()
                           "(coverage: ImportError: nope)");
     QTest::newRow("nothing changed") << QString() << untouchedReport << QStringLiteral("unknown")
                                      << QStringLiteral("unknown: the patch changes no file");
+
+    // With statements: pkg/mod.py line 5 is a call over lines 5-7 (coverage reports it by
+    // 5), line 8 a comment, 9 blank; line 4 a def header run at import.
+    const QString statements =
+        QStringLiteral(R"("statements": {"pkg/mod.py": [[4], [5, 6, 7], [10]]})");
+    const QString ran =
+        QStringLiteral(R"({"files": {"pkg/mod.py": [5]}, )") + statements + QLatin1Char('}');
+    const QString notRun = QStringLiteral(R"({"files": {}, "imported": {"pkg/mod.py": [4]}, )") +
+                           statements + QLatin1Char('}');
+    QTest::newRow("continuation line of an executed statement")
+        << QStringLiteral("pkg/mod.py:6") << ran << QStringLiteral("touched")
+        << QStringLiteral("touched 1 changed line in pkg/mod.py");
+    QTest::newRow("the tracer reported a continuation line")
+        << QStringLiteral("pkg/mod.py:5")
+        << QStringLiteral(R"({"files": {"pkg/mod.py": [7]}, )") + statements + QLatin1Char('}')
+        << QStringLiteral("touched") << QStringLiteral("touched 1 changed line in pkg/mod.py");
+    QTest::newRow("blank and comment lines next to it do not count")
+        << QStringLiteral("pkg/mod.py:6,8,9") << ran << QStringLiteral("touched")
+        << QStringLiteral("touched 1 changed line in pkg/mod.py");
+    QTest::newRow("comment only")
+        << QStringLiteral("pkg/mod.py:8,9") << ran << QStringLiteral("unknown")
+        << QStringLiteral("unknown: the patch changes no executable Python line (only blank "
+                          "lines, comments or docstrings: pkg/mod.py)");
+    QTest::newRow("comment-only file next to a changed statement")
+        << QStringLiteral("pkg/mod.py:10;pkg/other.py:1")
+        << QStringLiteral(R"({"files": {}, "statements": {"pkg/mod.py": [[10]], )"
+                          R"("pkg/other.py": []}})")
+        << QStringLiteral("untouched")
+        << QStringLiteral("did not touch the change (executed none of its 1 changed line)");
+    QTest::newRow("def header continuation ran only at import")
+        << QStringLiteral("pkg/mod.py:4") << notRun << QStringLiteral("unknown")
+        << QStringLiteral("unknown: changed lines ran only at import (module-level code such as "
+                          "a def header or a constant), which does not show whether the test "
+                          "used them: pkg/mod.py:4");
+    QTest::newRow("a file without statements counts its lines as they are")
+        << QStringLiteral("pkg/mod.py:8;pkg/new.py:3") << ran << QStringLiteral("untouched")
+        << QStringLiteral("did not touch the change (executed none of its 1 changed line)");
+    QTest::newRow("documentation is exempt")
+        << QStringLiteral("pkg/mod.py:5;doc:README.md") << untouchedReport
+        << QStringLiteral("untouched")
+        << QStringLiteral("did not touch the change (executed none of its 1 changed line)");
+    QTest::newRow("documentation only")
+        << QStringLiteral("doc:README.md;doc:docs/guide.txt") << untouchedReport
+        << QStringLiteral("unknown")
+        << QStringLiteral("unknown: the patch changes only documentation, which no test reads: "
+                          "README.md, docs/guide.txt");
+    QTest::newRow("documentation and a comment")
+        << QStringLiteral("pkg/mod.py:8;doc:README.md") << ran << QStringLiteral("unknown")
+        << QStringLiteral("unknown: the patch changes no executable Python line (only blank "
+                          "lines, comments or docstrings: pkg/mod.py)");
 }
 
 void TestDiffCoverage::judge()
@@ -299,6 +391,8 @@ void TestDiffCoverage::judge()
             lines.wholeFiles.insert(rest);
         else if (key == QLatin1String("other"))
             lines.unmeasured.push_back(rest);
+        else if (key == QLatin1String("doc"))
+            lines.documentation.push_back(rest);
         else
             for (const QString &n : part.mid(colon + 1).split(QLatin1Char(',')))
                 lines.python[key.toStdString()].insert(n.toInt());
@@ -327,6 +421,19 @@ void TestDiffCoverage::badReportsAreRefused_data()
     QTest::newRow("unavailable not a string")
         << QStringLiteral(R"({"unavailable": 1})")
         << QStringLiteral("cov.json: unavailable: must be a string");
+    QTest::newRow("statements not an object")
+        << QStringLiteral(R"({"files": {}, "statements": [1]})")
+        << QStringLiteral("cov.json: statements: must be an object");
+    QTest::newRow("statements of a file not an array")
+        << QStringLiteral(R"({"files": {}, "statements": {"a.py": {"1": 1}}})")
+        << QStringLiteral("cov.json: statements.a.py: must be an array of statements");
+    QTest::newRow("empty statement")
+        << QStringLiteral(R"({"files": {}, "statements": {"a.py": [[1], []]}})")
+        << QStringLiteral("cov.json: statements.a.py[1]: a statement must be a non-empty array");
+    QTest::newRow("statement line not a positive integer")
+        << QStringLiteral(R"({"files": {}, "statements": {"a.py": [[2, -3]]}})")
+        << QStringLiteral("cov.json: statements.a.py[0]: line numbers must be positive "
+                          "integers, has -3");
 }
 
 void TestDiffCoverage::badReportsAreRefused()
@@ -339,6 +446,22 @@ void TestDiffCoverage::badReportsAreRefused()
     } catch (const pw::core::Error &e) {
         QVERIFY2(QString::fromUtf8(e.what()).startsWith(message), e.what());
     }
+}
+
+// Reports written before "statements" existed read as they did: no statements, so every
+// changed line counts (a comment line too).
+void TestDiffCoverage::reportWithoutStatementsParses()
+{
+    const CoverageReport r = CoverageReport::parse(
+        R"({"files": {"pkg/mod.py": [5]}, "imported": {"pkg/mod.py": [1]}})", "old.json");
+    QVERIFY(r.statements.empty());
+    QCOMPARE(r.inTests.at("pkg/mod.py"), (std::set<int>{5}));
+    ChangedLines changed;
+    changed.python["pkg/mod.py"] = {5, 8};
+    const DiffCoverageResult d = DiffCoverage::judge(changed, r);
+    QCOMPARE(d.verdict, CoverageVerdict::Touched);
+    QCOMPARE(d.changedLines, 2);
+    QCOMPARE(d.touchedLines, 1);
 }
 
 void TestDiffCoverage::summaries()
@@ -421,6 +544,146 @@ void TestDiffCoverage::pluginSeparatesImportFromTestPhases()
     QCOMPARE(r.atImport.at("conftest.py"), (std::set<int>{1, 3, 6, 7}));
     QCOMPARE(r.inTests.at("test_c.py"), (std::set<int>{2}));
     QVERIFY(!r.inTests.count("lib/__init__.py")); // no statements: no line 0 either
+}
+
+// With PATH.changed.json the plugin reports the statements of the files it lists, run or
+// not: a multi-line call is one statement reported (and executed) by its first line, and
+// comment and blank lines belong to none; a missing or unparsable file has no entry.
+void TestDiffCoverage::pluginReportsStatementsOfChangedFiles()
+{
+    if (!coverageImportable())
+        QSKIP("coverage is not importable by /usr/bin/python3");
+    QTemporaryDir dir;
+    const std::string tree = dir.filePath(QStringLiteral("tree")).toStdString();
+    pw::test::writeText(tree, "lib/__init__.py", "");
+    pw::test::writeText(tree, "lib/calc.py",
+                        "RATE = 3\n\n\ndef used():\n    # why\n    value = max(\n        RATE,\n"
+                        "        0,\n    )\n    return value\n");
+    pw::test::writeText(tree, "lib/idle.py", "# idle\nLIMIT = (\n    1\n)\n");
+    pw::test::writeText(tree, "lib/broken.py", "def (:\n");
+    pw::test::writeText(tree, "test_c.py",
+                        "from lib.calc import used\n\n\ndef test_used():\n"
+                        "    assert used() == 3\n");
+    const std::string report = dir.filePath(QStringLiteral("cov.json")).toStdString();
+    QVERIFY(pw::core::writeFileAtomically(
+        report + ".changed.json",
+        R"(["lib/calc.py", "lib/idle.py", "lib/broken.py", "missing.py"])"));
+    pw::core::RunSpec spec =
+        pw::test::runSpec(tree, dir.filePath(QStringLiteral("run")).toStdString());
+    spec.env.witness.enabled = true;
+    spec.env.witness.coverFile = report;
+    const pw::core::RunResult run = pw::core::PytestRun(spec).run();
+    QCOMPARE(run.exitCode, 0);
+    const std::optional<std::string> text = pw::core::readWholeFile(report);
+    QVERIFY(text);
+    const CoverageReport r = CoverageReport::parse(*text, report);
+    // The call ran; which of its lines the tracer reports depends on the Python version.
+    QVERIFY(r.inTests.at("lib/calc.py").count(6));
+    QVERIFY(!r.inTests.at("lib/calc.py").count(5));
+    QCOMPARE(r.statements.at("lib/calc.py"),
+             (std::map<int, int>{{1, 1}, {4, 4}, {6, 6}, {7, 6}, {8, 6}, {9, 6}, {10, 10}}));
+    QVERIFY(!r.inTests.count("lib/idle.py") && !r.atImport.count("lib/idle.py"));
+    QCOMPARE(r.statements.at("lib/idle.py"), (std::map<int, int>{{2, 2}, {3, 2}, {4, 2}}));
+    QCOMPARE(r.statements.size(), size_t(2));
+}
+
+// Real patches, pytest and coverage: which changed lines count. test_total runs total();
+// test_broken only imports pkg.calc and fails on both trees.
+void TestDiffCoverage::patchesJudgedByStatements_data()
+{
+    QTest::addColumn<Files>("head");   // over the base files
+    QTest::addColumn<QString>("test"); // in tests/
+    QTest::addColumn<QString>("summary");
+    QTest::addColumn<int>("changedLines");
+
+    const QString calc = QStringLiteral("pkg/calc.py");
+    auto edit = [&](const QString &from, const QString &to) {
+        QString t = QString::fromLatin1(kCalc);
+        return t.replace(from, to);
+    };
+    const QString broken = QStringLiteral("test_broken.py::test_broken");
+    const QString unusedChanged = edit(QStringLiteral("return 0"), QStringLiteral("return 1"));
+    QTest::newRow("comment only")
+        << Files{{calc, edit(QStringLiteral("sum of"), QStringLiteral("total of"))}} << broken
+        << QStringLiteral("unknown: the patch changes no executable Python line (only blank "
+                          "lines, comments or docstrings: pkg/calc.py)")
+        << 0;
+    QTest::newRow("middle line of a multi-line call")
+        << Files{{calc, edit(QStringLiteral("2,"), QStringLiteral("5,"))}}
+        << QStringLiteral("test_calc.py::test_total")
+        << QStringLiteral("touched 1 changed line in pkg/calc.py") << 1;
+    QTest::newRow("blank line next to an executed change")
+        << Files{{calc, edit(QStringLiteral("2,\n"), QStringLiteral("5,\n\n"))}}
+        << QStringLiteral("test_calc.py::test_total")
+        << QStringLiteral("touched 1 changed line in pkg/calc.py") << 1;
+    QTest::newRow("README and a Python change")
+        << Files{{calc, unusedChanged}, {QStringLiteral("README.md"), QStringLiteral("# calc!\n")}}
+        << broken
+        << QStringLiteral("did not touch the change (executed none of its 1 changed line)") << 1;
+    QTest::newRow("data file and a Python change")
+        << Files{{calc, unusedChanged},
+                 {QStringLiteral("data/expected.json"), QStringLiteral("[]\n")}}
+        << broken
+        << QStringLiteral("unknown: the patch changes files coverage cannot measure but a test "
+                          "could read: data/expected.json (not Python)")
+        << 1;
+    QTest::newRow("comment in a module no test imports")
+        << Files{{QStringLiteral("pkg/other.py"), QStringLiteral("# helpers\nVALUE = 1\n")}}
+        << broken
+        << QStringLiteral("unknown: the patch changes no executable Python line (only blank "
+                          "lines, comments or docstrings: pkg/other.py)")
+        << 0;
+    QTest::newRow("documentation only")
+        << Files{{QStringLiteral("README.md"), QStringLiteral("# calc!\n")}} << broken
+        << QStringLiteral("unknown: the patch changes only documentation, which no test reads: "
+                          "README.md")
+        << 0;
+}
+
+void TestDiffCoverage::patchesJudgedByStatements()
+{
+    QFETCH(Files, head);
+    QFETCH(QString, test);
+    QFETCH(QString, summary);
+    QFETCH(int, changedLines);
+    if (!coverageImportable())
+        QSKIP("coverage is not importable by /usr/bin/python3");
+    RepoBuilder repo;
+    QTemporaryDir cache;
+    repo.write("pkg/__init__.py", "");
+    repo.write("pkg/calc.py", kCalc);
+    repo.write("pkg/other.py", "# helper\nVALUE = 1\n");
+    repo.write("README.md", "# calc\n");
+    repo.write("data/expected.json", "{}\n");
+    repo.write("tests/test_calc.py",
+               "from pkg.calc import total\n\n\ndef test_total():\n    assert total() == 3\n");
+    repo.write("tests/test_broken.py",
+               "import pkg.calc\n\n\ndef test_broken():\n    assert False\n");
+    const std::string base = repo.commit("base");
+    for (const auto &[path, content] : head)
+        repo.write(path.toStdString(), content.toStdString());
+    const std::string headCommit = repo.commit("the patch");
+    RunRequest r;
+    r.target.repoPath = repo.root();
+    r.target.base = base;
+    r.target.head = headCommit;
+    r.target.python = pw::test::testPython();
+    r.target.today = kToday;
+    r.cacheRoot = cache.path().toStdString();
+    r.workers = 2;
+    r.timeoutSeconds = 120;
+    r.sandbox = false;
+    const RunContext ctx = RunContext::open(r);
+    AttributionRequest req;
+    req.test = "tests/" + test.toStdString();
+    req.runs = 1;
+    req.record = false;
+    req.coverage = true;
+    RunPool pool(ctx.workers());
+    const AttributionResult res = Attribution::run(ctx, req, pool);
+    QVERIFY(res.coverage.has_value());
+    QCOMPARE(QString::fromStdString(res.coverage->summary()), summary);
+    QCOMPARE(res.coverage->changedLines, changedLines);
 }
 
 void TestDiffCoverage::patchInducedTestTouchesTheChange()
@@ -542,7 +805,7 @@ void TestDiffCoverage::coverageRunThatIsNoFailureIsUnknown()
     // Only the coverage rerun is changed: the one spec that carries --pw-cover.
     const AttributionResult r =
         attribute("tests/test_env.py::test_env_flake", true, [&](Arm, pw::core::RunSpec &spec) {
-            if (spec.extraArgs.filter(QStringLiteral("--pw-cover=")).isEmpty())
+            if (spec.env.witness.coverFile.empty())
                 return;
             if (how == QLatin1String("pass"))
                 spec.env.extraVariables["FLAKE_OFF"] = "1";

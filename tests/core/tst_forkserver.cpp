@@ -285,6 +285,36 @@ private Q_SLOTS:
         QVERIFY(forked.runs[0].evidence());
     }
 
+    // The plugin's per-test timer (config timeouts.per_test) inside a replay child: the
+    // cell is a harness error naming the timeout, never a failure; the child goes on to
+    // report, so the other cells complete.
+    void aPerTestTimeoutInAReplayIsAHarnessError()
+    {
+        Fixture f;
+        pw::test::writeText(f.tree(), "tests/test_slow.py",
+                            "import time\n\n"
+                            "def test_slow_on_seed_3(witness_seed):\n"
+                            "    if witness_seed == 3:\n"
+                            "        time.sleep(600)\n");
+        RunPool pool(1);
+        ReplayRequest request =
+            f.request({"tests/test_slow.py::test_slow_on_seed_3"}, {1, 3}, 2, "fork");
+        request.base.env.witness.testTimeoutMs = 1000;
+        const ReplayMatrix forked = forkReplays(request, pool);
+        for (size_t s = 0; s < 2; ++s) {
+            for (int r = 0; r < 2; ++r) {
+                const auto &cell = forked.at(0, s, r);
+                if (forked.seeds[s] == 3) {
+                    QVERIFY2(cell.outcome == Outcome::HarnessError, dump(forked).c_str());
+                    QVERIFY2(cell.detail.find("per-test timeout of 1 s") != std::string::npos,
+                             cell.detail.c_str());
+                } else {
+                    QVERIFY2(cell.outcome == Outcome::Pass, dump(forked).c_str());
+                }
+            }
+        }
+    }
+
     void theTrialBudgetCapsTheMatrix()
     {
         Fixture f;
@@ -392,6 +422,8 @@ private Q_SLOTS:
         QTest::newRow("child killed")
             << "setup:passed call:passed replay:harness_error" << Outcome::HarnessError << "";
         QTest::newRow("not collected") << "collect:not_collected" << Outcome::NotCollected << "";
+        QTest::newRow("per-test timeout")
+            << "setup:passed call:harness_error teardown:passed" << Outcome::HarnessError << "";
     }
     void foldOneOutcomePerTrial()
     {

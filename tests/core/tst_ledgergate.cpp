@@ -5,7 +5,10 @@
 #include "RepoBuilder.h"
 #include "TestSupport.h"
 #include "audit/Audit.h"
+#include "audit/LedgerGate.h"
 #include "audit/ReportFormat.h"
+#include "python/FactExtractor.h"
+#include "repo/Repository.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -142,6 +145,7 @@ private Q_SLOTS:
     void fixtureNotes();
     void fixtureNoteOutsideTheRepository();
     void jsonReportCarriesSatisfiedBy();
+    void countingLedgersWithoutAnAudit();
 
 private:
     GateReport audit(const QVariantMap &base, const QVariantMap &head,
@@ -527,4 +531,60 @@ void TstLedgerGate::jsonReportCarriesSatisfiedBy()
 }
 
 QTEST_GUILESS_MAIN(TstLedgerGate)
+// CountingLedgers alone (what the census asks, without the audit): base entries the head
+// keeps count when valid, an entry the patch adds or removes does not, an invalid one does
+// not, a freeze stops counting on its expiry day — and the audit on the same patch agrees.
+void TstLedgerGate::countingLedgersWithoutAnAudit()
+{
+    const QString w = kLedgers + QStringLiteral("census_waiver.toml");
+    const QString q = kLedgers + QStringLiteral("quarantine.toml");
+    const QString oldFile = QStringLiteral("tests/test_old.py");
+    const QString kept = waiver(oldFile, QStringLiteral("obsolete-behavior"),
+                                QStringLiteral("tests/test_calc.py::test_sub"));
+    const QString bad =
+        waiver(QStringLiteral("tests/test_calc.py::test_add"), QStringLiteral("because"),
+               QStringLiteral("tests/test_calc.py::test_sub"));
+    const QString removed =
+        waiver(QStringLiteral("tests/test_calc.py::test_sub"), QStringLiteral("duplicate-coverage"),
+               QStringLiteral("tests/test_calc.py::test_add"));
+    const QString added = waiver(QStringLiteral("tests/test_calc.py::TestMul::test_mul"),
+                                 QStringLiteral("duplicate-coverage"),
+                                 QStringLiteral("tests/test_calc.py::test_sub"));
+    const QVariantMap base{{w, QString(kept + bad + removed)}, {q, validFreeze()}};
+    const QVariantMap head{{w, QString(kept + bad + added)}, {oldFile, QVariant()}};
+    const GateReport report = audit(base, head);
+
+    const Repository repo = Repository::open(m_repo->root());
+    const Revision b = repo.resolve("HEAD~1");
+    const Revision h = repo.resolve("HEAD");
+    DiffOptions options;
+    options.contextLines = 0;
+    const PatchDiff diff = repo.diff(b, h, options);
+    const Config config;
+    FactExtractor extractor(pw::test::testPython(), m_cache->path().toStdString());
+    auto count = [&](const std::string &today) {
+        return CountingLedgers::compute({repo, b, h, diff, config, kLedgers.toStdString(),
+                                         kLedgers.toStdString(), today, extractor});
+    };
+    const CountingLedgers c = count("2024-05-10");
+    QVERIFY(c.validWaiver(oldFile.toStdString()));
+    QVERIFY(!c.validWaiver("tests/test_calc.py::test_add")); // unknown reason
+    QVERIFY(std::any_of(c.problems().begin(), c.problems().end(), [](const LedgerProblem &p) {
+        return p.entry == "tests/test_calc.py::test_add" && p.field == "reason";
+    }));
+    QVERIFY(!c.validWaiver("tests/test_calc.py::test_sub")); // the patch removed it
+    QVERIFY(!c.headOnlyWaiver("tests/test_calc.py::test_sub"));
+    QVERIFY(!c.validWaiver("tests/test_calc.py::TestMul::test_mul")); // the patch added it
+    QVERIFY(c.headOnlyWaiver("tests/test_calc.py::TestMul::test_mul"));
+    QVERIFY(c.validFreeze("tests/test_calc.py::test_add"));
+    QVERIFY(!c.headOnlyFreeze("tests/test_calc.py::test_add"));
+    QVERIFY(!count("2024-05-14").validFreeze("tests/test_calc.py::test_add")); // expiry day
+
+    // The audit counted the same: the removed file is answered by its waiver.
+    const Finding *gone = findingOf(report, "T-GONE");
+    QVERIFY2(gone && gone->satisfiedBy, qPrintable(describe(report).join(QLatin1Char('\n'))));
+    QCOMPARE(*gone->satisfiedBy, "census_waiver.toml: " + oldFile.toStdString());
+    QVERIFY_EXCEPTION_THROWN(count("2024-13-01"), Error);
+}
+
 #include "tst_ledgergate.moc"

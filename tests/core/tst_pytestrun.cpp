@@ -3,6 +3,7 @@
 // infrastructure-failure protection (SPEC §10), and no process outliving its run.
 
 #include "RunFixtures.h"
+#include "run/OutcomeRows.h"
 #include "run/PytestRun.h"
 #include "util/Error.h"
 
@@ -12,12 +13,16 @@
 #include <future>
 
 using pw::core::Error;
+using pw::core::foldTrials;
 using pw::core::NodeOutcome;
 using pw::core::Outcome;
+using pw::core::OutcomeRowsFile;
 using pw::core::PytestRun;
+using pw::core::readOutcomeRows;
 using pw::core::RunResult;
 using pw::core::RunSpec;
 using pw::core::RunStatus;
+using pw::core::Trial;
 using pw::test::writeText;
 
 namespace {
@@ -208,6 +213,45 @@ private Q_SLOTS:
             }
         }
         QVERIFY(r.durationMs < 50000); // not the 60 s sleeps
+    }
+
+    // The timer expiring in a reporting hook between two phases must not become an
+    // INTERNALERROR that loses the run: the test's next phase stops instead. The JSONL
+    // rows (what fork-server replays and the isolate cell read) say harness_error too.
+    void perTestTimeoutBetweenPhasesStopsTheNextPhase()
+    {
+        Project p;
+        p.write("tests/conftest.py", "import time\n\n"
+                                     "def pytest_runtest_logreport(report):\n"
+                                     "    if report.when == 'setup' and 'slow_hook' in "
+                                     "report.nodeid:\n"
+                                     "        time.sleep(1.5)\n");
+        p.write("tests/test_hook.py", "def test_slow_hook():\n    pass\n\n"
+                                      "def test_after():\n    pass\n");
+        RunSpec spec = p.spec();
+        spec.env.witness.enabled = true;
+        spec.env.witness.testTimeoutMs = 1000;
+        spec.env.witness.outFile = p.dir.path().toStdString() + "/rows.jsonl";
+        PytestRun run(spec);
+        const RunResult r = runBounded(run);
+        QCOMPARE(r.status, RunStatus::Completed);
+        QVERIFY2(r.evidence(), r.harnessReason.c_str()); // exit 1, not 3 (internal error)
+        QCOMPARE(outcomeOf(r, "tests/test_hook.py::test_slow_hook"), Outcome::HarnessError);
+        QCOMPARE(outcomeOf(r, "tests/test_hook.py::test_after"), Outcome::Pass);
+
+        const OutcomeRowsFile rows = readOutcomeRows(spec.env.witness.outFile);
+        QVERIFY2(rows.error.empty(), rows.error.c_str());
+        const std::vector<Trial> trials = foldTrials(rows.rows);
+        QCOMPARE(int(trials.size()), 2);
+        for (const Trial &t : trials) {
+            if (t.nodeId == "tests/test_hook.py::test_after")
+                QCOMPARE(t.outcome, Outcome::Pass);
+            else {
+                QCOMPARE(t.outcome, Outcome::HarnessError);
+                QVERIFY2(t.detail.find("per-test timeout of 1 s") != std::string::npos,
+                         t.detail.c_str());
+            }
+        }
     }
 
     void killedInterpreterIsACrash()

@@ -12,9 +12,11 @@
 #include "util/Error.h"
 
 #include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 #include <memory>
+#include <mutex>
 
 using pw::core::CellsRequest;
 using pw::core::CellStatus;
@@ -77,7 +79,7 @@ private Q_SLOTS:
     void clockFindsTimeDependence();
     void clockIsUnknownWithoutFreezegun();
     void greenTestIsNotReproduced();
-    void missingNodeIsNotCollected();
+    void missingNodeIsRefusedAfterTheSoloRun();
     void scopeIsTheFilesDirectory();
     void trialBudgetIsEnforcedBeforeAnyRun();
 
@@ -165,6 +167,18 @@ void TestReproCells::leakageFromSiblingModule()
     QCOMPARE(r.findings.front().attribution, std::string("leakage"));
     QVERIFY2(r.findings.front().sentence.rfind("leakage from earlier tests", 0) == 0,
              r.findings.front().sentence.c_str());
+
+    // The isolate cell's copyable command carries its replay plan inline: it needs no
+    // scratch file and repeats the cell by hand.
+    const std::string replay = r.cell("isolate").replay;
+    QVERIFY2(replay.find("replays.json") == std::string::npos, replay.c_str());
+    QVERIFY2(replay.find("--pw-replays={\"nodeids\"") != std::string::npos, replay.c_str());
+    QProcess shell;
+    shell.start(QStringLiteral("/bin/sh"),
+                QStringList{QStringLiteral("-c"), QString::fromStdString(replay)});
+    QVERIFY(shell.waitForFinished(120000));
+    QVERIFY2(shell.readAllStandardOutput().contains("patchwitness replays: 3 run, 3 failed"),
+             shell.readAllStandardError().constData());
 }
 
 void TestReproCells::brokenTestFailsSolo()
@@ -237,12 +251,33 @@ void TestReproCells::greenTestIsNotReproduced()
     QVERIFY(!r.noEvidence());
 }
 
-void TestReproCells::missingNodeIsNotCollected()
+// A typo'd node (its file exists) is an input error naming it, answered by the solo run
+// alone: the 3 order runs, the isolate run and the clock run never start.
+void TestReproCells::missingNodeIsRefusedAfterTheSoloRun()
 {
-    const ReproCellsResult r = cells("tests/green/test_green.py::test_typo");
-    QVERIFY(r.notCollected);
-    QVERIFY(!r.reproduced());
-    QVERIFY(r.findings.front().sentence.find("not collected") != std::string::npos);
+    CellsRequest req;
+    req.test = "tests/green/test_green.py::test_typo";
+    req.orderSeeds = 3;
+    RunPool pool(2);
+    std::mutex mutex;
+    std::vector<pw::core::NodeRunProgress> ticks;
+    try {
+        ReproCells::run(*m_ctx, req, pool, [&](const pw::core::NodeRunProgress &tick) {
+            std::lock_guard<std::mutex> lock(mutex);
+            ticks.push_back(tick);
+        });
+        QFAIL("a node the tree does not collect was accepted");
+    } catch (const pw::core::Error &e) {
+        QCOMPARE(e.kind(), pw::core::Error::Kind::Input);
+        const QString message = QString::fromUtf8(e.what());
+        QVERIFY2(message.contains(QLatin1String("'tests/green/test_green.py::test_typo'")),
+                 e.what());
+        QVERIFY2(message.contains(QLatin1String("not collected at head (")), e.what());
+    }
+    QCOMPARE(ticks.size(), size_t(1));
+    QCOMPARE(ticks.front().run.label, std::string("solo"));
+    QCOMPARE(ticks.front().run.outcome, pw::core::Outcome::NotCollected);
+    QCOMPARE(ticks.front().total, 6); // solo, 3 order, isolate, clock
 }
 
 void TestReproCells::scopeIsTheFilesDirectory()

@@ -7,6 +7,7 @@
 #include "util/Error.h"
 #include "util/Files.h"
 
+#include <QDate>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -77,6 +78,9 @@ private Q_SLOTS:
     void nullMeansNotRecorded();
     void latestFor();
     void latestForWithoutDirectory();
+    void latestForPicksByFileName();
+    void fileNamePart_data();
+    void fileNamePart();
     void fillFreezeKeepsGivenValues();
     void fillFreezeWithoutEvidenceFields();
 };
@@ -238,6 +242,88 @@ void TstRunEvidence::latestForWithoutDirectory()
     QTemporaryDir dir;
     QVERIFY(
         !AttributionRecord::latestFor(dir.filePath(QStringLiteral("missing")).toStdString(), "t"));
+}
+
+// 500 records of other tests around this test's own: the answer is still its newest (a
+// broken newer record of its own does not hide it; the later name wins a day), and a file
+// named for another test is never read, even when it holds a newer record of this test.
+void TstRunEvidence::latestForPicksByFileName()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string runs = dir.filePath(QStringLiteral("runs")).toStdString();
+    auto put = [&](const std::string &name, const std::string &text) {
+        QVERIFY(writeFileAtomically(runs + "/" + name, text, true));
+    };
+    auto day = [](int n) { // 2026-01-01 + n days
+        return QDate(2026, 1, 1).addDays(n).toString(Qt::ISODate).toStdString();
+    };
+    const std::string a = "tests/t.py::test_a";
+    const std::string part = AttributionRecord::fileNamePart(a);
+    QCOMPARE(part, std::string("tests_t.py_test_a"));
+    for (int i = 0; i < 500; ++i) {
+        const std::string other = "tests/t.py::test_a" + std::to_string(i); // same prefix
+        put(day(i % 300) + "-" + AttributionRecord::fileNamePart(other) + "-matched.json",
+            record(other, day(i % 300)));
+    }
+    // Misfiled under another test's name, and newer than any record of test_a: never read.
+    put(day(299) + "-" + AttributionRecord::fileNamePart("tests/t.py::test_b") + "-matched.json",
+        record(a, day(299), ", \"witness_seed\": 666"));
+    // Another test's broken record.
+    put(day(298) + "-" + AttributionRecord::fileNamePart("tests/t.py::test_c") + "-swept.json",
+        "{\"schema\": ");
+
+    put(day(10) + "-" + part + "-matched.json", record(a, day(10), ", \"witness_seed\": 1"));
+    put(day(200) + "-" + part + "-matched.json", record(a, day(200), ", \"witness_seed\": 2"));
+    put(day(200) + "-" + part + "-matched_02.json", record(a, day(200), ", \"witness_seed\": 3"));
+    put(day(250) + "-" + part + "-swept.json", "{\"schema\": \"patchwitness.attribution/1\",");
+    put("undated-" + part + "-matched.json",
+        "{\"schema\": \"patchwitness.attribution/1\", \"test\": \"" + a + "\"}");
+
+    std::optional<AttributionRecord> latest = AttributionRecord::latestFor(runs, a);
+    QVERIFY(latest);
+    QCOMPARE(latest->file, runs + "/" + day(200) + "-" + part + "-matched_02.json");
+    QCOMPARE(latest->witnessSeed.value_or(-1), 3LL);
+
+    // A record of another test among the 500 is found as well.
+    latest = AttributionRecord::latestFor(runs, "tests/t.py::test_a7");
+    QVERIFY(latest);
+    QCOMPARE(latest->test, std::string("tests/t.py::test_a7"));
+    QCOMPARE(latest->recorded.value_or(""), day(7));
+
+    // Only an undated record: it is the answer.
+    QTemporaryDir undated;
+    const std::string only = undated.path().toStdString();
+    QVERIFY(writeFileAtomically(
+        only + "/undated-" + part + "-matched.json",
+        "{\"schema\": \"patchwitness.attribution/1\", \"test\": \"" + a + "\"}", true));
+    QVERIFY(writeFileAtomically(only + "/" + day(5) + "-" + part + "-swept.json", "{", true));
+    latest = AttributionRecord::latestFor(only, a);
+    QVERIFY(latest);
+    QVERIFY(!latest->recorded);
+}
+
+void TstRunEvidence::fileNamePart_data()
+{
+    QTest::addColumn<QString>("test");
+    QTest::addColumn<QString>("part");
+    QTest::newRow("plain") << "tests/t.py::test_a"
+                           << "tests_t.py_test_a";
+    QTest::newRow("class and parameters") << "tests/t.py::TestX::test_y[1-a b]"
+                                          << "tests_t.py_TestX_test_y_1-a_b";
+    QTest::newRow("ends trimmed") << "_x.py::t[]"
+                                  << "x.py_t";
+}
+
+void TstRunEvidence::fileNamePart()
+{
+    QFETCH(QString, test);
+    QFETCH(QString, part);
+    QCOMPARE(QString::fromStdString(AttributionRecord::fileNamePart(test.toStdString())), part);
+    const std::string longId = "tests/" + std::string(100, 'x') + ".py::t";
+    const std::string cut = AttributionRecord::fileNamePart(longId);
+    QCOMPARE(cut.size(), size_t(80 + 1 + 8));
+    QCOMPARE(cut.substr(81), sha256Hex(longId, 8));
 }
 
 void TstRunEvidence::fillFreezeKeepsGivenValues()

@@ -348,6 +348,25 @@ private Q_SLOTS:
         QVERIFY(shell.readAllStandardOutput().contains("1 passed"));
     }
 
+    // The staged plugin is read-only inside the sandbox, so pytest cannot cache the
+    // plugin's rewritten bytecode there; the run writes it beforehand, outside.
+    void sandboxedRunsFindThePluginBytecodeCached()
+    {
+        REQUIRE_SANDBOX();
+        const QString cache =
+            QString::fromStdString(pw::core::RunEnvironment::pluginDir() + "/__pycache__");
+        QVERIFY(QDir(cache).removeRecursively());
+        Project p;
+        p.write("tests/test_ok.py", "def test_ok():\n    pass\n");
+        RunSpec spec = p.spec(true);
+        spec.env.witness.enabled = true;
+        const RunResult r = PytestRun(spec).run();
+        QVERIFY2(r.exitCode == 0, describe(r).c_str());
+        const QStringList cached = QDir(cache).entryList(
+            QStringList{QStringLiteral("pw_plugin.*-pytest-*.pyc")}, QDir::Files);
+        QCOMPARE(cached.size(), 1);
+    }
+
     void pluginOutputOutsideTheRunDirIsWritable()
     {
         REQUIRE_SANDBOX();

@@ -7,9 +7,12 @@
 // module read by a name built at run time is caught by the sample and reported; pytest
 // configuration, non-Python fixture files and a conftest.py on the path make tests run;
 // a test that failed in the witness run runs; a freeze ends on its expiry day; a WORKTREE
-// head's patch leaves the ledger directory out; the stored witness is reused and retaken;
-// garbled witness files are named with their line; the CLI's exit codes and JSON.
+// head's patch leaves the ledger directory out; the stored witness is kept in our cache,
+// reused and retaken (a damaged one named by file:line); a witness planted in the
+// worktree's ledger directory is never read; garbled witness files are named with their
+// line; the CLI's exit codes and JSON.
 #include "RepoBuilder.h"
+#include "RunFixtures.h"
 #include "TestSupport.h"
 #include "repo/Repository.h"
 #include "run/DiffCoverage.h"
@@ -18,7 +21,10 @@
 #include "util/Error.h"
 #include "util/Files.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
@@ -77,22 +83,17 @@ class TestShadow : public QObject
 
 private:
     QTemporaryDir m_cache;
+    int m_test = 0; // each test function its own cache: fixture repos repeat commit ids
+
+    std::string cacheDir() const
+    {
+        return m_cache.filePath(QStringLiteral("t%1").arg(m_test)).toStdString();
+    }
 
     RunRequest request(const RepoBuilder &repo, const std::string &base, const std::string &head,
                        const std::string &today = "2024-05-10")
     {
-        RunRequest r;
-        r.target.repoPath = repo.root();
-        r.target.base = base;
-        r.target.head = head;
-        r.target.python = pw::test::testPython();
-        r.target.cacheDir = m_cache.filePath(QStringLiteral("facts")).toStdString();
-        r.target.today = today;
-        r.cacheRoot = m_cache.filePath(QStringLiteral("trees")).toStdString();
-        r.workers = 2;
-        r.timeoutSeconds = 120;
-        r.sandbox = false;
-        return r;
+        return pw::test::runRequest(repo.root(), cacheDir(), base, head, today);
     }
 
     ShadowReport shadow(const RepoBuilder &repo, const std::string &base, const std::string &head,
@@ -177,6 +178,7 @@ private:
 
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_cache.isValid()); }
+    void init() { ++m_test; }
 
     void decidesEveryCaseAndCatchesAWitnessBug()
     {
@@ -209,7 +211,7 @@ private Q_SLOTS:
                  std::string("frozen until 2024-05-14"));
         QCOMPARE(reason("tests/test_new.py::test_new"), std::string("new test: no witness"));
         QCOMPARE(reason("tests/test_data.py::test_data"),
-                 std::string("witnessed import data/expected.txt changed"));
+                 std::string("witnessed file data/expected.txt changed"));
         QCOMPARE(reason("tests/test_thread.py::test_thread"),
                  std::string("witnessed import pkg/threaded.py changed"));
         QCOMPARE(reason("tests/test_proxy.py::test_proxy"),
@@ -297,8 +299,12 @@ private Q_SLOTS:
         QCOMPARE(first.witnessState, std::string("recorded"));
         QCOMPARE(first.runs.size(), size_t(2)); // witness + head collection
         const std::string path = first.witnessPath;
-        QVERIFY(path.find("/.patchwitness/runs/witness-" + base.substr(0, 12) + "-") !=
-                std::string::npos);
+        // In our cache (beside the trees), keyed by the whole base commit and the plugin.
+        const std::string cached = cacheDir() + "/trees/witness/witness-" + base + "-";
+        QVERIFY2(path.compare(0, cached.size(), cached) == 0, path.c_str());
+        QVERIFY2(path.find("-" + RunEnvironment::pluginHash() + ".json") != std::string::npos,
+                 path.c_str());
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(repo.root() + "/.patchwitness/runs")));
         const std::optional<std::string> stored = readWholeFile(path);
         QVERIFY(stored);
         QCOMPARE(WitnessLedger::parse(*stored, path).rows.size(), size_t(12));
@@ -314,14 +320,71 @@ private Q_SLOTS:
         QCOMPARE(third.witnessState, std::string("recorded"));
         QCOMPARE(third.runs.size(), size_t(2));
 
-        // A damaged ledger is not trusted: a new witness is taken and the damage said.
+        // A damaged ledger is not trusted: a new witness is taken (the cache is ours) and
+        // the damage named by file:line.
         options.rewitness = false;
         QVERIFY(writeFileAtomically(path, stored->substr(0, stored->size() / 2)));
         const ShadowReport fourth = shadow(repo, base, head, options);
         QCOMPARE(fourth.witnessState, std::string("recorded"));
+        QCOMPARE(fourth.runs.size(), size_t(2));
         QVERIFY(!fourth.warnings.empty());
-        QVERIFY2(fourth.warnings.front().find(path) != std::string::npos,
-                 fourth.warnings.front().c_str());
+        const QString warning = QString::fromStdString(fourth.warnings.front());
+        QVERIFY2(QRegularExpression(QRegularExpression::escape(QString::fromStdString(
+                                        "taking a new base witness: " + path + ":")) +
+                                    QStringLiteral("[0-9]+:[0-9]+: "))
+                     .match(warning)
+                     .hasMatch(),
+                 qPrintable(warning));
+        QCOMPARE(WitnessLedger::parse(*readWholeFile(path), path).rows.size(), size_t(12));
+    }
+
+    // The ledger directory is the reviewed worktree's: a witness planted there (by a
+    // WORKTREE head's author) that lists no files would skip every test. It is never read.
+    void witnessPlantedInTheWorktreeIsIgnored()
+    {
+        RepoBuilder repo;
+        repo.write("pkg/__init__.py", "");
+        repo.write("pkg/calc.py", "def add(a, b):\n    return a + b\n");
+        repo.write("tests/test_calc.py",
+                   "from pkg.calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n");
+        repo.write("tests/test_plain.py", "def test_plain():\n    assert True\n");
+        const std::string base = repo.commit("base");
+        repo.write("pkg/calc.py", "def add(a, b):\n    return b + a\n");
+        ShadowOptions options;
+        options.dryRun = true;
+        const std::string node = "tests/test_calc.py::test_add";
+        const ShadowReport honest = shadow(repo, base, "WORKTREE", options);
+        QVERIFY2(honest.harnessError.empty(), qPrintable(dump(honest)));
+        QCOMPARE(decision(honest, node)->reason,
+                 std::string("witnessed import pkg/calc.py changed"));
+
+        // The forgery: the real witness with every file list emptied, under the old and the
+        // new names, in the worktree's ledger directory; our cached witness is gone.
+        WitnessLedger forged = honest.witness;
+        for (WitnessRow &row : forged.rows)
+            row.files.clear();
+        const std::string runs = repo.root() + "/.patchwitness/runs/";
+        const std::string name =
+            QFileInfo(QString::fromStdString(honest.witnessPath)).fileName().toStdString();
+        forged.write(runs +
+                     WitnessLedger::fileName(base, honest.envDigest, RunEnvironment::pluginHash()));
+        forged.write(runs + "witness-" + base.substr(0, 12) + "-" + honest.envDigest + ".json");
+        forged.write(runs + name);
+        QVERIFY(QFile::remove(QString::fromStdString(honest.witnessPath)));
+        const ShadowReport planted = shadow(repo, base, "WORKTREE", options);
+        QVERIFY2(planted.harnessError.empty(), qPrintable(dump(planted)));
+        QCOMPARE(planted.witnessState, std::string("recorded")); // a fresh witness
+        QCOMPARE(planted.runs.size(), size_t(2));
+        QVERIFY(decision(planted, node)->run);
+        QCOMPARE(decision(planted, node)->reason,
+                 std::string("witnessed import pkg/calc.py changed"));
+
+        // Control: the same forgery where the witness is kept would skip the test.
+        forged.write(planted.witnessPath);
+        const ShadowReport fooled = shadow(repo, base, "WORKTREE", options);
+        QCOMPARE(fooled.witnessState, std::string("reused"));
+        QVERIFY(!decision(fooled, node)->run);
+        QCOMPARE(decision(fooled, node)->reason, std::string("witnessed"));
     }
 
     void ambientDriftRunsTheWholeSuite()
@@ -427,6 +490,9 @@ private Q_SLOTS:
         repo.write("notes.txt", "a\n");
         ShadowOptions options;
         options.dryRun = true;
+        // An attribution record written there earlier: untracked, like everything we write.
+        QVERIFY(writeFileAtomically(repo.root() + "/.patchwitness/runs/2024-05-09-x.json", "{}",
+                                    /*createDirs=*/true));
         const ShadowReport first = shadow(repo, base, "WORKTREE", options);
         QVERIFY2(first.harnessError.empty(), qPrintable(dump(first)));
         QVERIFY(QFileInfo::exists(QString::fromStdString(first.witnessPath)));
@@ -441,7 +507,7 @@ private Q_SLOTS:
         diffOptions.intraline = false;
         const PatchDiff all =
             Repository::open(ctx.repoRoot()).diff(ctx.base(), ctx.head(), diffOptions);
-        QVERIFY(all.files.size() > 1); // the raw diff has the untracked witness ledger
+        QVERIFY(all.files.size() > 1); // the raw diff has the untracked record
         const ChangedLines lines = ChangedLines::fromDiff(withoutLedgerDir(all, ctx));
         QCOMPARE(lines.unmeasured, std::vector<std::string>{"notes.txt (not Python)"});
     }
@@ -496,6 +562,10 @@ private Q_SLOTS:
         QVERIFY(f.tornTail);
         QCOMPARE(f.rows.size(), size_t(1));
         QVERIFY(f.rows.front().hasFiles);
+        // A garbled line leaves no rows: nothing acts on part of a damaged file.
+        f = parseWitnessRows(good + "\n{not json\n", "w.jsonl");
+        QVERIFY(!f.ok());
+        QVERIFY(f.rows.empty());
         QVERIFY(!readWitnessRows("/nonexistent/w.jsonl").ok());
         try {
             WitnessLedger::parse("{\"schema\": \"patchwitness.witness/1\", \"rows\": []}",
@@ -522,7 +592,7 @@ private Q_SLOTS:
                                  QStringLiteral("--python"),
                                  QString::fromStdString(pw::test::testPython()),
                                  QStringLiteral("--cache-dir"),
-                                 m_cache.filePath(QStringLiteral("trees")),
+                                 QString::fromStdString(cacheDir() + "/trees"),
                                  QStringLiteral("--today"),
                                  QStringLiteral("2024-05-10"),
                                  QStringLiteral("--no-sandbox")};

@@ -103,6 +103,7 @@ private Q_SLOTS:
     void mergeRecordIsReadByTheFreezeForm();
     void cellsShardsMergeToTheUnshardedMatrix();
     void cellsRecordIsWrittenAndNeverOverwritten();
+    void trialBudgetCountsOnlyTheShardsShare();
     void cliExitCodes();
 
 private:
@@ -632,6 +633,63 @@ void TestShard::cellsShardsMergeToTheUnshardedMatrix()
         QVERIFY2(why.find(ledgers[0].runs.front().run.envDigest) != std::string::npos, why.c_str());
     }
 
+    // Order runs have their own env digest per seed (PYTHONHASHSEED is in it) and one
+    // seedless digest: the shards above merged although their order seeds differ.
+    {
+        std::set<std::string> digests, seedless;
+        for (const ShardLedger &l : ledgers) {
+            for (const auto &run : l.runs) {
+                if (run.run.label == "order") {
+                    digests.insert(run.run.envDigest);
+                    seedless.insert(run.run.seedlessDigest);
+                }
+            }
+        }
+        QCOMPARE(digests.size(), size_t(3));
+        QCOMPARE(seedless.size(), size_t(1));
+        QVERIFY(!seedless.begin()->empty());
+    }
+
+    // A shard whose order runs ran under another environment (its JSON's seedless digest
+    // edited): no attribution, and the shard file is named.
+    const auto rewritten = [&](const std::string &from, const std::string &to,
+                               const std::function<void(nlohmann::ordered_json &)> &change) {
+        // Ordered: the parameters' order is part of the sweep's identity.
+        nlohmann::ordered_json doc = nlohmann::ordered_json::parse(*pw::core::readWholeFile(from));
+        for (nlohmann::ordered_json &run : doc["runs"])
+            change(run);
+        if (!pw::core::writeFileAtomically(to, doc.dump(2)))
+            throw std::runtime_error(to + ": not written");
+        return ShardLedger::read(to);
+    };
+    {
+        const std::string other = dir() + "/cells-2-elsewhere.json";
+        const ShardLedger elsewhere =
+            rewritten(dir() + "/cells-2.json", other, [](nlohmann::ordered_json &run) {
+                if (run["label"] == "order")
+                    run["env_digest_seedless"] = "fedcba9876543210";
+            });
+        const ReproCellsResult mixed =
+            pw::core::mergeCells(ShardSet::gather({ledgers[0], elsewhere}));
+        QCOMPARE(mixed.findings.size(), size_t(1));
+        QCOMPARE(mixed.findings.front().attribution, std::string("unknown"));
+        const std::string &why = mixed.findings.front().sentence;
+        QVERIFY2(why.find("different environments") != std::string::npos, why.c_str());
+        QVERIFY2(why.find("fedcba9876543210 in " + other) != std::string::npos, why.c_str());
+        QVERIFY2(why.find(dir() + "/cells-1.json") != std::string::npos, why.c_str());
+    }
+
+    // Shard ledgers written before the seedless digest still merge to the same matrix.
+    {
+        const auto strip = [](nlohmann::ordered_json &run) { run.erase("env_digest_seedless"); };
+        const ShardLedger old1 = rewritten(dir() + "/cells-1.json", dir() + "/old-1.json", strip);
+        const ShardLedger old2 = rewritten(dir() + "/cells-2.json", dir() + "/old-2.json", strip);
+        QVERIFY(old1.runs.front().run.seedlessDigest.empty());
+        const ReproCellsResult merged = pw::core::mergeCells(ShardSet::gather({old1, old2}));
+        QCOMPARE(merged.findings.size(), whole.findings.size());
+        QCOMPARE(merged.findings.front().sentence, whole.findings.front().sentence);
+    }
+
     // A cells shard that dropped one isolate trial, or ran an order seed twice, is refused.
     {
         ShardLedger dropped = ledgers[0];
@@ -705,6 +763,84 @@ void TestShard::cellsRecordIsWrittenAndNeverOverwritten()
     QVERIFY2(r.out.contains(QStringLiteral("record: not written (--no-record)")),
              qPrintable(r.out));
     QCOMPARE(QDir(QString::fromStdString(runsDir)).entryList(QDir::Files).size(), 2);
+}
+
+// SPEC 5.7 with SPEC 9: each shard is its own run, so only its units count against the
+// budget; a sweep over the budget runs as shards whose shares fit, and a share over the
+// budget is refused, naming the share, before anything runs.
+void TestShard::trialBudgetCountsOnlyTheShardsShare()
+{
+    const std::string config = dir() + "/budget-4.toml";
+    QVERIFY(pw::core::writeFileAtomically(config, "trial_budget = 4\n"));
+    RunRequest budgeted = request();
+    budgeted.target.configPath = config;
+    const RunContext ctx = RunContext::open(budgeted);
+    QCOMPARE(ctx.config().trialBudget, 4);
+    RunPool pool(ctx.workers());
+    int runs = 0;
+    const auto count = [&](const pw::core::NodeRunProgress &) { ++runs; };
+    const auto refusal = [&](const std::function<void()> &sweep) -> std::string {
+        try {
+            sweep();
+        } catch (const Error &e) {
+            return e.what();
+        }
+        return "<not refused>";
+    };
+
+    // Attribution: 3 pairs = 6 trials; shard 1/2 owns pairs 0 and 2 (4), shard 2/2 pair 1.
+    AttributionRequest attr;
+    attr.test = kGreen;
+    attr.mode = AttributionRequest::Mode::Swept;
+    attr.runs = 3;
+    attr.record = false;
+    attr.coverage = false;
+    std::string why = refusal([&] { Attribution::run(ctx, attr, pool, count); });
+    QVERIFY2(why.find("attribute: 2 × 3 runs exceed the trial budget of 4") == 0, why.c_str());
+    QCOMPARE(runs, 0);
+    for (int i = 1; i <= 2; ++i) {
+        AttributionRequest part = attr;
+        part.shard = Shard{i, 2};
+        part.shardOut = dir() + "/budget-attr-" + std::to_string(i) + ".json";
+        const AttributionResult r = Attribution::run(ctx, part, pool, count);
+        QCOMPARE(r.recordPath, part.shardOut);
+        QCOMPARE(r.base.runs.size() + r.head.runs.size(), size_t(i == 1 ? 4 : 2));
+    }
+    QCOMPARE(runs, 6);
+    // 5 pairs: shard 1/2's share is pairs 0, 2, 4 = 6 trials.
+    attr.runs = 5;
+    attr.shard = Shard{1, 2};
+    runs = 0;
+    why = refusal([&] { Attribution::run(ctx, attr, pool, count); });
+    QVERIFY2(why.find("attribute: shard 1/2's share of 2 × 5 runs: 6 of 10 trials exceed the "
+                      "trial budget of 4") == 0,
+             why.c_str());
+    QCOMPARE(runs, 0);
+
+    // Cells, R = 2: units solo, order 1, order 2, isolate (2 replays), clock = 6 trials;
+    // shard 1/2 owns solo, order 2 and clock (3), shard 2/2 order 1 and isolate (3).
+    CellsRequest cells;
+    cells.test = kGreen;
+    cells.orderSeeds = 2;
+    cells.record = false;
+    why = refusal([&] { ReproCells::run(ctx, cells, pool, count); });
+    QVERIFY2(why.find("cells: 2 + 2 × 2 trials exceed the trial budget of 4") == 0, why.c_str());
+    QCOMPARE(runs, 0);
+    cells.shard = Shard{2, 2};
+    cells.shardOut = dir() + "/budget-cells-2.json";
+    const ReproCellsResult r = ReproCells::run(ctx, cells, pool, count);
+    QCOMPARE(r.recordPath, cells.shardOut);
+    QCOMPARE(ShardLedger::read(cells.shardOut).ran, (std::vector<int>{1, 3}));
+    QVERIFY(runs > 0);
+    // R = 3: shard 1/2 owns solo, order 2 and isolate (3 replays) = 5 trials.
+    cells.orderSeeds = 3;
+    cells.shard = Shard{1, 2};
+    runs = 0;
+    why = refusal([&] { ReproCells::run(ctx, cells, pool, count); });
+    QVERIFY2(why.find("cells: shard 1/2's share of 2 + 2 × 3 trials: 5 of 8 trials exceed the "
+                      "trial budget of 4") == 0,
+             why.c_str());
+    QCOMPARE(runs, 0);
 }
 
 void TestShard::cliExitCodes()

@@ -14,6 +14,7 @@
 #include "panels/RunsModel.h"
 #include "panels/ShadowModel.h"
 #include "run/ShardLedger.h"
+#include "run/TreeCache.h"
 #include "runs/RunController.h"
 #include "runs/RunDesk.h"
 #include "runs/RunsPanel.h"
@@ -47,6 +48,16 @@ bool waitFor(RunController *controller, int ms)
     return !controller->isRunning();
 }
 
+// A desk (owned by `window`) showing `outcome` that answers yes when asked to run the
+// project's code without a sandbox.
+RunDesk &consentingDesk(QWidget &window, const AuditOutcome &outcome)
+{
+    auto *desk = new RunDesk(&window);
+    desk->setConsentHandler([](const QString &, const QString &) { return true; });
+    desk->setOutcome(outcome);
+    return *desk;
+}
+
 } // namespace
 
 class TestRunPanels : public QObject
@@ -74,6 +85,10 @@ private Q_SLOTS:
         QCoreApplication::setOrganizationName(QStringLiteral("patchwitness-tests"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_runpanels"));
         RunDesk::forgetConsent();
+        // Base witnesses are kept in the (test-mode) user cache and fixture commit ids repeat
+        // from run to run: start without them, so the shadow test takes its own witness.
+        QDir(QString::fromStdString(pw::core::TreeCache::defaultRoot() + "/witness"))
+            .removeRecursively();
     }
 
     void censusStreamsRunsIntoThePanels()
@@ -87,9 +102,7 @@ private Q_SLOTS:
         QVERIFY2(outcome.ok, qPrintable(outcome.error));
 
         QWidget window;
-        RunDesk desk(&window);
-        desk.setConsentHandler([](const QString &, const QString &) { return true; });
-        desk.setOutcome(outcome);
+        RunDesk &desk = consentingDesk(window, outcome);
         QSignalSpy runs(desk.controller(), &RunController::runFinished);
         QSignalSpy ready(desk.controller(), &RunController::censusReady);
         QVERIFY(desk.startCensus(true));
@@ -146,9 +159,7 @@ private Q_SLOTS:
         QVERIFY2(outcome.ok, qPrintable(outcome.error));
 
         QWidget window;
-        RunDesk desk(&window);
-        desk.setConsentHandler([](const QString &, const QString &) { return true; });
-        desk.setOutcome(outcome);
+        RunDesk &desk = consentingDesk(window, outcome);
         QVERIFY(desk.startCensus(true));
         // The three collections end quickly; the two suite runs then sleep.
         QElapsedTimer clock;
@@ -189,9 +200,7 @@ private Q_SLOTS:
         QVERIFY2(outcome.ok, qPrintable(outcome.error));
 
         QWidget window;
-        RunDesk desk(&window);
-        desk.setConsentHandler([](const QString &, const QString &) { return true; });
-        desk.setOutcome(outcome);
+        RunDesk &desk = consentingDesk(window, outcome);
         QSignalSpy nodeRuns(desk.controller(), &RunController::nodeRunFinished);
         QSignalSpy freeze(&desk, &RunDesk::grantFreezeRequested);
 
@@ -256,9 +265,7 @@ private Q_SLOTS:
         QVERIFY2(outcome.ok, qPrintable(outcome.error));
 
         QWidget window;
-        RunDesk desk(&window);
-        desk.setConsentHandler([](const QString &, const QString &) { return true; });
-        desk.setOutcome(outcome);
+        RunDesk &desk = consentingDesk(window, outcome);
         QSignalSpy runs(desk.controller(), &RunController::runFinished);
         QSignalSpy shown(&desk, &RunDesk::shadowShown);
         QVERIFY(desk.startShadow());
@@ -368,9 +375,7 @@ private Q_SLOTS:
         const AuditOutcome outcome = audit(repo, base);
         QVERIFY2(outcome.ok, qPrintable(outcome.error));
         QWidget window;
-        RunDesk desk(&window);
-        desk.setConsentHandler([](const QString &, const QString &) { return true; });
-        desk.setOutcome(outcome);
+        RunDesk &desk = consentingDesk(window, outcome);
         QVERIFY(desk.startCells(QStringLiteral("tests/test_x.py::test_fine")));
         QVERIFY(waitFor(desk.controller(), 180000));
         CellsModel *cells = desk.cellsModel();
