@@ -383,8 +383,9 @@ GateReport Audit::run(const AuditRequest &request)
         report.findings.push_back(std::move(f));
     conftestGate(diff, config, repo, head, report);
     fixtureGate(diff, cls, repo, base, head, report);
-    LedgerGate::apply({repo, base, head, diff, changes, config, cls.ledgerPrefix, request.ledgerDir,
-                       request.today, extractor},
+    LedgerGate::apply({{repo, base, head, diff, config, cls.ledgerPrefix, request.ledgerDir,
+                        request.today, extractor},
+                       changes},
                       report);
 
     if (request.withManifest)

@@ -143,11 +143,9 @@ public:
 
     void run()
     {
-        m_ledgers = CountingLedgers::compute({m_in.repo, m_in.base, m_in.head, m_in.diff,
-                                              m_in.config, m_in.ledgerPrefix, m_in.ledgerDir,
-                                              m_in.today, m_in.extractor});
+        m_ledgers = CountingLedgers::compute(m_in.ledgers);
         std::set<std::string> changedNames;
-        m_changes = ledgerChanges(m_in.diff, m_in.ledgerPrefix, &changedNames);
+        m_changes = ledgerChanges(m_in.ledgers.diff, m_in.ledgers.ledgerPrefix, &changedNames);
         for (const LedgerProblem &p : m_ledgers.base().loadProblems)
             m_report.findings.push_back(ledgerFinding(
                 "LEDGER:parse", Severity::Block, p.file, p.line,
@@ -178,7 +176,7 @@ public:
 private:
     std::optional<std::string> readAt(const Revision &rev, const std::string &path) const
     {
-        return readLedgerAt(m_in.repo, rev, path);
+        return readLedgerAt(m_in.ledgers.repo, rev, path);
     }
 
     bool validWaiver(const std::string &node) const { return m_ledgers.validWaiver(node); }
@@ -336,9 +334,9 @@ private:
             const std::string name =
                 c.name.substr(c.name.rfind('/') == std::string::npos ? 0 : c.name.rfind('/') + 1);
             const std::optional<std::string> before =
-                f.oldPath.empty() ? std::nullopt : readAt(m_in.base, f.oldPath);
+                f.oldPath.empty() ? std::nullopt : readAt(m_in.ledgers.base, f.oldPath);
             const std::optional<std::string> after =
-                f.newPath.empty() ? std::nullopt : readAt(m_in.head, f.newPath);
+                f.newPath.empty() ? std::nullopt : readAt(m_in.ledgers.head, f.newPath);
             const LedgerSnapshot a =
                 before ? LedgerSnapshot::parse(name, *before, f.oldPath) : LedgerSnapshot();
             const LedgerSnapshot b =

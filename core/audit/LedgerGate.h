@@ -78,16 +78,8 @@ private:
 
 struct LedgerGateInput
 {
-    const Repository &repo;
-    const Revision &base;
-    const Revision &head;
-    const PatchDiff &diff;
+    CountingLedgersInput ledgers;
     const std::vector<TestFileChange> &changes; // test files the patch changed, with facts
-    const Config &config;                       // the base revision's
-    std::string ledgerPrefix; // "<ledger dir>/" inside the repository; empty when outside
-    std::string ledgerDir;    // as configured (read from disk when outside the repository)
-    std::string today;        // YYYY-MM-DD; empty: the current date
-    FactExtractor &extractor;
 };
 
 // The ledger part of the gate report (SPEC §4.6, §4.7 `satisfied_by`, §6).

@@ -1,10 +1,12 @@
 // bench_run: the run engine (SPEC 5.1, 5.7) against references, in one run:
 // (a) a patchwitness PytestRun (bundled plugin on) vs bare `python3 -m pytest -q` on the
 //     same generated 40-test suite, interleaved, medians (target: overhead <= 10 %);
-// (b) RunPool with 2 workers vs 1 worker on 40 independent runs (target: >= 1.7x);
+// (b) RunPool with 2 workers vs 1 worker on 40 independent runs (target: >= 1.7x), beside
+//     bare pytest on the same files 2 vs 1 at a time (how far the machine itself scales);
 // (c) a 200-seed x 5-replay isolated matrix of a fast test with the fork server vs one
 //     interpreter per replay, both on one worker (the cost of a replay; (b) measures
-//     how the machine scales), every cell compared (target: >= 10x, outcomes identical).
+//     how the machine scales), every cell compared (target: >= 10x, outcomes identical),
+//     beside what one copy-on-write fault costs on this machine (a replay child's price).
 // `--quick`: fewer repetitions and a 20 x 2 matrix, for a smoke run.
 #include "RunFixtures.h"
 #include "TestSupport.h"
@@ -25,6 +27,9 @@
 #include <functional>
 #include <string>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 #include <vector>
 
 using namespace pw::core;
@@ -106,7 +111,7 @@ RunSpec witnessedSpec(const std::string &tree, const std::string &runDir, uint32
 // `python3 -m pytest -q -p no:cacheprovider tests` in `tree`, in the pinned environment
 // (autoload off, as every patchwitness run has it): the least pytest does for the suite
 // (no cache, plugin, JUnit file or run directory).
-int barePytest(const std::string &tree)
+int barePytest(const std::string &tree, const std::string &selection = "tests")
 {
     RunEnvironment env;
     env.python = pw::test::testPython();
@@ -115,9 +120,62 @@ int barePytest(const std::string &tree)
     p.setWorkingDirectory(QString::fromStdString(tree));
     p.start(QString::fromStdString(env.python),
             {QStringLiteral("-m"), QStringLiteral("pytest"), QStringLiteral("-q"),
-             QStringLiteral("-p"), QStringLiteral("no:cacheprovider"), QStringLiteral("tests")});
+             QStringLiteral("-p"), QStringLiteral("no:cacheprovider"),
+             QString::fromStdString(selection)});
     p.waitForFinished(300000);
     return p.exitCode();
+}
+
+// `runs` bare pytest runs of the pool's files, `parallel` at a time (threads, each running
+// its share one after another): how the machine itself scales interpreters, no RunPool.
+void barePytestRuns(const std::string &tree, int runs, int parallel)
+{
+    std::vector<std::thread> threads;
+    for (int t = 0; t < parallel; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = t; i < runs; i += parallel)
+                barePytest(tree, "tests/test_suite_" + std::to_string(i % 4) + ".py");
+        });
+    for (std::thread &t : threads)
+        t.join();
+}
+
+// What one copy-on-write fault costs here, in microseconds: a forked child writes one byte
+// into each page of a 16 MiB buffer the parent filled and times that itself (median of 5
+// children). The fork server's children pay this for every page of the interpreter they
+// write (reference counts); it differs by an order of magnitude between bare metal and
+// virtual machines that trap page-table updates.
+double copyOnWriteMicros()
+{
+    const size_t pageSize = size_t(sysconf(_SC_PAGESIZE));
+    const size_t pages = (size_t(16) << 20) / pageSize;
+    std::vector<char> buffer(pages * pageSize, 1);
+    volatile char *bytes = buffer.data(); // volatile: the child's writes are not dead stores
+    std::vector<double> perPage;
+    for (int round = 0; round < 5; ++round) {
+        int pipeFds[2];
+        if (pipe(pipeFds) != 0)
+            return -1;
+        const pid_t child = fork();
+        if (child == 0) {
+            QElapsedTimer t;
+            t.start();
+            for (size_t i = 0; i < pages; ++i)
+                bytes[i * pageSize] = char(bytes[i * pageSize] + 1);
+            const double micros = double(t.nsecsElapsed()) / 1e3 / double(pages);
+            _exit(write(pipeFds[1], &micros, sizeof micros) == sizeof micros ? 0 : 1);
+        }
+        double micros = -1;
+        if (child < 0 || read(pipeFds[0], &micros, sizeof micros) != sizeof micros)
+            micros = -1;
+        if (child > 0)
+            waitpid(child, nullptr, 0);
+        close(pipeFds[0]);
+        close(pipeFds[1]);
+        perPage.push_back(micros);
+    }
+    std::sort(perPage.begin(), perPage.end());
+    return perPage[perPage.size() / 2];
 }
 
 int g_misses = 0;
@@ -220,7 +278,7 @@ int main(int argc, char **argv)
         }
         return specs;
     };
-    std::vector<Sample> one, two;
+    std::vector<Sample> one, two, bareOne, bareTwo;
     int evidence = 0;
     for (int i = 0; i < poolReps; ++i) {
         RunPool single(1), pair(2);
@@ -229,13 +287,20 @@ int main(int argc, char **argv)
             for (const RunResult &r : pair.run(poolSpecs()))
                 evidence += r.evidence() ? 1 : 0;
         }));
+        bareOne.push_back(measure([&] { barePytestRuns(tree, poolRuns, 1); }));
+        bareTwo.push_back(measure([&] { barePytestRuns(tree, poolRuns, 2); }));
     }
     const Sample s1 = median(one), s2 = median(two);
+    const Sample m1 = median(bareOne), m2 = median(bareTwo);
     std::printf("(b) %d independent runs, %d repetition(s), %d/%d runs evidence\n", poolRuns,
                 poolReps, evidence, poolRuns * poolReps);
     line("reference: RunPool, 1 worker", s1);
     line("RunPool, 2 workers", s2);
     verdict("speed-up, 2 workers over 1 (wall)", s1.wall / s2.wall, "x", 1.7, false);
+    line("machine: bare pytest on the same files, 1 at a time", m1);
+    line("machine: bare pytest on the same files, 2 at a time", m2);
+    std::printf("  %-58s %8.2fx  (the machine's own scaling, no RunPool)\n",
+                "bare pytest, 2 at a time over 1 (wall)", m1.wall / m2.wall);
 
     // (c) the isolated matrix: fork server vs one interpreter per replay, same pool.
     ReplayRequest request;
@@ -277,6 +342,8 @@ int main(int argc, char **argv)
                 f.wall / double(forked.cells.size()), r.wall / double(fresh.cells.size()));
     verdict("speed-up of the fork server (wall)", r.wall / f.wall, "x", 10, false);
     std::printf("  %-58s %8.2fx\n", "same, CPU", r.cpu / f.cpu);
+    std::printf("  %-58s %8.2f us  (typically 1-2 us on bare metal)\n",
+                "machine: one copy-on-write fault in a forked child", copyOnWriteMicros());
     verdict("cells that differ from the fresh interpreters (both fork runs)", double(differ), "", 0,
             true);
     std::printf("%s\n", g_misses ? "bench_run: some targets missed" : "bench_run: all targets met");

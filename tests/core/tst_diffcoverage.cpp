@@ -166,16 +166,8 @@ void TestDiffCoverage::initTestCase()
     m_repo->write("pkg/mod.py", kModHead);
     m_head = m_repo->commit("the patch");
 
-    RunRequest r;
-    r.target.repoPath = m_repo->root();
-    r.target.base = m_base;
-    r.target.head = m_head;
-    r.target.python = pw::test::testPython();
-    r.target.today = kToday;
-    r.cacheRoot = m_cache->path().toStdString();
-    r.workers = 2;
-    r.timeoutSeconds = 120;
-    r.sandbox = false;
+    const RunRequest r =
+        pw::test::runRequest(m_repo->root(), m_cache->path().toStdString(), m_base, m_head, kToday);
     m_ctx = std::make_unique<RunContext>(RunContext::open(r));
 }
 
@@ -663,16 +655,8 @@ void TestDiffCoverage::patchesJudgedByStatements()
     for (const auto &[path, content] : head)
         repo.write(path.toStdString(), content.toStdString());
     const std::string headCommit = repo.commit("the patch");
-    RunRequest r;
-    r.target.repoPath = repo.root();
-    r.target.base = base;
-    r.target.head = headCommit;
-    r.target.python = pw::test::testPython();
-    r.target.today = kToday;
-    r.cacheRoot = cache.path().toStdString();
-    r.workers = 2;
-    r.timeoutSeconds = 120;
-    r.sandbox = false;
+    const RunRequest r =
+        pw::test::runRequest(repo.root(), cache.path().toStdString(), base, headCommit, kToday);
     const RunContext ctx = RunContext::open(r);
     AttributionRequest req;
     req.test = "tests/" + test.toStdString();
@@ -712,16 +696,8 @@ void TestDiffCoverage::iniFileBelowTheTreeStillTouchesTheChange()
     const std::string base = repo.commit("base");
     repo.write("pkg/mod.py", kModHead);
     const std::string head = repo.commit("the patch");
-    RunRequest r;
-    r.target.repoPath = repo.root();
-    r.target.base = base;
-    r.target.head = head;
-    r.target.python = pw::test::testPython();
-    r.target.today = kToday;
-    r.cacheRoot = cache.path().toStdString();
-    r.workers = 2;
-    r.timeoutSeconds = 120;
-    r.sandbox = false;
+    const RunRequest r =
+        pw::test::runRequest(repo.root(), cache.path().toStdString(), base, head, kToday);
     const RunContext ctx = RunContext::open(r);
     AttributionRequest req;
     req.test = "tests/test_value.py::test_value";
@@ -836,7 +812,7 @@ void TestDiffCoverage::cliShowsCoverageInTextAndJson()
                             QStringLiteral("--python"),
                             QString::fromStdString(pw::test::testPython()),
                             QStringLiteral("--cache-dir"),
-                            m_cache->path(),
+                            m_cache->path() + QStringLiteral("/trees"), // m_ctx's
                             QStringLiteral("--no-sandbox")};
         args << extra;
         QProcess p;
