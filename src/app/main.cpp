@@ -9,9 +9,48 @@
 #include <QDialog>
 #include <QScreen>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace {
+
+// Without a display Qt aborts in QApplication's constructor. What needs no window (help,
+// version, a screenshot) is rendered offscreen instead; anything else is refused with a
+// message, before Qt is asked. An explicit platform (QT_QPA_PLATFORM, -platform) wins.
+// Returns false when the workbench cannot start.
+bool choosePlatform(int argc, char **argv)
+{
+    const auto set = [](const char *name) {
+        const char *value = std::getenv(name);
+        return value != nullptr && *value != '\0';
+    };
+    if (set("QT_QPA_PLATFORM") || set("DISPLAY") || set("WAYLAND_DISPLAY"))
+        return true;
+    bool headless = false;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (std::strcmp(a, "-platform") == 0 || std::strcmp(a, "--platform") == 0)
+            return true;
+        for (const char *o : {"--screenshot", "-h", "--help", "--help-all", "-v", "--version"})
+            headless = headless || std::strcmp(a, o) == 0 ||
+                       (std::strncmp(a, o, std::strlen(o)) == 0 && a[std::strlen(o)] == '=');
+    }
+    if (headless) {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        return true;
+    }
+    std::fprintf(stderr, "patchwitness: no display to open the workbench on (DISPLAY and "
+                         "WAYLAND_DISPLAY are unset). Use patchwitness-cli for headless "
+                         "reviews, or --screenshot FILE to render the workbench to a PNG.\n");
+    return false;
+}
+
+} // namespace
 
 int main(int argc, char **argv)
 {
+    if (!choosePlatform(argc, argv))
+        return 3;
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("patchwitness"));
     QApplication::setApplicationVersion(QStringLiteral(PATCHWITNESS_VERSION));
@@ -95,6 +134,12 @@ int main(int argc, char **argv)
     window.show();
     window.runner().waitForFinished();
     QApplication::processEvents();
+    // Scripted (a screenshot, panel, form or run was asked for): an audit that could not run
+    // is said on stderr too, and a screenshot run then exits 3 (the picture shows it).
+    const bool auditFailed = !path.isEmpty() && !window.runner().outcome().ok;
+    if (auditFailed)
+        std::fprintf(stderr, "patchwitness: the audit could not run: %s\n",
+                     qPrintable(window.runner().outcome().error));
     bool runFailed = false; // the job of --run failed: a screenshot run exits 4
     if (parser.isSet(run)) {
         const QString spec = parser.value(run);
@@ -160,7 +205,7 @@ int main(int argc, char **argv)
             std::fprintf(stderr, "patchwitness: cannot write screenshot %s\n", qPrintable(file));
             return 4;
         }
-        return runFailed ? 4 : 0;
+        return auditFailed ? 3 : runFailed ? 4 : 0;
     }
     return app.exec();
 }

@@ -12,9 +12,12 @@
 #include "workspace/RevisionPicker.h"
 
 #include <QAction>
+#include <QImage>
 #include <QLabel>
+#include <QProcess>
 #include <QPushButton>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
 
@@ -26,6 +29,31 @@ namespace {
 const char *kBase = "import pytest\n\n\ndef test_a():\n    assert f() == 1\n\n\ndef test_b():\n    "
                     "assert g() == 2\n";
 const char *kHead = "import pytest\n\n\ndef test_a():\n    assert f()\n";
+
+struct AppRun
+{
+    int exitCode = -1;
+    QProcess::ExitStatus status = QProcess::CrashExit;
+    QString out, err;
+};
+
+// The workbench binary, as a user starts it: `display` false removes every way to a
+// display (DISPLAY, WAYLAND_DISPLAY, QT_QPA_PLATFORM); true renders offscreen.
+AppRun runApp(const QStringList &args, bool display)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char *name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+        env.remove(QString::fromLatin1(name));
+    if (display)
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(PW_APP_PATH), args);
+    if (!p.waitForFinished(120000))
+        p.kill();
+    return {p.exitCode(), p.exitStatus(), QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
 
 QTreeView *panelView(MainWindow &w, const char *panel)
 {
@@ -55,6 +83,8 @@ private Q_SLOTS:
     void viewedMarkResetsWhenTheFileChanges();
     void demoFillsEveryPanel();
     void hugePatchDoesNotBlockTheEventLoop();
+    void withoutADisplayOnlyWhatNeedsNoWindowStarts();
+    void screenshotOfAFailedAuditExitsThree();
 
 private:
     void open(MainWindow &w, const std::string &repo, const std::string &base,
@@ -230,6 +260,46 @@ void TstMainWindow::hugePatchDoesNotBlockTheEventLoop()
     QVERIFY(ticks > before_paint);
     // side by side pairs each deleted line with its added line: one row each
     QVERIFY(w.diffView()->rowCount() >= 20000 || w.diffView()->isCapped());
+}
+
+// Without a display Qt would abort in QApplication's constructor: --version and a
+// screenshot render offscreen, the window itself is refused with a message.
+void TstMainWindow::withoutADisplayOnlyWhatNeedsNoWindowStarts()
+{
+    const AppRun version = runApp({QStringLiteral("--version")}, false);
+    QCOMPARE(version.status, QProcess::NormalExit);
+    QCOMPARE(version.exitCode, 0);
+    QVERIFY2(version.out.contains(QLatin1String("patchwitness")), qPrintable(version.out));
+
+    const AppRun window = runApp({}, false);
+    QCOMPARE(window.status, QProcess::NormalExit);
+    QCOMPARE(window.exitCode, 3);
+    QVERIFY2(window.err.contains(QLatin1String("no display")), qPrintable(window.err));
+    QVERIFY2(window.err.contains(QLatin1String("patchwitness-cli")), qPrintable(window.err));
+
+    QTemporaryDir dir;
+    const QString png = dir.filePath(QStringLiteral("empty.png"));
+    const AppRun shot = runApp({QStringLiteral("--screenshot"), png}, false);
+    QCOMPARE(shot.status, QProcess::NormalExit);
+    QCOMPARE(shot.exitCode, 0);
+    QVERIFY(QImage(png).width() > 0);
+}
+
+// A screenshot run whose audit cannot run still saves the picture (which shows why) and
+// says so on stderr with exit 3, so a script does not take it for a review.
+void TstMainWindow::screenshotOfAFailedAuditExitsThree()
+{
+    QTemporaryDir dir;
+    const QString png = dir.filePath(QStringLiteral("failed.png"));
+    const QString missing = dir.filePath(QStringLiteral("no-such-repository"));
+    const AppRun shot =
+        runApp({QStringLiteral("--repo"), missing, QStringLiteral("--screenshot"), png}, true);
+    QCOMPARE(shot.status, QProcess::NormalExit);
+    QCOMPARE(shot.exitCode, 3);
+    QVERIFY2(shot.err.contains(QLatin1String("the audit could not run")) &&
+                 shot.err.contains(missing),
+             qPrintable(shot.err));
+    QVERIFY(QImage(png).width() > 0);
 }
 
 QTEST_MAIN(TstMainWindow)
