@@ -270,6 +270,21 @@ void Attribution::judge(AttributionResult &r)
         return;
     }
 
+    // A skipped run is no pass: a tree that skipped the test on every run gives nothing to
+    // compare (a skip the patch added is the census's to judge: C-SKIP, SPEC §5.9).
+    const bool baseSkipped = r.base.skipped == r.base.evidence;
+    const bool headSkipped = r.head.skipped == r.head.evidence;
+    if (baseSkipped || headSkipped) {
+        const std::string which = baseSkipped && headSkipped ? "every run of both trees"
+                                  : headSkipped              ? "every head run"
+                                                             : "every base run";
+        r.sentence = "skipped on " + which + ": a skipped test proves nothing, no verdict" +
+                     (headSkipped && !baseSkipped
+                          ? "; the patch skips a test the base runs — see the census (C-SKIP)"
+                          : "");
+        return;
+    }
+
     // SPEC 5.1: runs with different env digests are never compared. Runs of one seed on
     // the two trees must share one digest.
     std::map<uint32_t, std::set<std::string>> digests;
@@ -301,9 +316,14 @@ void Attribution::judge(AttributionResult &r)
     if (h > 0)
         r.witnessSeed = *r.head.failingSeeds.begin();
     const std::string counts = "base fails " + count(b, r.base) + ", head " + count(h, r.head);
+    const int skips = r.base.skipped + r.head.skipped;
     if (b == 0 && h == 0) {
         r.verdict = AttributionVerdict::NoRepro;
-        r.sentence = "not reproduced: the test passed on every run of both trees (" + counts +
+        r.sentence = std::string("not reproduced: the test ") +
+                     (skips ? "failed on no run of either tree (" + std::to_string(skips) +
+                                  " run(s) skipped, which prove nothing; "
+                            : "passed on every run of both trees (") +
+                     counts +
                      "); nothing to blame on the patch, nothing to freeze — green is not "
                      "evidence either: raise --runs or sweep seeds before calling it fixed";
     } else if (b == 0) {
@@ -362,9 +382,19 @@ void Attribution::addCoverage(const RunContext &ctx, const AttributionRequest &r
             std::to_string(*result.witnessSeed) + " with --pw-cover");
     result.coverage =
         DiffCoverage::measure(ctx, request.test, *result.witnessSeed, pool, request.adjust);
-    if (result.coverage->verdict == CoverageVerdict::Untouched)
-        result.sentence += "; the failing test did not touch the change: strong evidence of a "
-                           "flake rather than a patch bug";
+    if (result.coverage->verdict == CoverageVerdict::Untouched) {
+        // Failing on every run of both trees (three or more each) is no flake: the test is
+        // broken, whatever the patch does (SPEC §10's "flake" is the intermittent case).
+        const auto always = [](const ArmEvidence &arm) {
+            return arm.evidence >= 3 && arm.fails == arm.evidence;
+        };
+        const bool broken = always(result.base) && always(result.head);
+        result.sentence += broken ? "; the failing test did not touch the change, and it failed "
+                                    "on every run of both trees: a broken test rather than a "
+                                    "patch bug (not a flake)"
+                                  : "; the failing test did not touch the change: strong "
+                                    "evidence of a flake rather than a patch bug";
+    }
     result.notes.push_back("diff coverage (head seed " + std::to_string(*result.witnessSeed) +
                            "): " + result.coverage->summary());
 }
@@ -421,6 +451,16 @@ std::string Attribution::writeNewFile(const std::string &runsDir, const std::str
     std::string error;
     if (!writeFileAtomically(tmp, text, /*createDirs=*/true, &error))
         throw Error::input(runsDir + ": cannot write the evidence record: " + error);
+    // The records are patchwitness's, not the patch's: a `.gitignore` of `*` (as pytest
+    // keeps .pytest_cache out of git) keeps them out of `git status`, so they neither make
+    // the work tree dirty (the default head stays HEAD) nor enter a WORKTREE head's diff.
+    // `git add -f` commits one that should travel with a ledger. Best effort: a record
+    // that git sees is still a record.
+    const std::string ignore = runsDir + "/.gitignore";
+    if (!QFileInfo::exists(QString::fromStdString(ignore)))
+        writeFileAtomically(ignore,
+                            "# Written by patchwitness: run evidence records stay out of git "
+                            "status\n# (commit one with `git add -f`).\n*\n");
     // link(2) fails when the name exists: a record of the same day is never replaced, also
     // not by a run finishing at the same moment.
     // Later records of a day sort after the earlier ones ("_" > "."; two digits), as

@@ -9,6 +9,7 @@
 #include "RunFixtures.h"
 #include "TestSupport.h"
 #include "ledger/RunEvidence.h"
+#include "repo/Repository.h"
 #include "run/Attribution.h"
 #include "util/Error.h"
 #include "util/Files.h"
@@ -51,6 +52,11 @@ const char *const kBaseFiles[][2] = {
     {"tests/env/test_env.py",
      "import random\n\n\ndef test_seeded():\n    assert random.randrange(3) != 1\n"},
     {"tests/gone/test_gone.py", "def test_removed_later():\n    assert True\n"},
+    {"tests/skip/test_skip.py", "import random\n\n\ndef test_skipped_by_the_patch():\n"
+                                "    assert True\n\n\n"
+                                "def test_skips_on_some_seeds():\n"
+                                "    if random.randrange(2):\n"
+                                "        import pytest\n        pytest.skip('seeded')\n"},
 };
 
 // The patch: value() changes, parse() swallows the exception, the seeded condition moves,
@@ -63,6 +69,12 @@ const char *const kHeadFiles[][2] = {
     {"tests/green/test_green.py",
      "def test_fine():\n    assert True\n\n\ndef test_new_here():\n    assert True\n"},
     {"tests/added/test_added.py", "def test_brand_new():\n    assert True\n"},
+    {"tests/skip/test_skip.py", "import random\n\nimport pytest\n\n\n"
+                                "@pytest.mark.skip(reason='the patch broke it')\n"
+                                "def test_skipped_by_the_patch():\n    assert True\n\n\n"
+                                "def test_skips_on_some_seeds():\n"
+                                "    if random.randrange(2):\n"
+                                "        pytest.skip('seeded')\n"},
     {"tests/gone/test_gone.py", "def test_other():\n    assert True\n"},
 };
 
@@ -79,6 +91,7 @@ private Q_SLOTS:
     void preExistingMatched();
     void preExistingSweptWitnessIsFirstFailingSeed();
     void noRepro();
+    void skippedAtHeadIsNoPass();
     void patchMasks();
     void harnessEnvWhenFailingSeedsDiffer();
     void notCollected_data();
@@ -222,6 +235,32 @@ void TestAttribution::noRepro()
     QCOMPARE(r.base.fails + r.head.fails, 0);
     QVERIFY(!r.witnessSeed);
     QVERIFY(!r.freezeAllowed());
+}
+
+// A skip is no pass: a test the patch skips has no verdict (not NO_REPRO, "passed"), and a
+// NO_REPRO over runs that partly skipped does not claim passes.
+void TestAttribution::skippedAtHeadIsNoPass()
+{
+    const AttributionResult r = attribute("tests/skip/test_skip.py::test_skipped_by_the_patch");
+    QVERIFY(!r.verdict);
+    QCOMPARE(r.head.skipped, r.head.evidence);
+    QVERIFY2(r.sentence.rfind("skipped on every head run: a skipped test proves nothing", 0) == 0,
+             r.sentence.c_str());
+    QVERIFY2(r.sentence.find("C-SKIP") != std::string::npos, r.sentence.c_str());
+    QVERIFY(!r.freezeAllowed());
+
+    AttributionRequest swept;
+    swept.test = "tests/skip/test_skip.py::test_skips_on_some_seeds";
+    swept.mode = AttributionRequest::Mode::Swept;
+    swept.runs = 6;
+    swept.record = false;
+    RunPool pool(2);
+    const AttributionResult partly = Attribution::run(*m_ctx, swept, pool);
+    QVERIFY(partly.base.skipped > 0 && partly.base.skipped < partly.base.evidence);
+    QCOMPARE(partly.verdict.value_or(AttributionVerdict::PreExisting), AttributionVerdict::NoRepro);
+    QVERIFY2(partly.sentence.find("passed on every run") == std::string::npos &&
+                 partly.sentence.find("run(s) skipped") != std::string::npos,
+             partly.sentence.c_str());
 }
 
 void TestAttribution::patchMasks()
@@ -430,8 +469,17 @@ void TestAttribution::recordIsWrittenAndReadBack()
     const std::optional<AttributionRecord> latest = AttributionRecord::latestFor(runsDir, test);
     QVERIFY(latest.has_value());
     QCOMPARE(latest->runs.value_or(-1), 4LL);
-    // No stray temporary file is left next to the records.
-    QCOMPARE(QDir(QString::fromStdString(runsDir)).entryList(QDir::Files | QDir::Hidden).size(), 2);
+    // No stray temporary file is left next to the records; git does not see them, so the
+    // work tree stays clean and the default head stays HEAD.
+    QCOMPARE(
+        QDir(QString::fromStdString(runsDir)).entryList(QDir::Files | QDir::Hidden),
+        (QStringList{
+            QStringLiteral(".gitignore"),
+            QStringLiteral("2024-05-10-tests_pre_test_pre.py_test_seed_broken-swept.json"),
+            QStringLiteral("2024-05-10-tests_pre_test_pre.py_test_seed_broken-swept_02.json")}));
+    const pw::core::Repository repo = pw::core::Repository::open(m_ctx->repoRoot());
+    QVERIFY(!repo.isDirty());
+    QCOMPARE(repo.defaultHead().spec, std::string("HEAD"));
 }
 
 void TestAttribution::badNodeIdsAreRefused_data()

@@ -660,7 +660,7 @@ void TestDiffCoverage::patchesJudgedByStatements()
     const RunContext ctx = RunContext::open(r);
     AttributionRequest req;
     req.test = "tests/" + test.toStdString();
-    req.runs = 1;
+    req.runs = 3; // test_broken: 3 of 3 failures on each tree is a broken test, no flake
     req.record = false;
     req.coverage = true;
     RunPool pool(ctx.workers());
@@ -668,6 +668,11 @@ void TestDiffCoverage::patchesJudgedByStatements()
     QVERIFY(res.coverage.has_value());
     QCOMPARE(QString::fromStdString(res.coverage->summary()), summary);
     QCOMPARE(res.coverage->changedLines, changedLines);
+    // test_broken fails on all 3 runs of both trees: untouched, it is a broken test, no flake.
+    if (res.coverage->verdict == CoverageVerdict::Untouched)
+        QVERIFY2(res.sentence.find("failed on every run of both trees: a broken test rather "
+                                   "than a patch bug (not a flake)") != std::string::npos,
+                 res.sentence.c_str());
 }
 
 void TestDiffCoverage::patchInducedTestTouchesTheChange()
