@@ -1,5 +1,6 @@
 #include "run/Attribution.h"
 
+#include "run/Sandbox.h"
 #include "run/ShardMerge.h"
 #include "util/Error.h"
 #include "util/Files.h"
@@ -203,7 +204,35 @@ const char *attributionVerdictName(AttributionVerdict verdict)
     return "?";
 }
 
-void Attribution::judge(AttributionResult &r)
+namespace {
+
+// Failing runs whose failure the sandbox may have caused (Sandbox::annotate's notes): the
+// verdict stands on what ran, and the sentence says what the sandbox did to it.
+void noteSandbox(AttributionResult &r)
+{
+    int blocked = 0, possible = 0;
+    for (const ArmEvidence *arm : {&r.base, &r.head}) {
+        for (const NodeRun &run : arm->runs) {
+            if (!run.failed())
+                continue;
+            if (run.reason.find(Sandbox::kBlockedNote) != std::string::npos)
+                ++blocked;
+            else if (run.reason.find(Sandbox::kPossibleNote) != std::string::npos)
+                ++possible;
+        }
+    }
+    if (blocked > 0)
+        r.sentence += "; the sandbox blocked network access in " + std::to_string(blocked) +
+                      " failing run(s): the test needs the network, which runs here never "
+                      "have — the failure is the sandbox's, not the patch's (config sandbox = "
+                      "false, after the consent, runs it with the network)";
+    else if (possible > 0)
+        r.sentence += "; network access failed in " + std::to_string(possible) +
+                      " failing run(s): the sandbox, which has no network, may be why";
+}
+
+// The verdict and sentence from the runs alone (Attribution::judge).
+void judgeRuns(AttributionResult &r)
 {
     tally(r.base);
     tally(r.head);
@@ -368,6 +397,14 @@ void Attribution::judge(AttributionResult &r)
                          "review the harness before blaming either tree";
         }
     }
+}
+
+} // namespace
+
+void Attribution::judge(AttributionResult &r)
+{
+    judgeRuns(r);
+    noteSandbox(r);
 }
 
 void Attribution::addCoverage(const RunContext &ctx, const AttributionRequest &request,

@@ -2,6 +2,7 @@
 
 #include "run/CellsRecord.h"
 #include "run/OutcomeRows.h"
+#include "run/Sandbox.h"
 #include "run/ShardMerge.h"
 #include "util/Error.h"
 #include "util/Files.h"
@@ -299,6 +300,16 @@ void ReproCells::attribute(ReproCellsResult &r)
                               " and the clock frozen at " + r.freezeTime +
                               " — pin the clock in the test or fix the code's time handling"});
     }
+    int blocked = 0; // failing trials the sandbox refused the network (Sandbox::annotate)
+    for (const ReproCell &c : r.cells)
+        for (const NodeRun &t : c.trials)
+            blocked += t.failed() && t.reason.find(Sandbox::kBlockedNote) != std::string::npos;
+    if (blocked > 0 && !r.findings.empty())
+        r.findings.front().sentence +=
+            "; the sandbox blocked network access in " + std::to_string(blocked) +
+            " failing run(s): the test needs the network, which runs here never have — the "
+            "failure is the sandbox's (config sandbox = false, after the consent, runs it with "
+            "the network)";
     if (!r.findings.empty())
         return;
     if (r.noEvidence()) {

@@ -11,6 +11,7 @@
 #include "ledger/RunEvidence.h"
 #include "repo/Repository.h"
 #include "run/Attribution.h"
+#include "run/Sandbox.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -92,6 +93,7 @@ private Q_SLOTS:
     void preExistingSweptWitnessIsFirstFailingSeed();
     void noRepro();
     void skippedAtHeadIsNoPass();
+    void sandboxBlockedFailuresAreNamedInTheSentence();
     void patchMasks();
     void harnessEnvWhenFailingSeedsDiffer();
     void notCollected_data();
@@ -261,6 +263,31 @@ void TestAttribution::skippedAtHeadIsNoPass()
     QVERIFY2(partly.sentence.find("passed on every run") == std::string::npos &&
                  partly.sentence.find("run(s) skipped") != std::string::npos,
              partly.sentence.c_str());
+}
+
+// judge() alone: failures whose reason carries the sandbox's note are named as the
+// sandbox's in the sentence the CLI prints and the record keeps (SPEC §5.1, issue 5).
+void TestAttribution::sandboxBlockedFailuresAreNamedInTheSentence()
+{
+    AttributionResult r;
+    r.test = "tests/test_net.py::test_connect";
+    for (auto *arm : {&r.base, &r.head}) {
+        for (int i = 0; i < 2; ++i) {
+            pw::core::NodeRun run;
+            run.label = arm == &r.base ? "base" : "head";
+            run.index = i;
+            run.outcome = Outcome::Fail;
+            run.envDigest = "d";
+            run.reason = std::string("OSError: [Errno 101] Network is unreachable") +
+                         pw::core::Sandbox::kBlockedNote;
+            arm->runs.push_back(run);
+        }
+    }
+    Attribution::judge(r);
+    QCOMPARE(r.verdict.value_or(AttributionVerdict::NoRepro), AttributionVerdict::PreExisting);
+    QVERIFY2(r.sentence.find("the sandbox blocked network access in 4 failing run(s)") !=
+                 std::string::npos,
+             r.sentence.c_str());
 }
 
 void TestAttribution::patchMasks()
