@@ -317,6 +317,10 @@ int cellsExit(const core::ReproCellsResult &r)
         return ExitUsage;
     if (r.reproduced())
         return ExitBlock;
+    // A cell that could not run is no "not reproduced": the harness failed, not the test.
+    for (const core::ReproCell &c : r.cells)
+        if (c.harnessErrors > 0)
+            return ExitInternal;
     if (r.noEvidence())
         return ExitReview;
     return ExitPass;
@@ -444,8 +448,8 @@ int cellsCommand(const QStringList &arguments, FILE *out, FILE *err)
         "The evidence record (patchwitness.cells/1) goes to <ledger dir>/runs/ unless\n"
         "--no-record.\n"
         "Exit 0 not reproduced, 1 a cell fails, 2 no evidence (solo, order and isolate\n"
-        "unknown), 3 usage or input error (also: no such test), 4 harness error or\n"
-        "interrupted."));
+        "unknown), 3 usage or input error (also: no such test), 4 harness error (a run of\n"
+        "some cell was one, and no cell fails) or interrupted."));
     p.addHelpOption();
     p.addPositionalArgument(QStringLiteral("TEST"),
                             QStringLiteral("pytest node id: path/to/test_x.py::test_name"));

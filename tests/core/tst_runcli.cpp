@@ -48,6 +48,9 @@ const char *const kBaseFiles[][2] = {
                                     "    assert order_registry.CACHE.get('mode') != 'strict'\n"},
     {"tests/order/test_order_c.py", "def test_c():\n    pass\n"},
     {"tests/order/test_order_d.py", "def test_d():\n    pass\n"},
+    // cells: a test that passes alone in a scoped suite that does not collect.
+    {"tests/collerr/test_fine_here.py", "def test_ok():\n    pass\n"},
+    {"tests/collerr/test_cannot_import.py", "import no_such_module_pw\n"},
 };
 
 const char *const kHeadFiles[][2] = {
@@ -77,6 +80,7 @@ private Q_SLOTS:
     void helpNamesTheExitCodes();
     void cellsText();
     void cellsJson();
+    void cellsWithHarnessErrorsIsNoNotReproduced();
     void ctrlCKillsTheRunsAndExits4();
 
 private:
@@ -85,7 +89,13 @@ private:
     {
         return QString::fromStdString(m_repo->root()) + QStringLiteral("/.patchwitness/runs");
     }
-    QStringList records() const { return QDir(runsDir()).entryList(QDir::Files | QDir::Hidden); }
+    // Every file in runs/ but the .gitignore patchwitness keeps there.
+    QStringList records() const
+    {
+        QStringList files = QDir(runsDir()).entryList(QDir::Files | QDir::Hidden);
+        files.removeAll(QStringLiteral(".gitignore"));
+        return files;
+    }
 
     std::unique_ptr<RepoBuilder> m_repo;
     std::unique_ptr<QTemporaryDir> m_cache;
@@ -331,6 +341,17 @@ void TestRunCli::cellsText()
     QVERIFY(r.out.contains(QLatin1String("replay (order):\n  cd ")));
     QVERIFY2(r.err.contains(QLatin1String("cells: 6/6 ")), qPrintable(r.err));
     QVERIFY(r.err.contains(QLatin1String("forked replays failed")));
+}
+
+// Order and isolate cannot run (the scoped suite does not collect), solo and clock pass:
+// that is no "not reproduced" (exit 0) but a harness error (exit 4).
+void TestRunCli::cellsWithHarnessErrorsIsNoNotReproduced()
+{
+    const Result r =
+        cli({QStringLiteral("cells"), QStringLiteral("tests/collerr/test_fine_here.py::test_ok"),
+             QStringLiteral("--order-seeds"), QStringLiteral("2"), QStringLiteral("--no-record")});
+    QCOMPARE(r.exitCode, 4);
+    QVERIFY2(r.out.contains(QLatin1String("harness error")), qPrintable(r.out));
 }
 
 void TestRunCli::cellsJson()
