@@ -46,7 +46,8 @@ struct CensusRow
     bool skippedHead = false;
     std::optional<Outcome> outcomeBase; // from the execution runs, when they ran
     std::optional<Outcome> outcomeHead;
-    // removed, added, kept, renamed, narrowed, skip-added, density-down, collect-error
+    // removed, added, kept, renamed (a base id), renamed-to (the head id a rename made),
+    // narrowed, skip-added, density-down, collect-error
     std::string change;
     std::string code; // the finding's code, empty when the row raises none
     Severity severity = Severity::Info;

@@ -129,6 +129,17 @@ public:
                 r.change = "added";
             }
         }
+        classifyRenameTargets(rows, renamedTo, headCount, base, head, reported);
+        // A test file that fails to collect at head and collected nothing at base (new, or
+        // empty before): the tests it would add never run, and pytest's exit 2 is no pass.
+        for (const auto &[file, error] : head.collectErrors) {
+            if (base.collectErrors.count(file) || !reported.insert(file).second)
+                continue;
+            m_report.findings.push_back(censusFileFinding("C-COLLECT", Severity::Block, file,
+                                                          file + " fails to collect at head (" +
+                                                              error + "): none of its tests run",
+                                                          "a test file that collects"));
+        }
         for (auto &[id, r] : rows)
             m_report.rows.push_back(std::move(r));
     }
@@ -166,6 +177,64 @@ private:
         return n && std::find(n->markers.begin(), n->markers.end(), marker) != n->markers.end();
     }
 
+    // C-SKIP: a test that ran at base is skipped or newly xfail at head (`renamedFrom`: the
+    // base function it was renamed from, when the head id is a rename's).
+    void skipAdded(CensusRow &r, const std::string &fn, bool xfailAdded,
+                   const CensusCollection &head, const std::string &renamedFrom,
+                   std::set<std::string> &reported)
+    {
+        r.change = "skip-added";
+        r.code = "C-SKIP";
+        r.severity = Severity::Block;
+        const CensusNode *atHead = head.dump.find(r.nodeId);
+        r.satisfiedBy = m_ledgers.freezeFor(fn, xfailAdded || (atHead && atHead->skipped));
+        const std::string renamed =
+            renamedFrom.empty() ? "" : " (renamed from " + renamedFrom + ")";
+        r.detail = std::string(xfailAdded ? "xfail added" : "runs at base, skipped at head") +
+                   renamed + (r.satisfiedBy ? "; frozen: " + *r.satisfiedBy : "; no active freeze");
+        if (reported.insert("skip:" + fn).second) {
+            Finding f = finding("C-SKIP", Severity::Block, fn, lineOf(m_head, fn),
+                                fn + renamed +
+                                    (xfailAdded ? " is newly xfail at head"
+                                                : " ran at base and is skipped at head"),
+                                "a freeze record with an expiry (Grant freeze)");
+            f.satisfiedBy = r.satisfiedBy;
+            m_report.findings.push_back(std::move(f));
+        }
+    }
+
+    // Head ids a rename produced are no additions: "renamed-to", counted once (as the base
+    // ids' "renamed"). A skip or xfail gained across the rename is still a skip added —
+    // moving tests into a directory a conftest hook xfails is one.
+    void classifyRenameTargets(std::map<std::string, CensusRow> &rows,
+                               const std::map<std::string, std::string> &renamedTo,
+                               std::map<std::string, int> &headCount, const CensusCollection &base,
+                               const CensusCollection &head, std::set<std::string> &reported)
+    {
+        std::map<std::string, std::string> renamedFrom; // head function → base function
+        for (const auto &[from, to] : renamedTo)
+            renamedFrom[to] = from;
+        std::set<std::string> skippedAtBase; // base functions with a skipped or xfail id
+        for (const auto &[id, r] : rows) {
+            const std::string fn = functionIdOf(id);
+            if (r.change == "renamed" && headCount[fn] > 0)
+                renamedFrom[fn] = fn; // its parameter ids changed
+            if (r.atBase && (r.skippedBase || hasMarker(base, id, "xfail")))
+                skippedAtBase.insert(fn);
+        }
+        for (auto &[id, r] : rows) {
+            const std::string fn = functionIdOf(id);
+            const auto from = renamedFrom.find(fn);
+            if (r.change != "added" || from == renamedFrom.end())
+                continue;
+            r.change = "renamed-to";
+            r.detail = from->second == fn ? "new parameter id" : "renamed from " + from->second;
+            const bool xfail = hasMarker(head, id, "xfail");
+            if (!skippedAtBase.count(from->second) && (xfail || r.skippedHead))
+                skipAdded(r, fn, xfail, head, from->second == fn ? "" : from->second, reported);
+        }
+    }
+
     void classifyKept(CensusRow &r, const std::string &fn, const CensusCollection &base,
                       const CensusCollection &head, std::set<std::string> &reported)
     {
@@ -173,21 +242,7 @@ private:
         const bool xfailAdded =
             hasMarker(head, r.nodeId, "xfail") && !hasMarker(base, r.nodeId, "xfail");
         if ((r.skippedHead && !r.skippedBase) || xfailAdded) {
-            r.change = "skip-added";
-            r.code = "C-SKIP";
-            r.severity = Severity::Block;
-            const CensusNode *atHead = head.dump.find(r.nodeId);
-            r.satisfiedBy = m_ledgers.freezeFor(fn, xfailAdded || (atHead && atHead->skipped));
-            r.detail = std::string(xfailAdded ? "xfail added" : "runs at base, skipped at head") +
-                       (r.satisfiedBy ? "; frozen: " + *r.satisfiedBy : "; no active freeze");
-            if (reported.insert("skip:" + fn).second) {
-                Finding f = finding("C-SKIP", Severity::Block, fn, lineOf(m_head, fn),
-                                    fn + (xfailAdded ? " is newly xfail at head"
-                                                     : " ran at base and is skipped at head"),
-                                    "a freeze record with an expiry (Grant freeze)");
-                f.satisfiedBy = r.satisfiedBy;
-                m_report.findings.push_back(std::move(f));
-            }
+            skipAdded(r, fn, xfailAdded, head, "", reported);
             return;
         }
         const CensusFacts *b = factsOf(m_base, fn);

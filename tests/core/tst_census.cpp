@@ -199,7 +199,12 @@ private Q_SLOTS:
         QVERIFY2(rename, qPrintable(dump(r)));
         QCOMPARE(rename->severity, Severity::Info);
         QVERIFY(!findingOf(r, "C-REMOVED", "tests/test_calc.py::test_old_name"));
-        QCOMPARE(row(r, "tests/test_calc.py::test_new_name")->change, std::string("added"));
+        // The rename's head id is no addition: counted once, as the base id's "renamed".
+        QCOMPARE(row(r, "tests/test_calc.py::test_new_name")->change, std::string("renamed-to"));
+        QCOMPARE(row(r, "tests/test_calc.py::test_new_name")->detail,
+                 std::string("renamed from tests/test_calc.py::test_old_name"));
+        QCOMPARE(r.count("renamed"), 1);
+        QCOMPARE(r.count("added"), 0);
 
         QCOMPARE(r.verdict(), Verdict::Block);
         QCOMPARE(r.collections.size(), size_t(3));
@@ -362,6 +367,50 @@ private Q_SLOTS:
                                  "'not_a_module_anywhere'") != std::string::npos,
                  f->message.c_str());
         QVERIFY(!findingOf(r, "C-REMOVED", "tests/test_other.py::test_w"));
+    }
+
+    // A new test file that fails to collect adds tests that never run: no PASS.
+    void collectionErrorOfANewFileBlocks()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        repo.write("tests/test_brand_new.py", "import not_a_module_anywhere\n\n\n"
+                                              "def test_new():\n    pass\n");
+        const std::string head = repo.commit("head");
+        const CensusReport r = census(repo, base, head, false);
+        const Finding *f = findingOf(r, "C-COLLECT", "tests/test_brand_new.py");
+        QVERIFY2(f, qPrintable(dump(r)));
+        QCOMPARE(f->severity, Severity::Block);
+        QVERIFY2(f->message.find("none of its tests run") != std::string::npos, f->message.c_str());
+        QCOMPARE(r.verdict(), Verdict::Block);
+    }
+
+    // Tests moved (same bodies) into a directory whose new conftest hook marks them xfail:
+    // each looks harmless alone; together they are an xfail added (SPEC §5.9).
+    void xfailGainedAcrossARenameBlocks()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        repo.remove("tests/test_other.py");
+        repo.write("tests/legacy/test_other.py", "from calc import add\n\n\ndef test_w():\n"
+                                                 "    assert add(5, 5) == 10\n\n\n"
+                                                 "def test_broken_witness():\n"
+                                                 "    assert add(5, 5) == 11\n");
+        repo.write("tests/conftest.py",
+                   "import pytest\n\n\ndef pytest_collection_modifyitems(items):\n"
+                   "    for item in items:\n"
+                   "        if '/legacy/' in item.nodeid:\n"
+                   "            item.add_marker(pytest.mark.xfail(reason='legacy'))\n");
+        const std::string head = repo.commit("head");
+        const CensusReport r = census(repo, base, head, false);
+        const CensusRow *moved = row(r, "tests/legacy/test_other.py::test_w");
+        QVERIFY2(moved, qPrintable(dump(r)));
+        QCOMPARE(moved->change, std::string("skip-added"));
+        QVERIFY2(moved->detail.find("xfail added (renamed from tests/test_other.py::test_w)") == 0,
+                 moved->detail.c_str());
+        const Finding *f = findingOf(r, "C-SKIP", "tests/legacy/test_other.py::test_w");
+        QVERIFY2(f, qPrintable(dump(r)));
+        QCOMPARE(f->severity, Severity::Block);
     }
 
     void emptyCensusIsValid()
