@@ -153,6 +153,12 @@ void checkTrialBudget(const RunContext &ctx, const std::string &sweep, const std
 void checkTrialBudget(const RunContext &ctx, const std::string &sweep, const std::string &what,
                       const std::vector<long long> &unitTrials, const std::optional<Shard> &shard)
 {
+    // More shards than units would leave a shard nothing to run: every CI job green, and
+    // only the merge refusing it (ShardLedger). Refused here, before anything runs.
+    if (shard && size_t(shard->count) > unitTrials.size())
+        throw Error::input(sweep + ": --shard " + shard->name() + ": " + what + " make only " +
+                           std::to_string(unitTrials.size()) + " unit(s) to share; use at most " +
+                           std::to_string(unitTrials.size()) + " shards");
     long long total = 0, share = 0;
     for (size_t unit = 0; unit < unitTrials.size(); ++unit) {
         total += unitTrials[unit];

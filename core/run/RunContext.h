@@ -104,7 +104,7 @@ void checkTrialBudget(const RunContext &ctx, const std::string &sweep, const std
 // The same for a sweep of units (`unitTrials[u]`: the trials of unit u, SPEC 9). With a
 // shard, only its own units (Shard::owns) count: each CI job is its own run, and the
 // message names the shard's share ("attribute: shard 2/3's share of 2 × 1200 runs: 800
-// of 2400 trials exceed …").
+// of 2400 trials exceed …"). A shard count above the number of units is refused too.
 void checkTrialBudget(const RunContext &ctx, const std::string &sweep, const std::string &what,
                       const std::vector<long long> &unitTrials, const std::optional<Shard> &shard);
 

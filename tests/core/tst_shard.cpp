@@ -20,6 +20,7 @@
 #include "util/Files.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -809,6 +810,16 @@ void TestShard::trialBudgetCountsOnlyTheShardsShare()
         QCOMPARE(r.base.runs.size() + r.head.runs.size(), size_t(i == 1 ? 4 : 2));
     }
     QCOMPARE(runs, 6);
+    // More shards than pairs: refused before anything runs, not only at merge.
+    AttributionRequest over = attr;
+    over.runs = 2;
+    over.shard = Shard{3, 3};
+    over.shardOut = dir() + "/budget-over.json";
+    why = refusal([&] { Attribution::run(ctx, over, pool, count); });
+    QVERIFY2(why.find("attribute: --shard 3/3: 2 × 2 runs make only 2 unit(s) to share; use at "
+                      "most 2 shards") == 0,
+             why.c_str());
+    QVERIFY(!QFileInfo::exists(QString::fromStdString(over.shardOut)));
     // 5 pairs: shard 1/2's share is pairs 0, 2, 4 = 6 trials.
     attr.runs = 5;
     attr.shard = Shard{1, 2};

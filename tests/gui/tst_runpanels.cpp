@@ -244,6 +244,12 @@ private Q_SLOTS:
         QVERIFY(waitFor(desk.controller(), 60000));
         QCOMPARE(failed.count(), 1);
         QVERIFY(desk.attributionTable()->summary().contains(QStringLiteral("failed")));
+        // The Runs panel keeps saying why after the job ended, until the next one starts.
+        const QString status =
+            desk.runsPanel()->findChild<QLabel *>(QStringLiteral("runsStatus"))->text();
+        QVERIFY2(status.contains(QStringLiteral("failed: ")) &&
+                     status.contains(QStringLiteral("no-such-node")),
+                 qPrintable(status));
     }
 
     // SPEC §5.10 in the workbench: the test whose module the patch changes runs, the other

@@ -28,6 +28,7 @@ constexpr int kMaxFittedColumnWidth = 420;
 constexpr int kMinFittedColumnWidth = 90;
 constexpr int kMinShrunkColumnWidth = 60;
 constexpr int kFitPrecisionRows = 200; // rows sampled when fitting columns (5,000-row logs)
+constexpr int kFitGrowingRows = 50;    // a growing model is refitted up to this many rows
 
 // Identifiers (paths, test ids, codes) keep both ends when elided; prose keeps its start.
 class ElidingDelegate : public QStyledItemDelegate
@@ -149,8 +150,11 @@ EvidencePanel::EvidencePanel(QWidget *parent)
     connect(m_proxy, &QAbstractItemModel::rowsMoved, this, [this] { endQuiet(); });
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this,
             [this](const QModelIndex &, int first, int last) {
-                if (m_proxy->rowCount() == last - first + 1)
-                    fitColumns(); // first rows of an empty model (the log)
+                // Models that grow a row at a time (the log, the Runs panel) refit while
+                // their first rows arrive: the first row alone may leave a column empty.
+                const int rows = m_proxy->rowCount();
+                if (rows == last - first + 1 || (!m_userSizedColumns && rows <= kFitGrowingRows))
+                    fitColumns();
             });
     for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
         connect(m_proxy, signal, this, [this] { updateRowCount(); });

@@ -60,6 +60,7 @@ RunsPanel::RunsPanel(RunController *controller, QWidget *parent)
     connect(m_cancel, &QPushButton::clicked, m_controller, &RunController::cancel);
     connect(m_controller, &RunController::started, this, [this] {
         m_log->clear();
+        m_failure.clear();
         updateProgress();
     });
     connect(m_controller, &RunController::progressChanged, this, &RunsPanel::updateProgress);
@@ -76,7 +77,9 @@ RunsPanel::RunsPanel(RunController *controller, QWidget *parent)
     connect(m_controller, &RunController::finished, this, &RunsPanel::updateProgress);
     connect(m_controller, &RunController::failed, this,
             [this](const QString &job, const QString &message) {
-                m_status->setText(tr("%1 failed: %2").arg(job, message));
+                // Kept until the next job: `finished` follows and redraws the status.
+                m_failure = tr("%1 failed: %2").arg(job, message);
+                updateProgress();
             });
     connect(m_table->view()->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
@@ -121,16 +124,19 @@ void RunsPanel::updateProgress()
         m_progress->setRange(0, std::max(1, total));
         m_progress->setValue(m_controller->done());
     }
-    m_progress->setFormat(running ? m_controller->progressText()
-                                  : (total > 0 ? tr("%1: %2/%3 runs done")
-                                                     .arg(m_controller->job())
-                                                     .arg(m_controller->done())
-                                                     .arg(total)
-                                               : tr("idle")));
+    const bool failed = !running && !m_failure.isEmpty();
+    m_progress->setFormat(
+        running      ? m_controller->progressText()
+        : total == 0 ? (failed ? tr("stopped") : tr("idle"))
+                     : (failed ? tr("%1: stopped after %2/%3 runs") : tr("%1: %2/%3 runs done"))
+                           .arg(m_controller->job())
+                           .arg(m_controller->done())
+                           .arg(total));
+    const QString session = tr("%n run(s) in this session.", nullptr, m_model->rowCount());
     m_status->setText(
         running
             ? tr("Running %1 — Cancel kills every pytest process group.").arg(m_controller->job())
-            : tr("%n run(s) in this session.", nullptr, m_model->rowCount()));
+            : (failed ? m_failure + QStringLiteral(" — ") + session : session));
 }
 
 } // namespace pw::gui

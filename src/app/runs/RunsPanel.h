@@ -38,6 +38,7 @@ private:
     QProgressBar *m_progress;
     QPushButton *m_cancel;
     QLabel *m_status;
+    QString m_failure; // why the last job failed, until the next one starts
     EvidencePanel *m_table;
     QPlainTextEdit *m_log;
 };
