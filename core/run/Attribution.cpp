@@ -138,7 +138,11 @@ NodeRun nodeRun(const RunResult &result, const std::string &nodeId)
     const NodeOutcome *row = findRow(result, nodeId);
     if (result.harnessError) {
         const bool completed = result.status == RunStatus::Completed;
-        if (completed && ((result.exitCode == 4 && saysNotFound(result)) || result.exitCode == 5)) {
+        // "not found" because the node's module does not import is no missing test: the
+        // run is a harness error that names the file and the exception.
+        const bool brokenModule = result.errorDetail.rfind("collection error in ", 0) == 0;
+        if (completed && !brokenModule &&
+            ((result.exitCode == 4 && saysNotFound(result)) || result.exitCode == 5)) {
             run.outcome = Outcome::NotCollected;
             run.reason = result.exitCode == 5 ? "pytest collected nothing (exit 5)"
                                               : "pytest: not found (exit 4)";

@@ -104,6 +104,62 @@ std::string bwrapError(const std::string &stderrText)
     return stderrText.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
+// The last "E   …" line (pytest's exception line) of the report section starting at
+// `from`: up to the next section rule ("____" or "====") or a blank line after it.
+std::string exceptionLine(const std::string &text, size_t from)
+{
+    std::string last;
+    size_t at = text.find('\n', from);
+    while (at != std::string::npos && at + 1 < text.size()) {
+        const size_t begin = at + 1;
+        const size_t end = text.find('\n', begin);
+        const std::string line =
+            text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+        if (line.rfind("____", 0) == 0 || line.rfind("====", 0) == 0)
+            break;
+        if (line.rfind("E   ", 0) == 0) {
+            const size_t first = line.find_first_not_of(' ', 1);
+            last = first == std::string::npos ? std::string() : line.substr(first);
+        }
+        at = end;
+    }
+    return last;
+}
+
+// What pytest said broke before any test ran (SPEC §10: the report names the file): a test
+// module that failed to import, a conftest.py that raised, a plugin that is not there.
+// Empty when its output says none of these.
+std::string pytestErrorDetail(const std::string &out, const std::string &err,
+                              const std::string &treeDir)
+{
+    for (const std::string *text : {&out, &err}) {
+        if (const size_t at = text->find("ERROR collecting "); at != std::string::npos) {
+            const size_t begin = at + std::strlen("ERROR collecting ");
+            const size_t end = text->find_first_of(" \n", begin);
+            const std::string file = text->substr(begin, end - begin);
+            const std::string e = exceptionLine(*text, at);
+            return "collection error in " + file + (e.empty() ? "" : ": " + e);
+        }
+        if (const size_t at = text->find("while loading conftest '"); at != std::string::npos) {
+            const size_t begin = at + std::strlen("while loading conftest '");
+            const size_t end = text->find('\'', begin);
+            std::string file = text->substr(begin, end - begin);
+            const std::string prefix = treeDir + "/";
+            if (!treeDir.empty() && file.rfind(prefix, 0) == 0)
+                file.erase(0, prefix.size()); // as the repository names it
+            const std::string e = exceptionLine(*text, at);
+            return "conftest " + file + " failed to load" + (e.empty() ? "" : ": " + e);
+        }
+        if (const size_t at = text->find("Error importing plugin"); at != std::string::npos) {
+            const size_t begin =
+                text->rfind('\n', at) == std::string::npos ? 0 : text->rfind('\n', at) + 1;
+            const size_t end = text->find('\n', at);
+            return text->substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+        }
+    }
+    return {};
+}
+
 // A selected node id (not a path) the run reported under it, e.g. "f" as "f[1]".
 bool reported(const std::vector<NodeOutcome> &rows, const std::string &selected)
 {
@@ -315,11 +371,20 @@ RunResult PytestRun::execute(const std::string &runDir)
     if (!ranToEnd) {
         // harnessReason already says why
     } else if (result.exitCode != 0 && result.exitCode != 1) {
-        result.harnessReason = exitCodeReason(result.exitCode);
+        result.errorDetail =
+            pytestErrorDetail(result.stdoutTail, result.stderrTail, m_spec.treeDir);
+        result.harnessReason =
+            result.errorDetail.empty()
+                ? exitCodeReason(result.exitCode)
+                : "pytest exit " + std::to_string(result.exitCode) + ": " + result.errorDetail;
     } else if (!report.ok()) {
         const std::string bwrap = result.sandboxed ? bwrapError(result.stderrTail) : std::string();
-        result.harnessReason =
-            bwrap.empty() ? report.error : "the sandbox could not be set up: " + bwrap;
+        result.errorDetail =
+            pytestErrorDetail(result.stdoutTail, result.stderrTail, m_spec.treeDir);
+        result.harnessReason = !bwrap.empty() ? "the sandbox could not be set up: " + bwrap
+                               : !result.errorDetail.empty()
+                                   ? "pytest could not start: " + result.errorDetail
+                                   : report.error;
     } else {
         const int failing = result.count(Outcome::Fail) + result.count(Outcome::Error);
         const int total = int(result.outcomes.size());

@@ -67,6 +67,10 @@ struct RunResult
     // evidence for or against a test.
     bool harnessError = true;
     std::string harnessReason;
+    // What pytest said broke before the tests ran, when it said so (part of harnessReason):
+    // "collection error in tests/t.py: ModuleNotFoundError: …", "conftest … failed to load:
+    // …", a plugin that does not import. Empty otherwise.
+    std::string errorDetail;
     std::string stdoutTail;
     std::string stderrTail;
     int64_t outputDropped = 0; // bytes cut from the front of both streams

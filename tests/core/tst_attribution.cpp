@@ -53,6 +53,7 @@ const char *const kBaseFiles[][2] = {
     {"tests/env/test_env.py",
      "import random\n\n\ndef test_seeded():\n    assert random.randrange(3) != 1\n"},
     {"tests/gone/test_gone.py", "def test_removed_later():\n    assert True\n"},
+    {"tests/brokenmod/test_brokenmod.py", "def test_imports():\n    assert True\n"},
     {"tests/skip/test_skip.py", "import random\n\n\ndef test_skipped_by_the_patch():\n"
                                 "    assert True\n\n\n"
                                 "def test_skips_on_some_seeds():\n"
@@ -70,6 +71,8 @@ const char *const kHeadFiles[][2] = {
     {"tests/green/test_green.py",
      "def test_fine():\n    assert True\n\n\ndef test_new_here():\n    assert True\n"},
     {"tests/added/test_added.py", "def test_brand_new():\n    assert True\n"},
+    {"tests/brokenmod/test_brokenmod.py",
+     "import no_such_module_pw\n\n\ndef test_imports():\n    assert True\n"},
     {"tests/skip/test_skip.py", "import random\n\nimport pytest\n\n\n"
                                 "@pytest.mark.skip(reason='the patch broke it')\n"
                                 "def test_skipped_by_the_patch():\n    assert True\n\n\n"
@@ -94,6 +97,7 @@ private Q_SLOTS:
     void noRepro();
     void skippedAtHeadIsNoPass();
     void sandboxBlockedFailuresAreNamedInTheSentence();
+    void brokenModuleAtHeadIsAHarnessErrorNamingIt();
     void patchMasks();
     void harnessEnvWhenFailingSeedsDiffer();
     void notCollected_data();
@@ -288,6 +292,22 @@ void TestAttribution::sandboxBlockedFailuresAreNamedInTheSentence()
     QVERIFY2(r.sentence.find("the sandbox blocked network access in 4 failing run(s)") !=
                  std::string::npos,
              r.sentence.c_str());
+}
+
+// pytest says "not found" (exit 4) for a node whose module fails to import: that is no
+// removed test but a harness error naming the file and the exception.
+void TestAttribution::brokenModuleAtHeadIsAHarnessErrorNamingIt()
+{
+    const AttributionResult r = attribute("tests/brokenmod/test_brokenmod.py::test_imports",
+                                          AttributionRequest::Mode::Matched, 1);
+    QVERIFY(!r.verdict);
+    QCOMPARE(r.head.harnessErrors, 1);
+    QCOMPARE(r.head.notCollected, 0);
+    QVERIFY2(r.head.runs.front().reason.find(
+                 "collection error in tests/brokenmod/test_brokenmod.py: ModuleNotFoundError: "
+                 "No module named 'no_such_module_pw'") != std::string::npos,
+             r.head.runs.front().reason.c_str());
+    QVERIFY2(r.sentence.find("removed or renamed") == std::string::npos, r.sentence.c_str());
 }
 
 void TestAttribution::patchMasks()

@@ -118,18 +118,25 @@ private Q_SLOTS:
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("content");
         QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("detail"); // what the reason names besides the exit code
         QTest::newRow("collection error → 2")
             << "tests/test_broken.py"
             << "import no_such_module_pw\n\ndef test_x():\n    pass\n"
-            << 2;
+            << 2
+            << "collection error in tests/test_broken.py: ModuleNotFoundError: No module named "
+               "'no_such_module_pw'";
         QTest::newRow("nothing collected → 5") << "tests/helper.py"
                                                << "X = 1\n"
-                                               << 5;
+                                               << 5 << "no tests collected";
         QTest::newRow("usage error → 4") << "tests/conftest.py"
                                          << "def pytest_configure(config):\n"
                                             "    import pytest\n"
                                             "    raise pytest.UsageError('bad option')\n"
-                                         << 4;
+                                         << 4 << "usage error";
+        QTest::newRow("conftest raises → 4")
+            << "tests/conftest.py"
+            << "raise RuntimeError('boom')\n"
+            << 4 << "conftest tests/conftest.py failed to load: RuntimeError: boom";
     }
 
     void errorExitsAreHarnessErrors()
@@ -137,6 +144,7 @@ private Q_SLOTS:
         QFETCH(QString, file);
         QFETCH(QString, content);
         QFETCH(int, exitCode);
+        QFETCH(QString, detail);
         Project p;
         p.write(file.toStdString(), content.toStdString());
         const RunResult r = PytestRun(p.spec()).run();
@@ -145,6 +153,8 @@ private Q_SLOTS:
         QVERIFY(r.harnessError);
         QVERIFY(!r.caught());
         QVERIFY2(r.harnessReason.find("exit " + std::to_string(exitCode)) != std::string::npos,
+                 r.harnessReason.c_str());
+        QVERIFY2(r.harnessReason.find(detail.toStdString()) != std::string::npos,
                  r.harnessReason.c_str());
     }
 
