@@ -40,8 +40,18 @@ RunContext RunContext::open(const RunRequest &request)
     ctx.m_base = std::move(base);
     ctx.m_head = std::move(head);
     ctx.m_config = Audit::loadConfig(request.target, repo, ctx.m_base);
-    if (request.target.python)
+    if (request.target.python) {
         ctx.m_config.python = *request.target.python;
+    } else if (ctx.m_config.source != "<defaults>") {
+        // The interpreter the config names: a missing one is named with its file now, not
+        // by the first run (the probe is cached for the runs).
+        try {
+            probeInterpreter(ctx.m_config.python);
+        } catch (const Error &e) {
+            throw Error::input(ctx.m_config.source + ": python = \"" + ctx.m_config.python +
+                               "\": " + e.what());
+        }
+    }
 
     const QString ledger = QString::fromStdString(request.target.ledgerDir);
     ctx.m_ledgerDir =

@@ -110,6 +110,7 @@ private Q_SLOTS:
     void badNodeIdsAreRefused_data();
     void badNodeIdsAreRefused();
     void runsBelowOneAreRefused();
+    void missingInterpreterNamesItsConfigFile();
     void runsBeyondTheTrialBudgetAreRefused();
 
 private:
@@ -527,6 +528,25 @@ void TestAttribution::recordIsWrittenAndReadBack()
     const pw::core::Repository repo = pw::core::Repository::open(m_ctx->repoRoot());
     QVERIFY(!repo.isDirty());
     QCOMPARE(repo.defaultHead().spec, std::string("HEAD"));
+}
+
+// An interpreter the config names and that is not there: refused when the context opens,
+// naming the config file and the field (not by the first run, naming neither).
+void TestAttribution::missingInterpreterNamesItsConfigFile()
+{
+    const std::string config = m_scratch->path().toStdString() + "/no-python.toml";
+    QVERIFY(pw::core::writeFileAtomically(config, "python = \"/nope/python3\"\n"));
+    RunRequest r = request();
+    r.target.python.reset();
+    r.target.configPath = config;
+    try {
+        RunContext::open(r);
+        QFAIL("a missing interpreter was accepted");
+    } catch (const pw::core::Error &e) {
+        QCOMPARE(e.kind(), pw::core::Error::Kind::Input);
+        QVERIFY2(std::string(e.what()).rfind(config + ": python = \"/nope/python3\": ", 0) == 0,
+                 e.what());
+    }
 }
 
 void TestAttribution::badNodeIdsAreRefused_data()
