@@ -307,6 +307,19 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
         if (const std::optional<QDate> d = parseLedgerDate(ctx.target().today))
             today = *d;
     }
+    // A ledger that does not parse counts no entry: said, with file:line:column, so a
+    // removal it meant to waive is not silently a block (or a freeze silently missing).
+    if (counting) {
+        std::set<std::string> said; // head() holds base's files too: each problem once
+        for (const LedgerSet *side : {&counting->base(), &counting->head()}) {
+            for (const LedgerProblem &p : side->loadProblems) {
+                if (said.insert(p.toString()).second)
+                    report.warnings.push_back(
+                        (side == &counting->base() ? "base ledgers: " : "head ledgers: ") +
+                        p.toString() + " (its entries not counted)");
+            }
+        }
+    }
     const CensusLedgers ledgers(std::move(counting),
                                 censusRemovals(repo, ctx, base, head, baseStatic, extractor),
                                 censusBaseLedgers(ctx, repo), today);

@@ -437,7 +437,7 @@ ShadowReport Shadow::run(const RunContext &ctx, const ShadowOptions &options, Ru
     }
     const LedgerSet ledgers = censusBaseLedgers(ctx, repo);
     for (const LedgerProblem &p : ledgers.loadProblems)
-        report.warnings.push_back("base ledgers: " + p.file + ": " + p.message);
+        report.warnings.push_back("base ledgers: " + p.toString());
     decide(
         report, head.rows, changed,
         [&](const std::string &node) { return activeFreeze(ledgers, today, node); },

@@ -13,6 +13,7 @@
 
 #include <QProcess>
 #include <QtTest>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 using pw::test::RepoBuilder;
@@ -367,6 +368,28 @@ private Q_SLOTS:
                                  "'not_a_module_anywhere'") != std::string::npos,
                  f->message.c_str());
         QVERIFY(!findingOf(r, "C-REMOVED", "tests/test_other.py::test_w"));
+    }
+
+    // A base ledger that does not parse counts nothing; the census says so with its line.
+    void unparsableLedgerIsNamedWithItsLine()
+    {
+        RepoBuilder repo;
+        const std::string base =
+            commitBase(repo, {}, "[[quarantine]]\ntest = \"x\"\nopened = 2024-13-45\n");
+        repo.write("tests/test_calc.py", kHeadTests);
+        const std::string head = repo.commit("head");
+        const CensusReport r = census(repo, base, head, false);
+        const auto named =
+            std::find_if(r.warnings.begin(), r.warnings.end(), [](const std::string &w) {
+                return w.rfind("base ledgers: .patchwitness/quarantine.toml:3:", 0) == 0;
+            });
+        QVERIFY2(named != r.warnings.end(), qPrintable(dump(r)));
+        QVERIFY(named->find("(its entries not counted)") != std::string::npos);
+        QCOMPARE(std::count_if(r.warnings.begin(), r.warnings.end(),
+                               [](const std::string &w) {
+                                   return w.find("quarantine.toml:3:") != std::string::npos;
+                               }),
+                 1L);
     }
 
     // A new test file that fails to collect adds tests that never run: no PASS.
