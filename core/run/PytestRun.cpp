@@ -105,7 +105,7 @@ std::string bwrapError(const std::string &stderrText)
 }
 
 // The last "E   …" line (pytest's exception line) of the report section starting at
-// `from`: up to the next section rule ("____" or "====") or a blank line after it.
+// `from`, up to the next section rule ("____" or "====").
 std::string exceptionLine(const std::string &text, size_t from)
 {
     std::string last;
