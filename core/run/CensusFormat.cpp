@@ -17,12 +17,14 @@ std::string fixed2(double value)
     return buf;
 }
 
-std::string armLine(const char *name, const CensusArmSummary &s, bool executed)
+// `measured`: the arm's suite run is evidence; when it is not, its count is no zero.
+std::string armLine(const char *name, const CensusArmSummary &s, bool executed, bool measured)
 {
     std::string line = std::string("  ") + name + ": " + std::to_string(s.collected) +
                        " collected (digest " + s.digest + ")";
     if (executed)
-        line += ", " + std::to_string(s.executed) + " executed";
+        line += measured ? ", " + std::to_string(s.executed) + " executed"
+                         : std::string(", executed not measured (its suite run is no evidence)");
     line += ", " + std::to_string(s.skipped) + " skipped, assertion density " +
             fixed2(s.assertionDensity()) + " (" + std::to_string(s.assertions) + " assertions in " +
             std::to_string(s.testFunctions) + " test functions)\n";
@@ -57,9 +59,11 @@ std::string formatCensusText(const CensusReport &r)
                       (r.sandboxed ? ", sandboxed" : ", NOT sandboxed") + "\n";
     if (!r.harnessError.empty())
         return out + "no census: " + r.harnessError + "\n";
-    const bool executed = r.executed;
-    out += armLine("base", r.baseSummary, executed);
-    out += armLine("head", r.headSummary, executed);
+    const auto measured = [&r](size_t arm) {
+        return arm < r.executions.size() && !r.executions[arm].harnessError;
+    };
+    out += armLine("base", r.baseSummary, r.executed, measured(0));
+    out += armLine("head", r.headSummary, r.executed, measured(1));
     out += "  removed " + std::to_string(r.count("removed")) + ", added " +
            std::to_string(r.count("added")) + ", renamed " + std::to_string(r.count("renamed")) +
            ", narrowed " + std::to_string(r.count("narrowed")) + ", skip added " +

@@ -12,6 +12,7 @@
 #include "util/Error.h"
 
 #include <QProcess>
+#include <QRegularExpression>
 #include <QtTest>
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -400,12 +401,20 @@ private Q_SLOTS:
         repo.write("tests/test_brand_new.py", "import not_a_module_anywhere\n\n\n"
                                               "def test_new():\n    pass\n");
         const std::string head = repo.commit("head");
-        const CensusReport r = census(repo, base, head, false);
+        const CensusReport r = census(repo, base, head);
         const Finding *f = findingOf(r, "C-COLLECT", "tests/test_brand_new.py");
         QVERIFY2(f, qPrintable(dump(r)));
         QCOMPARE(f->severity, Severity::Block);
         QVERIFY2(f->message.find("none of its tests run") != std::string::npos, f->message.c_str());
         QCOMPARE(r.verdict(), Verdict::Block);
+        // The head suite run stops at the collection error (exit 2): no executed count.
+        const QString text = dump(r);
+        QVERIFY2(text.contains(QStringLiteral("head: ")) &&
+                     text.contains(
+                         QStringLiteral("executed not measured (its suite run is no evidence)")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QRegularExpression(QStringLiteral("base: [^\\n]*, \\d+ executed"))),
+                 qPrintable(text));
     }
 
     // Tests moved (same bodies) into a directory whose new conftest hook marks them xfail:
