@@ -214,25 +214,14 @@ namespace {
 // verdict stands on what ran, and the sentence says what the sandbox did to it.
 void noteSandbox(AttributionResult &r)
 {
-    int blocked = 0, possible = 0;
+    SandboxTally tally;
     for (const ArmEvidence *arm : {&r.base, &r.head}) {
         for (const NodeRun &run : arm->runs) {
-            if (!run.failed())
-                continue;
-            if (run.reason.find(Sandbox::kBlockedNote) != std::string::npos)
-                ++blocked;
-            else if (run.reason.find(Sandbox::kPossibleNote) != std::string::npos)
-                ++possible;
+            if (run.failed())
+                tally.add(run.reason);
         }
     }
-    if (blocked > 0)
-        r.sentence += "; the sandbox blocked network access in " + std::to_string(blocked) +
-                      " failing run(s): the test needs the network, which runs here never "
-                      "have — the failure is the sandbox's, not the patch's (config sandbox = "
-                      "false, after the consent, runs it with the network)";
-    else if (possible > 0)
-        r.sentence += "; network access failed in " + std::to_string(possible) +
-                      " failing run(s): the sandbox, which has no network, may be why";
+    r.sentence += tally.clause();
 }
 
 // The verdict and sentence from the runs alone (Attribution::judge).

@@ -300,16 +300,15 @@ void ReproCells::attribute(ReproCellsResult &r)
                               " and the clock frozen at " + r.freezeTime +
                               " — pin the clock in the test or fix the code's time handling"});
     }
-    int blocked = 0; // failing trials the sandbox refused the network (Sandbox::annotate)
-    for (const ReproCell &c : r.cells)
-        for (const NodeRun &t : c.trials)
-            blocked += t.failed() && t.reason.find(Sandbox::kBlockedNote) != std::string::npos;
-    if (blocked > 0 && !r.findings.empty())
-        r.findings.front().sentence +=
-            "; the sandbox blocked network access in " + std::to_string(blocked) +
-            " failing run(s): the test needs the network, which runs here never have — the "
-            "failure is the sandbox's (config sandbox = false, after the consent, runs it with "
-            "the network)";
+    SandboxTally tally;
+    for (const ReproCell &c : r.cells) {
+        for (const NodeRun &t : c.trials) {
+            if (t.failed())
+                tally.add(t.reason);
+        }
+    }
+    if (!r.findings.empty())
+        r.findings.front().sentence += tally.clause();
     if (!r.findings.empty())
         return;
     if (r.noEvidence()) {

@@ -172,4 +172,25 @@ void Sandbox::annotate(std::vector<NodeOutcome> &rows)
     }
 }
 
+void SandboxTally::add(const std::string &failureReason)
+{
+    if (failureReason.find(Sandbox::kBlockedNote) != std::string::npos)
+        ++blocked;
+    else if (failureReason.find(Sandbox::kPossibleNote) != std::string::npos)
+        ++possible;
+}
+
+std::string SandboxTally::clause() const
+{
+    if (blocked > 0)
+        return "; the sandbox blocked network access in " + std::to_string(blocked) +
+               " failing run(s): the test needs the network, which runs here never have — the "
+               "failure is the sandbox's, not the patch's (config sandbox = false, after the "
+               "consent, runs it with the network)";
+    if (possible > 0)
+        return "; network access failed in " + std::to_string(possible) +
+               " failing run(s): the sandbox, which has no network, may be why";
+    return {};
+}
+
 } // namespace pw::core

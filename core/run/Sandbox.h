@@ -88,4 +88,17 @@ public:
         " (network access failed; the sandbox, which has no network, may be why)";
 };
 
+// Failing runs whose reason carries one of Sandbox::annotate's notes, and the clause a
+// verdict sentence gains from them (attribution and the four cells share it).
+struct SandboxTally
+{
+    int blocked = 0;  // reasons with Sandbox::kBlockedNote
+    int possible = 0; // reasons with Sandbox::kPossibleNote
+
+    void add(const std::string &failureReason);
+    // "; the sandbox blocked network access in N failing run(s): …", the weaker
+    // "network access failed …" when only possible ones, else empty.
+    std::string clause() const;
+};
+
 } // namespace pw::core
