@@ -93,8 +93,8 @@ std::string replayCommand(const RunSpec &spec);
 // Runs pytest once, in its own session and process group, with the pinned environment.
 // The timeout and cancel() kill the whole group (SIGKILL to -pgid), so a test's
 // subprocesses die with it; after a normal exit, leftovers of the group are killed too.
-// (A process that starts its own session escapes the group, also in the sandbox, which
-// shares the host's pid namespace; --die-with-parent only reaches bwrap's direct child.)
+// (A process that starts its own session escapes the group; only the sandbox, whose pid
+// namespace dies with bwrap's child, reaches it.)
 class PytestRun
 {
 public:

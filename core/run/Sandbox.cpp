@@ -130,8 +130,10 @@ SandboxCommand Sandbox::wrap(const std::string &bwrap, const QString &program,
     }
     for (const QString &path : writable)
         a << QStringLiteral("--bind") << path << path;
+    // --unshare-pid: nothing a test starts outlives the namespace's init, bwrap's child,
+    // which --die-with-parent ties to the bwrap the group kill reaches.
     a << QStringLiteral("--unshare-net") << QStringLiteral("--unshare-ipc")
-      << QStringLiteral("--die-with-parent");
+      << QStringLiteral("--unshare-pid") << QStringLiteral("--die-with-parent");
     if (!policy.treeDir.empty())
         a << QStringLiteral("--chdir") << absolute(policy.treeDir);
     a << QStringLiteral("--") << program << args;

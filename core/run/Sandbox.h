@@ -43,9 +43,10 @@ enum class NetworkBlock
     Certain,  // a network failure only the missing network explains
 };
 
-// bubblewrap (bwrap) around a pytest run. No pid namespace: pytest and its children keep
-// host pids and bwrap's process group (PytestRun's setsid), so killing that group kills
-// everything in the sandbox except a process that starts its own session.
+// bubblewrap (bwrap) around a pytest run, in its own pid namespace: bwrap's child is the
+// namespace's init, and when it dies (the run ends, or the group kill reaches it) the
+// kernel kills everything left inside — a daemon that started its own session too.
+// pytest and its children see namespace pids, not the host's.
 class Sandbox
 {
 public:
@@ -61,7 +62,8 @@ public:
 
     // `program args…` inside the sandbox: `bwrap --ro-bind / / --dev /dev --proc /proc
     // --tmpfs /tmp --bind <tree> <tree> --bind <dir> <dir>… --ro-bind <dir> <dir>…
-    // --unshare-net --unshare-ipc --die-with-parent --chdir <tree> -- program args…`.
+    // --unshare-net --unshare-ipc --unshare-pid --die-with-parent --chdir <tree> -- program
+    // args…`.
     // Binds come after the tmpfs so directories under /tmp stay visible. No --new-session:
     // PytestRun already runs bwrap in a new session without a terminal, and the session
     // keeps the group kill working. `bwrap` is status().program; the sources must exist.

@@ -68,6 +68,21 @@ std::string hangingTestSource(const std::string &pidFile)
            "    time.sleep(600)\n";
 }
 
+std::string daemonTestSource(const std::string &pidFile, bool hang)
+{
+    const std::string file = "'" + pidFile + "'";
+    return "import os, subprocess, time\n"
+           "\n"
+           "def test_daemon():\n"
+           "    child = subprocess.Popen(['sleep', '600'], start_new_session=True)\n"
+           "    with open(" +
+           file +
+           " + '.tmp', 'w') as f:\n"
+           "        f.write('%d %d' % (os.getpid(), child.pid))\n"
+           "    os.rename(" +
+           file + " + '.tmp', " + file + ")\n" + (hang ? "    time.sleep(600)\n" : "");
+}
+
 std::vector<long> readPids(const std::string &pidFile)
 {
     std::ifstream in(pidFile);
@@ -142,6 +157,35 @@ bool waitUntilGone(const std::vector<long> &pids, int timeoutMs)
             return false;
         QThread::msleep(20);
     }
+}
+
+std::vector<long> processesWorkingIn(const std::string &dir)
+{
+    const QString root = QDir::cleanPath(QString::fromStdString(dir));
+    std::vector<long> found;
+    const QStringList entries = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
+    for (const QString &entry : entries) {
+        bool ok = false;
+        const long pid = entry.toLong(&ok);
+        if (!ok || !isAlive(pid))
+            continue;
+        const QString cwd =
+            QFileInfo(QStringLiteral("/proc/") + entry + QStringLiteral("/cwd")).symLinkTarget();
+        if (cwd == root || cwd.startsWith(root + QLatin1Char('/')))
+            found.push_back(pid);
+    }
+    return found;
+}
+
+bool waitUntilNoneWorkingIn(const std::string &dir, int timeoutMs)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    while (!processesWorkingIn(dir).empty()) {
+        if (std::chrono::steady_clock::now() > deadline)
+            return false;
+        QThread::msleep(20);
+    }
+    return true;
 }
 
 } // namespace pw::test

@@ -29,6 +29,11 @@ core::RunRequest runRequest(const std::string &repoRoot, const std::string &cach
 // the grandchild's as "<pytest pid> <sleep pid>" into `pidFile`, then sleeps 600 s.
 std::string hangingTestSource(const std::string &pidFile);
 
+// A test module whose one test starts a daemon — `sleep 600` in a session of its own,
+// out of reach of a process-group kill — writes "<pytest pid> <daemon pid>" into
+// `pidFile`, then sleeps 600 s when `hang`, else passes at once.
+std::string daemonTestSource(const std::string &pidFile, bool hang);
+
 // Pids read from a file written by hangingTestSource; empty until it exists.
 std::vector<long> readPids(const std::string &pidFile);
 // Polls until `path` exists (true) or `timeoutMs` passes (false).
@@ -41,5 +46,10 @@ bool isAlive(long pid);
 std::vector<long> liveGroupMembers(long pgid);
 // Polls until none of `pids` is alive; true when that happened within `timeoutMs`.
 bool waitUntilGone(const std::vector<long> &pids, int timeoutMs);
+// Live processes (host pids) whose working directory is `dir` or below it: how a test
+// finds what a sandboxed run left behind, whose own pids are its namespace's.
+std::vector<long> processesWorkingIn(const std::string &dir);
+// Polls until processesWorkingIn(dir) is empty; true when that happened within `timeoutMs`.
+bool waitUntilNoneWorkingIn(const std::string &dir, int timeoutMs);
 
 } // namespace pw::test

@@ -135,13 +135,12 @@ private Q_SLOTS:
             QStringLiteral("--bind"), QStringLiteral("/tmp/t/run"), QStringLiteral("/tmp/t/run"),
             QStringLiteral("--bind"), QStringLiteral("/var/out"), QStringLiteral("/var/out"),
             QStringLiteral("--unshare-net"), QStringLiteral("--unshare-ipc"),
-            QStringLiteral("--die-with-parent"), QStringLiteral("--chdir"),
-            QStringLiteral("/tmp/t/tree"), QStringLiteral("--"), QStringLiteral("python3"),
-            QStringLiteral("-m"), QStringLiteral("pytest")};
+            QStringLiteral("--unshare-pid"), QStringLiteral("--die-with-parent"),
+            QStringLiteral("--chdir"), QStringLiteral("/tmp/t/tree"), QStringLiteral("--"),
+            QStringLiteral("python3"), QStringLiteral("-m"), QStringLiteral("pytest")};
         QCOMPARE(c.arguments, expected);
-        // The process group must stay bwrap's (kill), and pids must stay the host's.
+        // The process group must stay bwrap's, so the group kill reaches it.
         QVERIFY(!c.arguments.contains(QStringLiteral("--new-session")));
-        QVERIFY(!c.arguments.contains(QStringLiteral("--unshare-pid")));
     }
 
     void classifierTellsCertainFromPossibleNetworkBlocks_data()
@@ -383,6 +382,8 @@ private Q_SLOTS:
         QVERIFY(QFileInfo(QString::fromStdString(spec.env.witness.orderFile)).size() > 0);
     }
 
+    // Sandboxed runs have their own pid namespace, so the pids a test writes are the
+    // namespace's: what is left behind is found by working directory (the tree) instead.
     void hangingTestInTheSandboxLeavesNoProcessAfterTheTimeout()
     {
         REQUIRE_SANDBOX();
@@ -394,10 +395,8 @@ private Q_SLOTS:
         const RunResult r = runBounded(run);
         QCOMPARE(r.status, RunStatus::TimedOut);
         QVERIFY(r.harnessError);
-        const std::vector<long> pids = pw::test::readPids(p.pidFile());
-        QCOMPARE(pids.size(), size_t(2)); // pytest and its `sleep`, host pids
-        QVERIFY(pids[0] != long(r.pid));  // r.pid is bwrap, the group leader
-        QVERIFY(pw::test::waitUntilGone(pids, 10000));
+        QCOMPARE(pw::test::readPids(p.pidFile()).size(), size_t(2)); // the `sleep` started
+        QVERIFY(pw::test::waitUntilNoneWorkingIn(p.tree(), 10000));
         QVERIFY(pw::test::liveGroupMembers(r.pid).empty());
         QVERIFY(!pw::test::isAlive(r.pid));
     }
@@ -410,12 +409,44 @@ private Q_SLOTS:
         PytestRun run(p.spec(true));
         auto future = std::async(std::launch::async, [&run] { return run.run(); });
         QVERIFY(pw::test::waitForFile(p.pidFile(), 60000));
+        // bwrap, the namespace's init, pytest and its `sleep` all work in the tree.
+        QVERIFY(pw::test::processesWorkingIn(p.tree()).size() >= 3);
         run.cancel();
         QVERIFY(future.wait_for(std::chrono::seconds(30)) == std::future_status::ready);
         const RunResult r = future.get();
         QCOMPARE(r.status, RunStatus::Cancelled);
-        QVERIFY(pw::test::waitUntilGone(pw::test::readPids(p.pidFile()), 10000));
+        QVERIFY(pw::test::waitUntilNoneWorkingIn(p.tree(), 10000));
         QVERIFY(pw::test::liveGroupMembers(r.pid).empty());
+    }
+
+    // A daemon — its own session, out of the group kill's reach — dies with the pid
+    // namespace: when the run times out, is cancelled, or simply ends.
+    void daemonInTheSandboxDiesWithTheTimedOutRun()
+    {
+        REQUIRE_SANDBOX();
+        Project p;
+        p.write("tests/test_daemon.py", pw::test::daemonTestSource(p.pidFile(), true));
+        RunSpec spec = p.spec(true);
+        spec.timeoutMs = 3000;
+        PytestRun run(spec);
+        const RunResult r = runBounded(run);
+        QCOMPARE(r.status, RunStatus::TimedOut);
+        QCOMPARE(pw::test::readPids(p.pidFile()).size(), size_t(2));
+        QVERIFY(pw::test::waitUntilNoneWorkingIn(p.tree(), 10000));
+    }
+
+    void daemonInTheSandboxDiesWhenTheRunEnds()
+    {
+        REQUIRE_SANDBOX();
+        Project p;
+        p.write("tests/test_daemon.py", pw::test::daemonTestSource(p.pidFile(), false));
+        PytestRun run(p.spec(true));
+        const RunResult r = runBounded(run);
+        QVERIFY2(r.exitCode == 0, describe(r).c_str());
+        const NodeOutcome *row = rowOf(r, "tests/test_daemon.py::test_daemon");
+        QVERIFY(row && row->outcome == Outcome::Pass);
+        QCOMPARE(pw::test::readPids(p.pidFile()).size(), size_t(2));
+        QVERIFY(pw::test::waitUntilNoneWorkingIn(p.tree(), 10000));
     }
 
     void interpreterKilledInTheSandboxIsACrash()
