@@ -21,6 +21,7 @@
 
 #include <QAction>
 #include <QLabel>
+#include <QListWidget>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -42,10 +43,10 @@ bool waitFor(RunController *controller, int ms)
 {
     QElapsedTimer clock;
     clock.start();
-    while (controller->isRunning() && clock.elapsed() < ms)
+    while (controller->isBusy() && clock.elapsed() < ms)
         QTest::qWait(20);
     QTest::qWait(50); // deliver finished()
-    return !controller->isRunning();
+    return !controller->isBusy();
 }
 
 // A desk (owned by `window`) showing `outcome` that answers yes when asked to run the
@@ -106,7 +107,6 @@ private Q_SLOTS:
         QSignalSpy runs(desk.controller(), &RunController::runFinished);
         QSignalSpy ready(desk.controller(), &RunController::censusReady);
         QVERIFY(desk.startCensus(true));
-        QVERIFY(!desk.startCensus(true)); // one job at a time
         QVERIFY(
             desk.runsPanel()->findChild<QPushButton *>(QStringLiteral("cancelRuns"))->isEnabled());
         QVERIFY(waitFor(desk.controller(), 120000));
@@ -185,6 +185,70 @@ private Q_SLOTS:
             QVERIFY(pw::test::liveGroupMembers(long(r.pid)).empty());
         }
         QVERIFY(desk.censusModel()->report().interrupted);
+    }
+
+    // SPEC §8 "Runs": jobs asked for while one runs wait in a queue, in order; one can be
+    // taken out before it starts, and Cancel drops the rest.
+    void jobsWaitInAQueueBehindTheRunningOne()
+    {
+        RepoBuilder repo;
+        repo.write("tests/test_x.py", "def test_ok():\n    assert True\n");
+        const std::string base = repo.commit("base");
+        repo.write("tests/test_x.py", "def test_ok():\n    assert False\n");
+        repo.commit("agent: break test_ok");
+        const AuditOutcome outcome = audit(repo, base);
+        QVERIFY2(outcome.ok, qPrintable(outcome.error));
+
+        QWidget window;
+        RunDesk &desk = consentingDesk(window, outcome);
+        RunController *controller = desk.controller();
+        QSignalSpy started(controller, &RunController::started);
+        QSignalSpy censusReady(controller, &RunController::censusReady);
+        QSignalSpy attributionReady(controller, &RunController::attributionReady);
+        QSignalSpy cellsReady(controller, &RunController::cellsReady);
+        const QString test = QStringLiteral("tests/test_x.py::test_ok");
+        QVERIFY(desk.startCensus(false));
+        QVERIFY(desk.startCells(test));
+        QVERIFY(desk.startAttribution(test));
+        QCOMPARE(started.count(), 1);
+        QCOMPARE(controller->queued(), QStringList({QStringLiteral("cells ") + test,
+                                                    QStringLiteral("attribute ") + test}));
+        auto *queue = desk.runsPanel()->findChild<QListWidget *>(QStringLiteral("runsQueue"));
+        QVERIFY(queue && !queue->parentWidget()->isHidden());
+        QCOMPARE(queue->count(), 2);
+        QCOMPARE(queue->item(1)->text(), QStringLiteral("2. attribute ") + test);
+        const auto *status = desk.runsPanel()->findChild<QLabel *>(QStringLiteral("runsStatus"));
+        QVERIFY2(status->text().contains(QStringLiteral("2 job(s) queued")),
+                 qPrintable(status->text()));
+
+        // The cells job is taken out: it never starts.
+        queue->setCurrentRow(0);
+        desk.runsPanel()->findChild<QPushButton *>(QStringLiteral("dropQueued"))->click();
+        QCOMPARE(controller->queued(), QStringList(QStringLiteral("attribute ") + test));
+        QCOMPARE(queue->count(), 1);
+        QVERIFY(waitFor(controller, 180000));
+        QCOMPARE(started.count(), 2);
+        QCOMPARE(started.at(0).at(0).toString(), QStringLiteral("census"));
+        QCOMPARE(started.at(1).at(0).toString(), QStringLiteral("attribute ") + test);
+        QCOMPARE(censusReady.count(), 1);
+        QCOMPARE(attributionReady.count(), 1);
+        QCOMPARE(cellsReady.count(), 0);
+        QVERIFY(desk.attributionModel()->result().verdict ==
+                pw::core::AttributionVerdict::PatchInduced);
+        QVERIFY(queue->parentWidget()->isHidden());
+        QVERIFY(
+            !desk.runsPanel()->findChild<QPushButton *>(QStringLiteral("cancelRuns"))->isEnabled());
+
+        // Cancel stops the running job and drops the queue: the shadow sample never starts.
+        started.clear();
+        QVERIFY(desk.startCensus(true));
+        QVERIFY(desk.startShadow(true));
+        QCOMPARE(controller->queued().size(), 1);
+        desk.runsPanel()->findChild<QPushButton *>(QStringLiteral("cancelRuns"))->click();
+        QVERIFY(controller->queued().isEmpty());
+        QVERIFY(waitFor(controller, 60000));
+        QCOMPARE(started.count(), 1);
+        QVERIFY(queue->parentWidget()->isHidden());
     }
 
     void attributionGatesGrantFreezeOnPreExisting()

@@ -15,8 +15,27 @@ RunController::RunController(QObject *parent) : QObject(parent)
 
 RunController::~RunController()
 {
-    cancel();
+    m_queue.clear(); // no queueChanged(): listeners may be gone already
+    if (m_pool)
+        m_pool->cancelAll();
     m_watcher.waitForFinished();
+}
+
+QStringList RunController::queued() const
+{
+    QStringList titles;
+    for (const Pending &p : m_queue)
+        titles << p.title;
+    return titles;
+}
+
+bool RunController::dropQueued(int index)
+{
+    if (index < 0 || index >= int(m_queue.size()))
+        return false;
+    m_queue.erase(m_queue.begin() + index);
+    Q_EMIT queueChanged();
+    return true;
 }
 
 QString RunController::progressText() const
@@ -57,9 +76,21 @@ void RunController::postNode(const core::NodeRunProgress &run)
 
 bool RunController::start(const QString &title, const core::RunRequest &request, Job job)
 {
-    if (isRunning())
-        return false;
-    m_job = title;
+    Pending pending{title, request, std::move(job)};
+    if (isBusy()) {
+        m_queue.push_back(std::move(pending));
+        Q_EMIT queueChanged();
+        return true;
+    }
+    launch(std::move(pending));
+    return true;
+}
+
+void RunController::launch(Pending pending)
+{
+    const core::RunRequest request = std::move(pending.request);
+    const Job job = std::move(pending.job);
+    m_job = pending.title;
     m_done = 0;
     m_total = 0;
     m_clock.start();
@@ -77,7 +108,6 @@ bool RunController::start(const QString &title, const core::RunRequest &request,
     }));
     Q_EMIT started(m_job); // after setFuture: listeners see isRunning()
     Q_EMIT progressChanged(0, 0);
-    return true;
 }
 
 bool RunController::startCensus(const core::RunRequest &request, bool execute)
@@ -127,6 +157,10 @@ bool RunController::startShadow(const core::RunRequest &request, const core::Sha
 
 void RunController::cancel()
 {
+    if (!m_queue.empty()) {
+        m_queue.clear();
+        Q_EMIT queueChanged();
+    }
     if (m_pool)
         m_pool->cancelAll();
 }
@@ -153,6 +187,13 @@ void RunController::onFinished()
     else
         Q_EMIT failed(m_job, out.error);
     Q_EMIT finished(m_job);
+    // A job queued by a `finished` listener waits behind the older ones.
+    if (!isRunning() && !m_queue.empty()) {
+        Pending next = std::move(m_queue.front());
+        m_queue.pop_front();
+        Q_EMIT queueChanged();
+        launch(std::move(next));
+    }
 }
 
 } // namespace pw::gui

@@ -10,6 +10,9 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
+#include <QStringList>
+#include <deque>
+#include <functional>
 #include <memory>
 
 namespace pw::core {
@@ -19,9 +22,11 @@ class RunPool;
 namespace pw::gui {
 
 // Runs the dynamic gates off the GUI thread (SPEC §8 "Runs"): one job at a time on a
-// RunPool it owns; every finished pytest run streams back as runFinished() while the job
-// proceeds, the job's report arrives at the end. cancel() kills the running process groups
-// (RunPool::cancelAll); the destructor cancels and waits, so nothing outlives the window.
+// RunPool it owns, the others waiting in a queue in the order they were asked for; every
+// finished pytest run streams back as runFinished() while the job proceeds, the job's
+// report arrives at the end, then the next queued job starts. cancel() drops the queue and
+// kills the running process groups (RunPool::cancelAll); the destructor cancels and waits,
+// so nothing outlives the window.
 class RunController : public QObject
 {
     Q_OBJECT
@@ -30,14 +35,21 @@ public:
     ~RunController() override;
 
     bool isRunning() const { return m_watcher.isRunning(); }
+    // Running, or jobs wait: what Cancel would stop.
+    bool isBusy() const { return isRunning() || !m_queue.empty(); }
+    // The waiting jobs' titles ("attribute tests/t.py::test_x"), next first.
+    QStringList queued() const;
+    // Takes the waiting job at `index` out of the queue; false when there is none.
+    bool dropQueued(int index);
     QString job() const { return m_job; }
     int done() const { return m_done; }
     int total() const { return m_total; }
     // "3/5 runs · 4 s left" while running; the estimate uses the mean run so far.
     QString progressText() const;
 
-    // Starts the census (collect both trees, the base twice; with `execute` both suites
-    // too). Returns false (and does nothing) while another job runs.
+    // The start functions run the job now, or queue it when another runs or waits (true
+    // either way).
+    // The census: collect both trees, the base twice; with `execute` both suites too.
     bool startCensus(const core::RunRequest &request, bool execute);
     // Base/head attribution of one test (SPEC §5.3); writes the evidence record to runs/.
     bool startAttribution(const core::RunRequest &request,
@@ -47,11 +59,12 @@ public:
     // Skip witnesses and the shadow sample (SPEC §5.10): the base witness (stored or
     // taken), the head collection, then the head tests that must run plus the sample.
     bool startShadow(const core::RunRequest &request, const core::ShadowOptions &options);
-    void cancel();
+    void cancel();          // drops the queue and kills the running job's process groups
     void waitForFinished(); // blocks, delivering the signals
 
 Q_SIGNALS:
     void started(const QString &job);
+    void queueChanged(); // a job was queued, dropped or taken off to run
     void progressChanged(int done, int total);
     void runFinished(const QString &job, const core::RunResult &run);
     void nodeRunFinished(const QString &job, const core::NodeRunProgress &run);
@@ -72,7 +85,14 @@ private:
         QString error;
     };
     using Job = std::function<void(const core::RunContext &, core::RunPool &, Outcome &)>;
+    struct Pending
+    {
+        QString title;
+        core::RunRequest request;
+        Job job;
+    };
     bool start(const QString &title, const core::RunRequest &request, Job job);
+    void launch(Pending pending);
     void onFinished();
     // From a worker thread: hands the run to the GUI thread.
     void post(int done, int total, const core::RunResult &run);
@@ -82,6 +102,7 @@ private:
 
     std::shared_ptr<core::RunPool> m_pool;
     QFutureWatcher<Outcome> m_watcher;
+    std::deque<Pending> m_queue;
     QString m_job;
     int m_done = 0;
     int m_total = 0;

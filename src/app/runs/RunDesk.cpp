@@ -56,6 +56,13 @@ void showCoverage(QLabel *label, const QString &text, int severity)
     label->setStyleSheet(style + QStringLiteral(" }"));
 }
 
+QString capitalised(QString text)
+{
+    if (!text.isEmpty())
+        text[0] = text[0].toUpper();
+    return text;
+}
+
 } // namespace
 
 RunDesk::RunDesk(QWidget *window)
@@ -188,14 +195,25 @@ RunDesk::RunDesk(QWidget *window)
     connect(cancel, &QAction::triggered, m_controller, &RunController::cancel);
     m_actions = {census, collect, attribute, swept, cells, shadow, merge, cancel};
 
+    // While a job runs the other actions stay enabled: what they start waits in the queue.
     connect(m_controller, &RunController::started, this, [this, cancel](const QString &job) {
-        for (QAction *a : std::as_const(m_actions))
-            a->setEnabled(a == cancel);
+        cancel->setEnabled(true);
+        EvidencePanel *panel = panelFor(job);
+        panel->setSummary(
+            job.startsWith(tr("attribute"))
+                ? tr("Attributing %1…").arg(job.mid(tr("attribute ").size()))
+            : job.startsWith(tr("cells"))
+                ? tr("Reproducing %1 in four cells…").arg(job.mid(tr("cells ").size()))
+                : tr("%1 running…").arg(capitalised(job)));
+        panel->setSummarySeverity(-1);
+        if (panel == m_attributionTable)
+            m_grantFreeze->setEnabled(false);
         Q_EMIT message(0, tr("%1 started").arg(job));
     });
+    connect(m_controller, &RunController::queueChanged, this,
+            [this, cancel] { cancel->setEnabled(m_controller->isBusy()); });
     connect(m_controller, &RunController::finished, this, [this, cancel](const QString &job) {
-        for (QAction *a : std::as_const(m_actions))
-            a->setEnabled(a != cancel);
+        cancel->setEnabled(m_controller->isBusy()); // the next job starts right after
         Q_EMIT message(0, tr("%1 finished: %2").arg(job, m_controller->progressText()));
     });
     connect(m_controller, &RunController::attributionReady, this,
@@ -229,14 +247,19 @@ RunDesk::RunDesk(QWidget *window)
             });
     connect(m_controller, &RunController::failed, this,
             [this](const QString &job, const QString &error) {
-                EvidencePanel *panel = job.startsWith(tr("census"))      ? m_censusPanel
-                                       : job.startsWith(tr("attribute")) ? m_attributionTable
-                                       : job.startsWith(tr("shadow"))    ? m_shadowPanel
-                                                                         : m_cellsPanel;
+                EvidencePanel *panel = panelFor(job);
                 panel->setSummary(tr("%1 failed: %2").arg(job, error));
                 panel->setSummarySeverity(2);
                 Q_EMIT message(2, tr("%1 failed: %2").arg(job, error));
             });
+}
+
+EvidencePanel *RunDesk::panelFor(const QString &job) const
+{
+    return job.startsWith(tr("census"))      ? m_censusPanel
+           : job.startsWith(tr("attribute")) ? m_attributionTable
+           : job.startsWith(tr("shadow"))    ? m_shadowPanel
+                                             : m_cellsPanel;
 }
 
 bool RunDesk::droppedForAnotherTarget()
@@ -434,8 +457,6 @@ std::optional<core::RunRequest> RunDesk::runRequest()
                              "head."));
         return std::nullopt;
     }
-    if (m_controller->isRunning())
-        return std::nullopt;
     bool sandbox = false;
     if (!allowRun(&sandbox))
         return std::nullopt;
@@ -445,6 +466,17 @@ std::optional<core::RunRequest> RunDesk::runRequest()
     request.sandbox = sandbox;
     m_jobKey = m_targetKey;
     return request;
+}
+
+void RunDesk::noteQueued(const QString &job)
+{
+    if (!m_controller->isBusy())
+        return;
+    const int ahead = int(m_controller->queued().size());
+    Q_EMIT message(0, ahead == 0
+                          ? tr("%1 queued: it starts when %2 ends").arg(job, m_controller->job())
+                          : tr("%1 queued behind %2 and %n more job(s)", nullptr, ahead)
+                                .arg(job, m_controller->job()));
 }
 
 QString RunDesk::askTest(const QString &title)
@@ -461,8 +493,7 @@ bool RunDesk::startCensus(bool execute)
     const std::optional<core::RunRequest> request = runRequest();
     if (!request)
         return false;
-    m_censusPanel->setSummary(tr("Census running…"));
-    m_censusPanel->setSummarySeverity(-1);
+    noteQueued(execute ? tr("census") : tr("census (collect only)"));
     return m_controller->startCensus(*request, execute);
 }
 
@@ -475,9 +506,7 @@ bool RunDesk::startAttribution(const QString &test, bool swept)
     attribution.test = test.toStdString();
     attribution.mode =
         swept ? core::AttributionRequest::Mode::Swept : core::AttributionRequest::Mode::Matched;
-    m_attributionTable->setSummary(tr("Attributing %1…").arg(test));
-    m_attributionTable->setSummarySeverity(-1);
-    m_grantFreeze->setEnabled(false);
+    noteQueued(tr("attribute %1").arg(test));
     return m_controller->startAttribution(*request, attribution);
 }
 
@@ -488,8 +517,7 @@ bool RunDesk::startShadow(bool dryRun)
         return false;
     core::ShadowOptions options;
     options.dryRun = dryRun;
-    m_shadowPanel->setSummary(tr("Shadow sample running…"));
-    m_shadowPanel->setSummarySeverity(-1);
+    noteQueued(tr("shadow sample"));
     return m_controller->startShadow(*request, options);
 }
 
@@ -500,8 +528,7 @@ bool RunDesk::startCells(const QString &test)
         return false;
     core::CellsRequest cells;
     cells.test = test.toStdString();
-    m_cellsPanel->setSummary(tr("Reproducing %1 in four cells…").arg(test));
-    m_cellsPanel->setSummarySeverity(-1);
+    noteQueued(tr("cells %1").arg(test));
     return m_controller->startCells(*request, cells);
 }
 

@@ -57,8 +57,10 @@ public:
     QList<QAction *> actions() const { return m_actions; } // for the Runs menu
 
     void setOutcome(const AuditOutcome &outcome);
-    // Starts the census of the current audit's trees; false when nothing is open, a job
-    // runs, or the reviewer declined to run the project's code without a sandbox.
+    // The start functions queue the job behind the running one (RunController); false
+    // when nothing is open or the reviewer declined to run the project's code without a
+    // sandbox.
+    // The census of the current audit's trees.
     bool startCensus(bool execute = true);
     // Base/head attribution of `test` (SPEC §5.3): matched (repeats of seed 0) or swept.
     bool startAttribution(const QString &test, bool swept = false);
@@ -111,6 +113,10 @@ private:
     QString askTest(const QString &title);
     // A result of a job started for another target: dropped, with a message.
     bool droppedForAnotherTarget();
+    // The panel a job's results (or failure) go to, by its title.
+    EvidencePanel *panelFor(const QString &job) const;
+    // Says that `job` waits in the queue, when it does.
+    void noteQueued(const QString &job);
     void showAttribution(const core::AttributionResult &result);
     void showCells(const core::ReproCellsResult &result);
     void showShadow(const core::ShadowReport &report);

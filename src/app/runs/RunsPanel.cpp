@@ -9,6 +9,7 @@
 #include <QHBoxLayout>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QListWidget>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -21,13 +22,28 @@ namespace pw::gui {
 RunsPanel::RunsPanel(RunController *controller, QWidget *parent)
     : QWidget(parent), m_controller(controller), m_model(new RunsModel(this)),
       m_progress(new QProgressBar(this)), m_cancel(new QPushButton(tr("&Cancel runs"), this)),
-      m_status(new QLabel(this)), m_table(new EvidencePanel(this)), m_log(new QPlainTextEdit(this))
+      m_status(new QLabel(this)), m_queueBox(new QWidget(this)),
+      m_queue(new QListWidget(m_queueBox)),
+      m_dropQueued(new QPushButton(tr("&Remove from queue"), m_queueBox)),
+      m_table(new EvidencePanel(this)), m_log(new QPlainTextEdit(this))
 {
     m_progress->setObjectName(QStringLiteral("runsProgress"));
     m_cancel->setObjectName(QStringLiteral("cancelRuns"));
     m_status->setObjectName(QStringLiteral("runsStatus"));
     m_table->setObjectName(QStringLiteral("runsTable"));
     m_log->setObjectName(QStringLiteral("runLog"));
+    m_queue->setObjectName(QStringLiteral("runsQueue"));
+    m_dropQueued->setObjectName(QStringLiteral("dropQueued"));
+    m_dropQueued->setToolTip(tr("Take the selected job out of the queue; it never starts"));
+    m_queue->setMaximumHeight(m_queue->fontMetrics().height() * 4 + 8);
+    auto *queueRow = new QHBoxLayout(m_queueBox);
+    queueRow->setContentsMargins(0, 0, 0, 0);
+    auto *queueLabel = new QLabel(tr("Queued:"), m_queueBox);
+    queueLabel->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    queueRow->addWidget(queueLabel, 0, Qt::AlignTop);
+    queueRow->addWidget(m_queue, 1);
+    queueRow->addWidget(m_dropQueued, 0, Qt::AlignTop);
+    m_queueBox->hide();
     m_cancel->setToolTip(tr("Kill the running pytest process groups and drop the queue"));
     m_cancel->setEnabled(false);
     m_progress->setRange(0, 1);
@@ -55,9 +71,16 @@ RunsPanel::RunsPanel(RunController *controller, QWidget *parent)
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
     layout->addWidget(m_status);
+    layout->addWidget(m_queueBox);
     layout->addWidget(split, 1);
 
     connect(m_cancel, &QPushButton::clicked, m_controller, &RunController::cancel);
+    connect(m_dropQueued, &QPushButton::clicked, this,
+            [this] { m_controller->dropQueued(std::max(0, m_queue->currentRow())); });
+    connect(m_controller, &RunController::queueChanged, this, [this] {
+        updateQueue();
+        updateProgress();
+    });
     connect(m_controller, &RunController::started, this, [this] {
         m_log->clear();
         m_failure.clear();
@@ -113,10 +136,22 @@ void RunsPanel::selectNewRunIfNone()
         selectRun(m_model->rowCount() - 1);
 }
 
+void RunsPanel::updateQueue()
+{
+    const QStringList jobs = m_controller->queued();
+    const int keep = m_queue->currentRow();
+    m_queue->clear();
+    for (int i = 0; i < jobs.size(); ++i)
+        m_queue->addItem(tr("%1. %2").arg(i + 1).arg(jobs[i]));
+    if (!jobs.isEmpty())
+        m_queue->setCurrentRow(std::clamp(keep, 0, int(jobs.size()) - 1));
+    m_queueBox->setVisible(!jobs.isEmpty());
+}
+
 void RunsPanel::updateProgress()
 {
     const bool running = m_controller->isRunning();
-    m_cancel->setEnabled(running);
+    m_cancel->setEnabled(m_controller->isBusy());
     const int total = m_controller->total();
     if (running && total == 0) {
         m_progress->setRange(0, 0); // busy: trees are being materialised
@@ -135,7 +170,13 @@ void RunsPanel::updateProgress()
     const QString session = tr("%n run(s) in this session.", nullptr, m_model->rowCount());
     m_status->setText(
         running
-            ? tr("Running %1 — Cancel kills every pytest process group.").arg(m_controller->job())
+            ? (m_controller->queued().isEmpty()
+                   ? tr("Running %1 — Cancel kills every pytest process group.")
+                         .arg(m_controller->job())
+                   : tr("Running %1, %n job(s) queued — Cancel kills every pytest process group "
+                        "and drops the queue.",
+                        nullptr, int(m_controller->queued().size()))
+                         .arg(m_controller->job()))
             : (failed ? m_failure + QStringLiteral(" — ") + session : session));
 }
 
