@@ -191,6 +191,40 @@ const char *modeName(AttributionRequest::Mode mode)
     return mode == AttributionRequest::Mode::Swept ? "swept" : "matched";
 }
 
+std::optional<Finding> AttributionResult::finding() const
+{
+    if (shard || interrupted)
+        return std::nullopt;
+    Finding f;
+    f.gate = "run";
+    f.test = test;
+    f.path = test.substr(0, test.find("::"));
+    f.message = "attribution of " + test + ": " + sentence;
+    f.code = verdict ? std::string("A-") + attributionVerdictName(*verdict) : "A-NONE";
+    switch (verdict.value_or(AttributionVerdict::HarnessEnv)) {
+    case AttributionVerdict::PatchInduced:
+        f.severity = Severity::Block;
+        f.evidence = "a fix of the patch: the test passes on the base and fails at head";
+        break;
+    case AttributionVerdict::PatchMasks:
+        f.severity = Severity::Block;
+        f.evidence = "why the base's failure vanished at head (a swallowed exception?)";
+        break;
+    case AttributionVerdict::HarnessEnv:
+        f.severity = Severity::Review;
+        f.evidence = verdict ? "a swept attribution or the cells: the trees fail on different "
+                               "seeds"
+                             : "a run that can judge the test (see the sentence)";
+        break;
+    case AttributionVerdict::PreExisting:
+        f.evidence = "a freeze, if the failure is to stay";
+        break;
+    case AttributionVerdict::NoRepro:
+        break;
+    }
+    return f;
+}
+
 const char *attributionVerdictName(AttributionVerdict verdict)
 {
     switch (verdict) {

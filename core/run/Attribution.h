@@ -1,5 +1,6 @@
 #pragma once
 
+#include "audit/Finding.h"
 #include "ledger/RunEvidence.h"
 #include "run/DiffCoverage.h"
 #include "run/RunContext.h"
@@ -147,6 +148,11 @@ struct AttributionResult
     std::optional<DiffCoverageResult> coverage;
 
     bool freezeAllowed() const { return verdict == AttributionVerdict::PreExisting; }
+    // The result as a finding of the gate report (SPEC §4.7; gate "run", code "A-" and the
+    // verdict name, or "A-NONE"): PATCH_INDUCED and PATCH_MASKS block, HARNESS_ENV and no
+    // verdict review, PRE_EXISTING and NO_REPRO info — what the CLI's exit code says.
+    // nullopt for a shard's runs and an interrupted job: they judge nothing.
+    std::optional<Finding> finding() const;
     // The schema patchwitness.attribution/1 record of this result, recorded on `today`.
     AttributionRecord record(const std::string &today) const;
 };

@@ -133,6 +133,45 @@ std::vector<const ShadowDecision *> ShadowReport::noEvidence() const
     return out;
 }
 
+std::vector<Finding> ShadowReport::findings() const
+{
+    std::vector<Finding> out;
+    if (dryRun || interrupted || !harnessError.empty() || !headRan)
+        return out;
+    const auto add = [&out](const std::string &nodeId, const char *code, Severity severity,
+                            std::string message, std::string evidence) {
+        Finding f;
+        f.gate = "run";
+        f.code = code;
+        f.severity = severity;
+        f.test = nodeId;
+        f.path = nodeId.substr(0, nodeId.find("::"));
+        f.message = std::move(message);
+        f.evidence = std::move(evidence);
+        out.push_back(std::move(f));
+    };
+    std::set<std::string> bugNodes;
+    for (const WitnessBug &bug : bugs) {
+        bugNodes.insert(bug.nodeId);
+        add(bug.nodeId, "S-WITNESS-BUG", Severity::Block,
+            "shadow sample: " + bug.nodeId +
+                " was skip-witnessed yet fails at head: " + bug.message,
+            "a fix of the witness (it missed what the test depends on), and of the failure");
+    }
+    for (const ShadowDecision *d : failures()) {
+        if (!bugNodes.count(d->nodeId))
+            add(d->nodeId, "S-FAIL", Severity::Block,
+                "shadow sample: " + d->nodeId + " (" + d->reason + ") fails at head: " + d->message,
+                "an attribution of the test: did the patch cause it?");
+    }
+    for (const ShadowDecision *d : noEvidence())
+        add(d->nodeId, "S-NO-EVIDENCE", Severity::Review,
+            "shadow sample: " + d->nodeId + " (" + d->reason + ") gave no evidence at head (" +
+                (d->outcome == Outcome::NotCollected ? "not collected" : "harness error") + ")",
+            "a run of the test that is evidence");
+    return out;
+}
+
 std::string Shadow::patchText(const PatchDiff &diff)
 {
     std::string text;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "audit/Finding.h"
 #include "repo/PatchDiff.h"
 #include "run/PytestRun.h"
 #include "run/RunContext.h"
@@ -81,6 +82,11 @@ struct ShadowReport
     // Selected or sampled tests the head run gave no evidence for (harness_error such as
     // a per-test timeout, or not_collected): the report is then no result.
     std::vector<const ShadowDecision *> noEvidence() const;
+    // Findings of the gate report (SPEC §4.7, gate "run"): a witness bug (S-WITNESS-BUG)
+    // and a selected test failing at head (S-FAIL) block, a selected test without evidence
+    // (S-NO-EVIDENCE) is review (the CLI exits 4 for it: no result). None for a dry run,
+    // an interrupted one or one that was no evidence.
+    std::vector<Finding> findings() const;
 };
 
 // Skip witnesses and the patch-keyed shadow sample (SPEC §5.10): the base tree's witness

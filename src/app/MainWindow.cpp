@@ -287,6 +287,7 @@ void MainWindow::setupPanels()
                 });
     }
     m_desk->watchPanel(m_runDesk->censusPanel());
+    connect(m_runDesk, &RunDesk::dynamicFindingsChanged, this, &MainWindow::showVerdict);
     connect(m_runDesk, &RunDesk::message, this,
             [this](int level, const QString &text) { log(level, text); });
     connect(m_runDesk, &RunDesk::censusShown, this, [census] {
@@ -454,7 +455,6 @@ void MainWindow::showOutcome()
 
     m_files->setReport(r, out.diff);
     m_ui->filesView->expandAll();
-    m_findings->setFindings(r.findings);
     m_manifest->setReport(r);
     m_latitude->setReport(r);
     m_latitudePanel->setSummary(m_latitude->summary());
@@ -473,18 +473,8 @@ void MainWindow::showOutcome()
             log(LogWarning, QString::fromStdString(f.message));
     }
 
+    showVerdict();
     const QString verdict = QString::fromLatin1(core::verdictName(r.verdict));
-    m_verdictChip->setText(tr("%1 · %2 block · %3 review")
-                               .arg(verdict)
-                               .arg(r.count(core::Severity::Block))
-                               .arg(r.count(core::Severity::Review)));
-    const char *colour = r.verdict == core::Verdict::Block    ? "#c62828"
-                         : r.verdict == core::Verdict::Review ? "#b26a00"
-                                                              : "#2e7d32";
-    m_verdictChip->setStyleSheet(
-        QStringLiteral(
-            "QLabel { color: white; background: %1; border-radius: 3px; font-weight: bold; }")
-            .arg(QLatin1String(colour)));
     const QString baseText =
         QString::fromStdString(r.base.rev) +
         (r.base.commit
@@ -524,14 +514,52 @@ void MainWindow::onFileSelected(const QModelIndex &index)
         showFile(path);
 }
 
+core::GateReport MainWindow::report() const
+{
+    core::GateReport r = m_runner->outcome().report;
+    for (core::Finding &f : m_runDesk->dynamicFindings())
+        r.findings.push_back(std::move(f));
+    r.computeVerdict();
+    return r;
+}
+
+void MainWindow::showVerdict()
+{
+    if (!m_runner->outcome().ok)
+        return;
+    const core::GateReport r = report();
+    m_findings->setFindings(r.findings);
+    const QString sources = m_runDesk->dynamicSources();
+    m_verdictChip->setText(tr("%1 · %2 block · %3 review%4")
+                               .arg(QString::fromLatin1(core::verdictName(r.verdict)))
+                               .arg(r.count(core::Severity::Block))
+                               .arg(r.count(core::Severity::Review))
+                               .arg(sources.isEmpty() ? QString() : tr(" · with runs")));
+    m_verdictChip->setToolTip(
+        sources.isEmpty()
+            ? tr("The static gates of the audit. Runs (census, attribution, shadow sample) add "
+                 "their findings here when they end.")
+            : tr("The static gates of the audit plus %1. A run's findings stay until it is run "
+                 "again: after a ledger change, rerun it to count the new entries.")
+                  .arg(sources));
+    const char *colour = r.verdict == core::Verdict::Block    ? "#c62828"
+                         : r.verdict == core::Verdict::Review ? "#b26a00"
+                                                              : "#2e7d32";
+    m_verdictChip->setStyleSheet(
+        QStringLiteral(
+            "QLabel { color: white; background: %1; border-radius: 3px; font-weight: bold; }")
+            .arg(QLatin1String(colour)));
+}
+
 void MainWindow::showFile(const QString &path)
 {
     const AuditOutcome &out = m_runner->outcome();
+    const core::GateReport shown = report();
     for (const core::FileDiff &f : out.diff.files) {
         if (QString::fromStdString(f.path()) != path)
             continue;
         std::vector<core::Finding> findings;
-        for (const core::Finding &finding : out.report.findings) {
+        for (const core::Finding &finding : shown.findings) {
             if (finding.path == f.path())
                 findings.push_back(finding);
         }
@@ -612,10 +640,11 @@ void MainWindow::stepFinding(bool forward)
         return;
     // No more findings in this file: go to the next file that has findings.
     const AuditOutcome &out = m_runner->outcome();
+    const core::GateReport shown = report();
     std::vector<QString> paths; // files with anchored findings, in report order
     for (const core::ChangedFile &f : out.report.changedFiles) {
         const bool anchored =
-            std::any_of(out.report.findings.begin(), out.report.findings.end(),
+            std::any_of(shown.findings.begin(), shown.findings.end(),
                         [&f](const core::Finding &x) { return x.path == f.path && x.line > 0; });
         if (anchored)
             paths.push_back(QString::fromStdString(f.path));
@@ -689,8 +718,8 @@ void MainWindow::exportReport()
         : file.endsWith(QLatin1String(".html")) ? core::ReportFormat::Html
                                                 : core::ReportFormat::Markdown;
     std::string error;
-    if (!core::writeFileAtomically(file.toStdString(), core::formatReport(out.report, format),
-                                   false, &error)) {
+    if (!core::writeFileAtomically(file.toStdString(), core::formatReport(report(), format), false,
+                                   &error)) {
         log(LogError, QString::fromStdString(error));
         QMessageBox::warning(this, tr("Export Report"), QString::fromStdString(error));
         return;
@@ -704,7 +733,7 @@ void MainWindow::copyMarkdown()
     if (!out.ok)
         return;
     QGuiApplication::clipboard()->setText(
-        QString::fromStdString(core::formatReport(out.report, core::ReportFormat::Markdown)));
+        QString::fromStdString(core::formatReport(report(), core::ReportFormat::Markdown)));
     statusBar()->showMessage(tr("Report copied as Markdown"), 3000);
 }
 

@@ -46,6 +46,10 @@ public:
 
     AuditRunner &runner() { return *m_runner; }
     QString verdictText() const;
+    // The gate report the window shows, exports and copies (SPEC §4.7 one report): the
+    // audit's static findings plus what the dynamic gates found since (RunDesk), with the
+    // verdict over both.
+    core::GateReport report() const;
     QString currentPath() const { return m_currentPath; }
     DiffView *diffView() const;
     LedgerDesk *ledgerDesk() const { return m_desk; }
@@ -70,6 +74,7 @@ private:
     WorkbenchRequest currentRequest() const;
     void startAudit();
     void showOutcome();
+    void showVerdict(); // the verdict chip and Findings panel from report()
     void showFile(const QString &path);
     void onPanelRowActivated(const QString &path, int line);
     void onDiffLineChanged(int line, bool oldSide);

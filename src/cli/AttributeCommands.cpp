@@ -228,17 +228,19 @@ int attributeExit(const core::AttributionResult &r)
     // No evidence on a tree that has the test: the harness failed, not the review.
     const bool noEvidence =
         (r.base.evidence == 0 && !r.base.absent()) || (r.head.evidence == 0 && !r.head.absent());
-    if (!r.verdict)
-        return noEvidence ? ExitInternal : ExitReview;
-    switch (*r.verdict) {
-    case core::AttributionVerdict::NoRepro:
-    case core::AttributionVerdict::PreExisting:
+    if (!r.verdict && noEvidence)
+        return ExitInternal;
+    // The severity the workbench's report gives the result (SPEC §4.7).
+    const std::optional<core::Finding> finding = r.finding();
+    if (!finding)
+        return ExitInternal;
+    switch (finding->severity) {
+    case core::Severity::Info:
         return ExitPass;
-    case core::AttributionVerdict::PatchInduced:
-    case core::AttributionVerdict::PatchMasks:
-        return ExitBlock;
-    case core::AttributionVerdict::HarnessEnv:
+    case core::Severity::Review:
         return ExitReview;
+    case core::Severity::Block:
+        return ExitBlock;
     }
     return ExitInternal;
 }

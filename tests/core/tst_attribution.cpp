@@ -194,6 +194,15 @@ void TestAttribution::patchInduced()
     QVERIFY(!r.freezeAllowed());
     QCOMPARE(r.witnessSeed.value_or(99), 0u);
     QVERIFY2(r.sentence.find("induced by the patch") != std::string::npos, r.sentence.c_str());
+    // The window's report (SPEC §4.7) blocks on it, as the CLI's exit code does.
+    const std::optional<pw::core::Finding> finding = r.finding();
+    QVERIFY(finding);
+    QCOMPARE(finding->gate, std::string("run"));
+    QCOMPARE(finding->code, std::string("A-PATCH_INDUCED"));
+    QCOMPARE(finding->severity, pw::core::Severity::Block);
+    QCOMPARE(finding->test, req.test);
+    QCOMPARE(finding->path, std::string("tests/induced/test_induced.py"));
+    QVERIFY(finding->message.find(r.sentence) != std::string::npos);
     QCOMPARE(r.base.runs.size(), size_t(2));
     QCOMPARE(r.head.runs.front().outcome, Outcome::Fail);
     QCOMPARE(r.head.runs.front().label, std::string("head"));
@@ -219,6 +228,8 @@ void TestAttribution::preExistingMatched()
     QVERIFY(r.freezeAllowed());
     QCOMPARE(r.witnessSeed.value_or(99), 0u);
     QCOMPARE(r.seeds, std::vector<uint32_t>{0});
+    QCOMPARE(r.finding()->code, std::string("A-PRE_EXISTING"));
+    QCOMPARE(r.finding()->severity, pw::core::Severity::Info);
 }
 
 void TestAttribution::preExistingSweptWitnessIsFirstFailingSeed()
@@ -242,6 +253,7 @@ void TestAttribution::noRepro()
     QCOMPARE(r.base.fails + r.head.fails, 0);
     QVERIFY(!r.witnessSeed);
     QVERIFY(!r.freezeAllowed());
+    QCOMPARE(r.finding()->severity, pw::core::Severity::Info);
 }
 
 // A skip is no pass: a test the patch skips has no verdict (not NO_REPRO, "passed"), and a
@@ -255,6 +267,8 @@ void TestAttribution::skippedAtHeadIsNoPass()
              r.sentence.c_str());
     QVERIFY2(r.sentence.find("C-SKIP") != std::string::npos, r.sentence.c_str());
     QVERIFY(!r.freezeAllowed());
+    QCOMPARE(r.finding()->code, std::string("A-NONE")); // no verdict: a reviewer looks
+    QCOMPARE(r.finding()->severity, pw::core::Severity::Review);
 
     AttributionRequest swept;
     swept.test = "tests/skip/test_skip.py::test_skips_on_some_seeds";
@@ -318,6 +332,8 @@ void TestAttribution::patchMasks()
     QCOMPARE(r.base.fails, 2);
     QCOMPARE(r.head.fails, 0);
     QVERIFY2(r.sentence.find("swallowed exception") != std::string::npos, r.sentence.c_str());
+    QCOMPARE(r.finding()->code, std::string("A-PATCH_MASKS"));
+    QCOMPARE(r.finding()->severity, pw::core::Severity::Block);
 }
 
 void TestAttribution::harnessEnvWhenFailingSeedsDiffer()
@@ -330,6 +346,8 @@ void TestAttribution::harnessEnvWhenFailingSeedsDiffer()
     QCOMPARE(r.head.failingSeeds, (std::set<uint32_t>{1, 2, 3}));
     QVERIFY(!r.freezeAllowed());
     QVERIFY2(r.sentence.find("different seeds") != std::string::npos, r.sentence.c_str());
+    QCOMPARE(r.finding()->code, std::string("A-HARNESS_ENV"));
+    QCOMPARE(r.finding()->severity, pw::core::Severity::Review);
 }
 
 void TestAttribution::notCollected_data()

@@ -237,6 +237,13 @@ private Q_SLOTS:
         QVERIFY(std::find(files.begin(), files.end(), "pkg/lazy.py") == files.end());
         QVERIFY2(dump(r).contains(QStringLiteral("witness bug: tests/test_lazy.py::test_lazy")),
                  qPrintable(dump(r)));
+        // The window's report (SPEC §4.7): the witness bug blocks, once; the frozen
+        // failure is no finding.
+        const std::vector<pw::core::Finding> found = r.findings();
+        QCOMPARE(found.size(), size_t(1));
+        QCOMPARE(found.front().code, std::string("S-WITNESS-BUG"));
+        QCOMPARE(found.front().severity, pw::core::Severity::Block);
+        QCOMPARE(found.front().path, std::string("tests/test_lazy.py"));
         const std::vector<std::string> &read =
             decision(r, "tests/test_data.py::test_data")->witness->files;
         QVERIFY(std::find(read.begin(), read.end(), "data/expected.txt") != read.end());
@@ -537,6 +544,22 @@ private Q_SLOTS:
                  qPrintable(dump(r)));
         const nlohmann::json j = nlohmann::json::parse(formatShadowJson(r));
         QCOMPARE(j["counts"]["no_evidence"].get<int>(), 2);
+        const std::vector<pw::core::Finding> found = r.findings();
+        QCOMPARE(found.size(), size_t(2));
+        QCOMPARE(found.front().code, std::string("S-NO-EVIDENCE"));
+        QCOMPARE(found.front().severity, pw::core::Severity::Review);
+        QVERIFY2(found.back().message.find("(not collected)") != std::string::npos,
+                 found.back().message.c_str());
+        ShadowDecision broken = ok;
+        broken.nodeId = "t.py::broken";
+        broken.outcome = Outcome::Fail;
+        r.decisions = {ok, broken};
+        QCOMPARE(r.findings().size(), size_t(1));
+        QCOMPARE(r.findings().front().code, std::string("S-FAIL"));
+        QCOMPARE(r.findings().front().severity, pw::core::Severity::Block);
+        r.dryRun = true; // a dry run decides; it finds nothing
+        QVERIFY(r.findings().empty());
+        r.dryRun = false;
         r.decisions = {ok};
         QVERIFY(dump(r).contains(QStringLiteral("OK: every selected and sampled test passed")));
     }

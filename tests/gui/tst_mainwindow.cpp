@@ -9,6 +9,8 @@
 #include "diff/DiffView.h"
 #include "panels/EvidencePanel.h"
 #include "repo/DemoRepository.h"
+#include "runs/RunController.h"
+#include "runs/RunDesk.h"
 #include "workspace/RevisionPicker.h"
 
 #include <QAction>
@@ -82,6 +84,8 @@ private Q_SLOTS:
     void badRevisionKeepsTheWindowUsable();
     void viewedMarkResetsWhenTheFileChanges();
     void demoFillsEveryPanel();
+    void runFindingsJoinTheVerdict();
+    void everyShortcutReachesOneAction();
     void hugePatchDoesNotBlockTheEventLoop();
     void withoutADisplayOnlyWhatNeedsNoWindowStarts();
     void screenshotOfAFailedAuditExitsThree();
@@ -199,6 +203,83 @@ void TstMainWindow::viewedMarkResetsWhenTheFileChanges()
     w.findChild<QAction *>(QStringLiteral("actionRefresh"))->trigger();
     w.runner().waitForFinished();
     QCOMPARE(model->viewedCount(), 0);
+}
+
+// SPEC §4.7 one report: a patch that only touches the code passes the static gates; its
+// attribution (PATCH_INDUCED) turns the window's verdict to BLOCK, lists the finding and
+// goes into the exported report — until another comparison is opened.
+void TstMainWindow::runFindingsJoinTheVerdict()
+{
+    RepoBuilder repo;
+    repo.write("pkg/__init__.py", "");
+    repo.write("pkg/calc.py", "def double(x):\n    return 2 * x\n");
+    repo.write("tests/test_calc.py", "from pkg.calc import double\n\n\n"
+                                     "def test_double():\n    assert double(3) == 6\n");
+    const std::string base = repo.commit("base");
+    repo.write("pkg/calc.py", "def double(x):\n    return 2 + x\n");
+    const std::string head = repo.commit("agent: 'simplify' double");
+
+    MainWindow w;
+    w.runDesk()->setConsentHandler([](const QString &, const QString &) { return true; });
+    w.runDesk()->setRememberConsent(false);
+    open(w, repo.root(), base, head);
+    QVERIFY2(w.verdictText().startsWith(QStringLiteral("PASS")), qPrintable(w.verdictText()));
+
+    const QString test = QStringLiteral("tests/test_calc.py::test_double");
+    QVERIFY(w.runDesk()->startAttribution(test));
+    RunController *runs = w.runDesk()->controller();
+    QElapsedTimer clock;
+    clock.start();
+    while (runs->isBusy() && clock.elapsed() < 120000)
+        QTest::qWait(20);
+    QTest::qWait(50);
+    QVERIFY(!runs->isBusy());
+    QVERIFY2(w.verdictText().startsWith(QStringLiteral("BLOCK · 1 block")) &&
+                 w.verdictText().endsWith(QStringLiteral("with runs")),
+             qPrintable(w.verdictText() + QStringLiteral(" — ") +
+                        w.runDesk()->attributionTable()->summary()));
+    const pw::core::GateReport report = w.report();
+    QCOMPARE(report.verdict, pw::core::Verdict::Block);
+    const auto induced =
+        std::find_if(report.findings.begin(), report.findings.end(),
+                     [](const pw::core::Finding &f) { return f.code == "A-PATCH_INDUCED"; });
+    QVERIFY(induced != report.findings.end());
+    QCOMPARE(induced->gate, std::string("run"));
+    QCOMPARE(QString::fromStdString(induced->test), test);
+    QCOMPARE(induced->path, std::string("tests/test_calc.py"));
+    QAbstractItemModel *findings = panelView(w, "findingsPanel")->model();
+    bool listed = false;
+    for (int r = 0; r < findings->rowCount(); ++r) {
+        for (int c = 0; c < findings->columnCount(); ++c)
+            listed = listed || findings->index(r, c).data().toString() == "A-PATCH_INDUCED";
+    }
+    QVERIFY(listed);
+
+    // Another comparison: the runs answered for the old one, not this.
+    w.openRepository(QString::fromStdString(repo.root()), QString::fromStdString(base),
+                     QString::fromStdString(base));
+    w.runner().waitForFinished();
+    QVERIFY2(w.verdictText().startsWith(QStringLiteral("PASS")), qPrintable(w.verdictText()));
+    QVERIFY(!w.verdictText().contains(QStringLiteral("with runs")));
+}
+
+void TstMainWindow::everyShortcutReachesOneAction()
+{
+    MainWindow w;
+    // Every window-wide shortcut reaches one action (an ambiguous one triggers none); a
+    // panel's own (Copy, scoped to the panel) may repeat.
+    QMap<QString, QString> owner;
+    for (QAction *a : w.findChildren<QAction *>()) {
+        if (a->shortcutContext() == Qt::WidgetShortcut ||
+            a->shortcutContext() == Qt::WidgetWithChildrenShortcut)
+            continue;
+        for (const QKeySequence &key : a->shortcuts()) {
+            const QString k = key.toString();
+            QVERIFY2(!owner.contains(k), qPrintable(k + QStringLiteral(": ") + owner.value(k) +
+                                                    QStringLiteral(" and ") + a->text()));
+            owner.insert(k, a->text());
+        }
+    }
 }
 
 void TstMainWindow::demoFillsEveryPanel()

@@ -82,7 +82,7 @@ const core::WitnessBug *ShadowModel::bugAt(int row) const
 QString ShadowModel::summary() const
 {
     if (!m_hasReport)
-        return tr("No shadow sample yet: Runs ▸ Run shadow sample (Ctrl+Alt+W) runs what the "
+        return tr("No shadow sample yet: Runs ▸ Run shadow sample (Ctrl+Alt+S) runs what the "
                   "patch can reach plus a sample of what its witnesses skip.");
     const core::ShadowReport &r = m_report;
     if (!r.harnessError.empty())

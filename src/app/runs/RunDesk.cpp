@@ -23,6 +23,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
+#include <QTime>
 #include <QVBoxLayout>
 #include <QWidget>
 #include <exception>
@@ -169,7 +170,7 @@ RunDesk::RunDesk(QWidget *window)
     });
     auto *shadow = new QAction(tr("Run shado&w sample"), this);
     shadow->setObjectName(QStringLiteral("actionShadow"));
-    shadow->setShortcut(QKeySequence(tr("Ctrl+Alt+W")));
+    shadow->setShortcut(QKeySequence(tr("Ctrl+Alt+S")));
     shadow->setToolTip(tr("Run the head tests the patch can reach, by the base's skip witnesses, "
                           "plus a sample of the skipped ones keyed by the patch"));
     connect(shadow, &QAction::triggered, this, [this] { startShadow(false); });
@@ -236,6 +237,7 @@ RunDesk::RunDesk(QWidget *window)
                 if (droppedForAnotherTarget())
                     return;
                 m_census->setReport(report);
+                setDynamic(tr("census"), tr("census"), report.findings);
                 m_censusPanel->setSummary(m_census->summary());
                 m_censusPanel->setSummarySeverity(m_census->summarySeverity());
                 for (const std::string &w : report.warnings)
@@ -274,6 +276,9 @@ bool RunDesk::droppedForAnotherTarget()
 void RunDesk::showAttribution(const core::AttributionResult &result)
 {
     m_attribution->setResult(result);
+    const QString test = QString::fromStdString(result.test);
+    if (const std::optional<core::Finding> finding = result.finding())
+        setDynamic(tr("attribute %1").arg(test), tr("attribute %1").arg(test), {*finding});
     m_attributionTable->setSummary(m_attribution->summary());
     m_attributionTable->setSummarySeverity(m_attribution->summarySeverity());
     m_grantFreeze->setEnabled(result.freezeAllowed());
@@ -305,6 +310,8 @@ void RunDesk::showCells(const core::ReproCellsResult &result)
 void RunDesk::showShadow(const core::ShadowReport &report)
 {
     m_shadow->setReport(report);
+    if (!report.dryRun) // a dry run decides, it finds nothing
+        setDynamic(tr("shadow"), tr("shadow sample"), report.findings());
     m_shadowPanel->setSummary(m_shadow->summary());
     m_shadowPanel->setSummarySeverity(m_shadow->summarySeverity());
     for (const std::string &w : report.warnings)
@@ -395,8 +402,37 @@ void RunDesk::setOutcome(const AuditOutcome &outcome)
     clearResults();
 }
 
+void RunDesk::setDynamic(const QString &key, const QString &source,
+                         std::vector<core::Finding> found)
+{
+    m_dynamic[key] = {source + QLatin1Char(' ') +
+                          QTime::currentTime().toString(QStringLiteral("HH:mm")),
+                      std::move(found)};
+    Q_EMIT dynamicFindingsChanged();
+}
+
+std::vector<core::Finding> RunDesk::dynamicFindings() const
+{
+    std::vector<core::Finding> all;
+    for (const auto &[key, part] : m_dynamic)
+        all.insert(all.end(), part.findings.begin(), part.findings.end());
+    return all;
+}
+
+QString RunDesk::dynamicSources() const
+{
+    QStringList sources;
+    for (const auto &[key, part] : m_dynamic)
+        sources << part.source;
+    return sources.join(QStringLiteral(", "));
+}
+
 void RunDesk::clearResults()
 {
+    if (!m_dynamic.empty()) {
+        m_dynamic.clear();
+        Q_EMIT dynamicFindingsChanged();
+    }
     m_census->clear();
     m_censusPanel->setSummary(m_census->summary());
     m_censusPanel->setSummarySeverity(-1);

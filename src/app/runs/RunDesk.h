@@ -9,7 +9,9 @@
 #include <QObject>
 #include <QStringList>
 #include <functional>
+#include <map>
 #include <optional>
+#include <vector>
 
 class QAction;
 class QLabel;
@@ -57,6 +59,12 @@ public:
     QList<QAction *> actions() const { return m_actions; } // for the Runs menu
 
     void setOutcome(const AuditOutcome &outcome);
+    // What the dynamic gates found for the shown comparison, as findings of the window's
+    // gate report (SPEC §4.7 one report): the last census's, every attribution's (one per
+    // test, the latest) and the last shadow sample's. Cleared with the panels.
+    std::vector<core::Finding> dynamicFindings() const;
+    // Which runs dynamicFindings() comes from: "census 14:02, attribute tests/t.py::x 14:05".
+    QString dynamicSources() const;
     // The start functions queue the job behind the running one (RunController); false
     // when nothing is open or the reviewer declined to run the project's code without a
     // sandbox.
@@ -100,6 +108,7 @@ Q_SIGNALS:
     void censusShown();
     void attributionShown();
     void cellsShown();
+    void dynamicFindingsChanged();
     void shadowShown();
     // "Grant freeze…" on a PRE_EXISTING attribution: the ledger desk opens the form (its
     // pre-fill reads the record the attribution just wrote to runs/).
@@ -143,6 +152,14 @@ private:
     ConsentHandler m_consent;
     std::function<QStringList(const QString &)> m_chooseShards;
     bool m_rememberConsent = true;
+    struct DynamicPart
+    {
+        QString source; // "census 14:02"
+        std::vector<core::Finding> findings;
+    };
+    // Keyed "census", "attribute <test>", "shadow": the latest of each.
+    std::map<QString, DynamicPart> m_dynamic;
+    void setDynamic(const QString &key, const QString &source, std::vector<core::Finding> found);
     QString m_targetKey; // repository + base + head of the outcome the panels show
     QString m_jobKey;    // … of the job that runs (its results are dropped when they differ)
     void clearResults();
