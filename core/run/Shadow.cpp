@@ -391,6 +391,7 @@ ShadowReport Shadow::run(const RunContext &ctx, const ShadowOptions &options, Ru
     ctx.say(std::string(reused ? "reusing the base witness " + report.witnessPath
                                : "taking the base witness (a full base run)") +
             "; collecting head");
+    // `done` and `total` count the job's runs so far (the head run is planned last).
     const auto progress = [&](int done, int total, const RunResult &r) {
         if (options.onRun)
             options.onRun(done, total, r);
@@ -499,7 +500,12 @@ ShadowReport Shadow::run(const RunContext &ctx, const ShadowOptions &options, Ru
                       ": running the whole head suite"
                 : "running " + std::to_string(report.toRun()) + " test(s) and a shadow sample of " +
                       std::to_string(report.sampled()) + " at head");
-    const std::vector<RunResult> second = runner.run({ctx.spec(Arm::Head, selection, 0)}, progress);
+    // Counted on from the first phase: the head run is the job's run first.size() + 1.
+    const int before = int(first.size());
+    const std::vector<RunResult> second = runner.run({ctx.spec(Arm::Head, selection, 0)},
+                                                     [&](int done, int total, const RunResult &r) {
+                                                         progress(before + done, before + total, r);
+                                                     });
     const RunResult &result = second.front();
     report.runs.push_back(result);
     report.headRan = true;

@@ -45,6 +45,8 @@ struct ShadowOptions
     std::optional<int> pct; // default: config shadow_pct
     bool rewitness = false; // take a new base witness even when a stored one is intact
     bool dryRun = false;    // decisions and sample only; head is not run
+    // Called from worker threads as each run ends; `done` and `total` count the job's runs
+    // so far (witness, head collection, then the head run, planned last).
     std::function<void(int done, int total, const RunResult &run)> onRun;
 };
 

@@ -342,6 +342,8 @@ private Q_SLOTS:
         QVERIFY(waitFor(desk.controller(), 120000));
         QCOMPARE(shown.count(), 1);
         QCOMPARE(runs.count(), 3); // base witness, head collection, head run
+        // Counted as one job: the head run is the third of three, not "1/1".
+        QCOMPARE(desk.controller()->progressText(), QStringLiteral("shadow sample: 3/3 runs"));
         ShadowModel *shadow = desk.shadowModel();
         QCOMPARE(shadow->rowCount(), 2);
         QMap<QString, QString> decision, why;
