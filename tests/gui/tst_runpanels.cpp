@@ -268,6 +268,8 @@ private Q_SLOTS:
         QSignalSpy nodeRuns(desk.controller(), &RunController::nodeRunFinished);
         QSignalSpy freeze(&desk, &RunDesk::grantFreezeRequested);
 
+        auto *copyReplay = window.findChild<QPushButton *>(QStringLiteral("copyReplay"));
+        QVERIFY(copyReplay && !copyReplay->isEnabled()); // nothing to copy yet
         QVERIFY(desk.startAttribution(QStringLiteral("tests/test_x.py::test_old_bug")));
         QVERIFY(!desk.grantFreezeButton()->isEnabled());
         QVERIFY(waitFor(desk.controller(), 120000));
@@ -280,6 +282,7 @@ private Q_SLOTS:
         QVERIFY(desk.attributionTable()->summary().startsWith(QStringLiteral("PRE_EXISTING")));
         QVERIFY(QFileInfo::exists(QString::fromStdString(pre.recordPath)));
         QVERIFY(desk.grantFreezeButton()->isEnabled());
+        QVERIFY(copyReplay->isEnabled());
         // SPEC §10 diff coverage: test_old_bug never runs the changed line (test_new_bug's).
         const auto *coverage = window.findChild<QLabel *>(QStringLiteral("diffCoverage"));
         QVERIFY(coverage);
@@ -460,6 +463,10 @@ private Q_SLOTS:
                                      QStringLiteral("isolate"), QStringLiteral("clock")}));
         QCOMPARE(cells->index(0, CellsModel::StatusColumn).data().toString(),
                  QStringLiteral("pass"));
+        // The solo cell says what to paste to rerun it, and in which environment.
+        const QString replay = cells->index(0, CellsModel::ReplayColumn).data().toString();
+        QVERIFY2(replay.contains(QStringLiteral("tests/test_x.py::test_fine")), qPrintable(replay));
+        QCOMPARE(cells->index(0, CellsModel::EnvColumn).data().toString().size(), 16);
         QVERIFY(!cells->result().reproduced());
         QCOMPARE(desk.cellsPanel()->summary(), cells->summary());
     }

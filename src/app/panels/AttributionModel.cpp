@@ -251,6 +251,19 @@ QVariant CellsModel::data(const QModelIndex &index, int role) const
             return c.status == core::CellStatus::Unknown && !c.unknownReason.empty()
                        ? qs(c.unknownReason)
                        : qs(c.description);
+        case EnvColumn: {
+            QString digest;
+            for (const core::NodeRun &t : c.trials) {
+                if (t.envDigest.empty())
+                    continue;
+                if (!digest.isEmpty() && digest != qs(t.envDigest))
+                    return tr("mixed");
+                digest = qs(t.envDigest);
+            }
+            return digest;
+        }
+        case ReplayColumn:
+            return qs(c.replay);
         }
         return {};
     case Qt::ToolTipRole:
@@ -288,6 +301,10 @@ QVariant CellsModel::headerData(int section, Qt::Orientation orientation, int ro
         return tr("Failing seeds");
     case WhatColumn:
         return tr("What it ran");
+    case EnvColumn:
+        return tr("Env digest");
+    case ReplayColumn:
+        return tr("Replay command");
     }
     return {};
 }

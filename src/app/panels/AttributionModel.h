@@ -53,8 +53,8 @@ private:
 };
 
 // The four-cell panel's rows (SPEC §5.4): solo, order, isolate, clock — status, trials,
-// failures, failing seeds and what the cell ran (or why it is unknown); the attribution
-// sentences are the summary.
+// failures, failing seeds, what the cell ran (or why it is unknown), its env digest and
+// replay command (copied with the row); the attribution sentences are the summary.
 class CellsModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -67,6 +67,8 @@ public:
         FailsColumn,
         SeedsColumn,
         WhatColumn,
+        EnvColumn,    // the env digest of its trials ("mixed" when they differ)
+        ReplayColumn, // the shell line of its first failing trial, else its first
         ColumnCount
     };
 

@@ -83,8 +83,9 @@ RunDesk::RunDesk(QWidget *window)
     m_grantFreeze->setObjectName(QStringLiteral("grantFreeze"));
     m_grantFreeze->setEnabled(false);
     m_grantFreeze->setToolTip(tr("A freeze is allowed only for a PRE_EXISTING failure"));
-    auto *copyReplay = new QPushButton(tr("Copy &replay command"), m_attributionPanel);
-    copyReplay->setObjectName(QStringLiteral("copyReplay"));
+    m_copyReplay = new QPushButton(tr("Copy &replay command"), m_attributionPanel);
+    m_copyReplay->setObjectName(QStringLiteral("copyReplay"));
+    m_copyReplay->setEnabled(false); // nothing to copy before an attribution
     m_replay->setObjectName(QStringLiteral("replayCommand"));
     m_replay->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_replay->setWordWrap(true);
@@ -95,7 +96,7 @@ RunDesk::RunDesk(QWidget *window)
     m_coverage->hide();
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_grantFreeze);
-    buttons->addWidget(copyReplay);
+    buttons->addWidget(m_copyReplay);
     buttons->addWidget(m_replay, 1);
     auto *column = new QVBoxLayout(m_attributionPanel);
     column->setContentsMargins(0, 0, 0, 0);
@@ -106,7 +107,7 @@ RunDesk::RunDesk(QWidget *window)
         if (m_attribution->hasResult() && m_attribution->result().freezeAllowed())
             Q_EMIT grantFreezeRequested(QString::fromStdString(m_attribution->result().test));
     });
-    connect(copyReplay, &QPushButton::clicked, this, [this] {
+    connect(m_copyReplay, &QPushButton::clicked, this, [this] {
         if (m_attribution->hasResult())
             QApplication::clipboard()->setText(
                 QString::fromStdString(m_attribution->result().replay));
@@ -287,6 +288,7 @@ void RunDesk::showAttribution(const core::AttributionResult &result)
                                         .arg(QString::fromStdString(result.recordPath))
                                   : tr("A freeze is allowed only for a PRE_EXISTING failure"));
     m_replay->setText(QString::fromStdString(result.replay));
+    m_copyReplay->setEnabled(!result.replay.empty());
     showCoverage(m_coverage, m_attribution->coverageLine(), m_attribution->coverageSeverity());
     if (!result.recordPath.empty())
         Q_EMIT message(0, tr("Wrote %1").arg(QString::fromStdString(result.recordPath)));
@@ -441,6 +443,7 @@ void RunDesk::clearResults()
     m_attributionTable->setSummarySeverity(-1);
     m_grantFreeze->setEnabled(false);
     m_replay->clear();
+    m_copyReplay->setEnabled(false);
     showCoverage(m_coverage, QString(), -1);
     m_cells->clear();
     m_cellsPanel->setSummary(m_cells->summary());

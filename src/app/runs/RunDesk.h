@@ -140,6 +140,7 @@ private:
     QWidget *m_attributionPanel;
     QPushButton *m_grantFreeze;
     QLabel *m_replay;
+    QPushButton *m_copyReplay;    // enabled while there is a replay command
     QLabel *m_coverage = nullptr; // SPEC §10 diff coverage of the failing test
     CellsModel *m_cells;
     EvidencePanel *m_cellsPanel;
