@@ -371,6 +371,31 @@ private Q_SLOTS:
         QVERIFY(!findingOf(r, "C-REMOVED", "tests/test_other.py::test_w"));
     }
 
+    // A conftest the patch makes raise breaks the whole head collection (pytest exit 4, no
+    // dump) while the base collects: every base test file fails to collect at head — a
+    // BLOCK naming the conftest and the exception, not a harness error.
+    void headThatDoesNotCollectAtAllBlocks()
+    {
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        repo.write("tests/conftest.py", "raise RuntimeError('the agent broke conftest')\n");
+        const std::string head = repo.commit("head");
+        const CensusReport r = census(repo, base, head, true);
+        QVERIFY2(r.harnessError.empty(), r.harnessError.c_str());
+        QCOMPARE(r.verdict(), pw::core::Verdict::Block);
+        for (const char *file : {"tests/test_calc.py", "tests/test_other.py"}) {
+            const Finding *f = findingOf(r, "C-COLLECT", file);
+            QVERIFY2(f, qPrintable(dump(r)));
+            QCOMPARE(f->severity, Severity::Block);
+            QVERIFY2(f->message.find("conftest tests/conftest.py failed to load: RuntimeError: "
+                                     "the agent broke conftest") != std::string::npos,
+                     f->message.c_str());
+        }
+        QCOMPARE(row(r, "tests/test_other.py::test_w")->change, std::string("collect-error"));
+        QCOMPARE(r.headSummary.collected, 0);
+        QVERIFY2(dump(r).contains(QStringLiteral("does not collect at all")), qPrintable(dump(r)));
+    }
+
     // A base ledger that does not parse counts nothing; the census says so with its line.
     void unparsableLedgerIsNamedWithItsLine()
     {
