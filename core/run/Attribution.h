@@ -150,8 +150,10 @@ struct AttributionResult
     bool freezeAllowed() const { return verdict == AttributionVerdict::PreExisting; }
     // The result as a finding of the gate report (SPEC §4.7; gate "run", code "A-" and the
     // verdict name, or "A-NONE"): PATCH_INDUCED and PATCH_MASKS block, HARNESS_ENV and no
-    // verdict review, PRE_EXISTING and NO_REPRO info — what the CLI's exit code says.
-    // nullopt for a shard's runs and an interrupted job: they judge nothing.
+    // verdict review, PRE_EXISTING and NO_REPRO info — the CLI's exit codes 1, 2 and 0,
+    // except that the CLI exits 4 where a tree's runs were all no evidence (review here:
+    // the report has no "harness error" severity). nullopt for a shard's runs and an
+    // interrupted job: they judge nothing.
     std::optional<Finding> finding() const;
     // The schema patchwitness.attribution/1 record of this result, recorded on `today`.
     AttributionRecord record(const std::string &today) const;

@@ -4,6 +4,7 @@
 #include <QColor>
 #include <QFont>
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <utility>
 
@@ -95,22 +96,53 @@ void ChangedFilesModel::setReport(const core::GateReport &report, const core::Pa
         byPath[f.path] = id;
         ++m_fileCount;
     }
-    for (const core::Finding &f : report.findings) {
-        auto it = byPath.find(f.path);
-        if (it == byPath.end() || f.satisfiedBy)
-            continue;
-        Node &n = m_nodes[size_t(it->second)];
-        (f.severity == core::Severity::Block    ? n.block
-         : f.severity == core::Severity::Review ? n.review
-                                                : n.info)++;
-    }
     fold(0);
-    aggregate(0);
+    count(report.findings);
     for (Node &n : m_nodes) {
         if (n.isFile())
             n.viewed = m_isViewed && !n.blob.isEmpty() && m_isViewed(n.path, n.blob);
     }
     endResetModel();
+}
+
+void ChangedFilesModel::count(const std::vector<core::Finding> &findings)
+{
+    std::map<QString, Node *> byPath;
+    for (Node &n : m_nodes) {
+        if (n.isFile()) {
+            n.block = n.review = n.info = 0;
+            byPath[n.path] = &n;
+        }
+    }
+    for (const core::Finding &f : findings) {
+        auto it = byPath.find(QString::fromStdString(f.path));
+        if (it == byPath.end() || f.satisfiedBy)
+            continue;
+        Node &n = *it->second;
+        (f.severity == core::Severity::Block    ? n.block
+         : f.severity == core::Severity::Review ? n.review
+                                                : n.info)++;
+    }
+    aggregate(0);
+}
+
+void ChangedFilesModel::setFindings(const std::vector<core::Finding> &findings)
+{
+    if (m_nodes.size() <= 1)
+        return;
+    count(findings);
+    // Every row of the tree (folded-away directories are no rows).
+    const std::function<void(int)> touch = [&](int node) {
+        const Node &n = m_nodes[size_t(node)];
+        if (n.children.empty())
+            return;
+        const QModelIndex parent = node == 0 ? QModelIndex() : indexOfNode(node, 0);
+        Q_EMIT dataChanged(index(0, 0, parent),
+                           index(int(n.children.size()) - 1, columnCount(parent) - 1, parent));
+        for (int c : n.children)
+            touch(c);
+    };
+    touch(0);
 }
 
 void ChangedFilesModel::setViewedLookup(IsViewed lookup)

@@ -37,6 +37,9 @@ public:
     explicit ChangedFilesModel(QObject *parent = nullptr);
 
     void setReport(const core::GateReport &report, const core::PatchDiff &diff);
+    // Recounts the badges from `findings` (the report's plus what runs found since),
+    // keeping the tree, its selection and expansion.
+    void setFindings(const std::vector<core::Finding> &findings);
     void setViewedLookup(IsViewed lookup);
     void refreshViewed();
 
@@ -80,6 +83,7 @@ private:
     int childDir(int parent, const QString &name);
     void fold(int node);
     void aggregate(int node);
+    void count(const std::vector<core::Finding> &findings); // files' badges, then aggregate
 
     std::vector<Node> m_nodes; // m_nodes[0] is the invisible root
     IsViewed m_isViewed;

@@ -294,7 +294,11 @@ void MainWindow::setupPanels()
         census->show();
         census->raise();
     });
-    connect(m_runDesk->controller(), &RunController::started, this, [runs] {
+    // A job that waited in the queue starts in the background: the panel of the result
+    // just shown stays in front.
+    connect(m_runDesk->controller(), &RunController::started, this, [this, runs] {
+        if (m_runDesk->controller()->startedFromQueue())
+            return;
         runs->show();
         runs->raise();
     });
@@ -529,6 +533,7 @@ void MainWindow::showVerdict()
         return;
     const core::GateReport r = report();
     m_findings->setFindings(r.findings);
+    m_files->setFindings(r.findings);
     const QString sources = m_runDesk->dynamicSources();
     m_verdictChip->setText(tr("%1 · %2 block · %3 review%4")
                                .arg(QString::fromLatin1(core::verdictName(r.verdict)))

@@ -170,11 +170,24 @@ int main(int argc, char **argv)
             return 3;
         }
         bool failed = false;
+        const auto fail = [&failed](const QString &message) {
+            failed = true;
+            std::fprintf(stderr, "patchwitness: --run: %s\n", qPrintable(message));
+        };
         QObject::connect(desk->controller(), &pw::gui::RunController::failed, desk,
-                         [&failed](const QString &, const QString &message) {
-                             failed = true;
-                             std::fprintf(stderr, "patchwitness: --run: %s\n", qPrintable(message));
+                         [fail](const QString &, const QString &message) { fail(message); });
+        // A census or shadow sample with no result is no success either (the CLI exits 4).
+        QObject::connect(desk->controller(), &pw::gui::RunController::censusReady, desk,
+                         [fail](const pw::core::CensusReport &report) {
+                             if (!report.harnessError.empty())
+                                 fail(QString::fromStdString("no census: " + report.harnessError));
                          });
+        QObject::connect(
+            desk->controller(), &pw::gui::RunController::shadowReady, desk,
+            [fail](const pw::core::ShadowReport &report) {
+                if (!report.harnessError.empty())
+                    fail(QString::fromStdString("no shadow result: " + report.harnessError));
+            });
         desk->controller()->waitForFinished();
         QApplication::processEvents();
         runFailed = failed;

@@ -86,6 +86,7 @@ private Q_SLOTS:
     void demoFillsEveryPanel();
     void runFindingsJoinTheVerdict();
     void everyShortcutReachesOneAction();
+    void worktreeRunFindingsLastUntilTheCodeChanges();
     void hugePatchDoesNotBlockTheEventLoop();
     void withoutADisplayOnlyWhatNeedsNoWindowStarts();
     void screenshotOfAFailedAuditExitsThree();
@@ -261,6 +262,57 @@ void TstMainWindow::runFindingsJoinTheVerdict()
     w.runner().waitForFinished();
     QVERIFY2(w.verdictText().startsWith(QStringLiteral("PASS")), qPrintable(w.verdictText()));
     QVERIFY(!w.verdictText().contains(QStringLiteral("with runs")));
+}
+
+// A WORKTREE head: the run's finding counts in the changed-files tree too; it survives a
+// re-audit after a ledger edit (granting from evidence must not discard it) and is dropped
+// when the code it judged changes.
+void TstMainWindow::worktreeRunFindingsLastUntilTheCodeChanges()
+{
+    RepoBuilder repo;
+    repo.write("pkg/__init__.py", "");
+    repo.write("pkg/calc.py", "def double(x):\n    return 2 * x\n");
+    repo.write("tests/test_calc.py", "from pkg.calc import double\n\n\n"
+                                     "def test_double():\n    assert double(3) == 6\n");
+    const std::string base = repo.commit("base");
+    repo.write("pkg/calc.py", "def double(x):\n    return 2 + x\n");
+    repo.write("tests/test_calc.py", "from pkg.calc import double\n\n\n"
+                                     "def test_double():\n    assert double(3) == 6\n\n\n"
+                                     "def test_zero():\n    assert double(0) == 0\n");
+    MainWindow w;
+    w.runDesk()->setConsentHandler([](const QString &, const QString &) { return true; });
+    w.runDesk()->setRememberConsent(false);
+    open(w, repo.root(), base, "WORKTREE");
+    auto *model = qobject_cast<ChangedFilesModel *>(
+        w.findChild<QTreeView *>(QStringLiteral("filesView"))->model());
+    const auto badge = [model] {
+        return model
+            ->indexOfPath(QStringLiteral("tests/test_calc.py"), ChangedFilesModel::BadgeColumn)
+            .data()
+            .toString();
+    };
+    QVERIFY2(!badge().contains(QStringLiteral("block")), qPrintable(badge()));
+    QVERIFY(w.runDesk()->startAttribution(QStringLiteral("tests/test_calc.py::test_double")));
+    RunController *runs = w.runDesk()->controller();
+    QElapsedTimer clock;
+    clock.start();
+    while (runs->isBusy() && clock.elapsed() < 120000)
+        QTest::qWait(20);
+    QTest::qWait(50);
+    QVERIFY2(w.verdictText().contains(QStringLiteral("with runs")), qPrintable(w.verdictText()));
+    QVERIFY2(badge().contains(QStringLiteral("1 block")), qPrintable(badge()));
+
+    // A ledger edit: the same comparison, the finding stays.
+    repo.write(".patchwitness/notes.md", "reviewed\n");
+    w.findChild<QAction *>(QStringLiteral("actionRefresh"))->trigger();
+    w.runner().waitForFinished();
+    QVERIFY2(w.verdictText().contains(QStringLiteral("with runs")), qPrintable(w.verdictText()));
+    // The code changes: the finding judged other code and goes.
+    repo.write("pkg/calc.py", "def double(x):\n    return x + x\n");
+    w.findChild<QAction *>(QStringLiteral("actionRefresh"))->trigger();
+    w.runner().waitForFinished();
+    QVERIFY2(!w.verdictText().contains(QStringLiteral("with runs")), qPrintable(w.verdictText()));
+    QVERIFY2(!badge().contains(QStringLiteral("block")), qPrintable(badge()));
 }
 
 void TstMainWindow::everyShortcutReachesOneAction()

@@ -208,29 +208,42 @@ private Q_SLOTS:
         QSignalSpy cellsReady(controller, &RunController::cellsReady);
         const QString test = QStringLiteral("tests/test_x.py::test_ok");
         QVERIFY(desk.startCensus(false));
-        QVERIFY(desk.startCells(test));
         QVERIFY(desk.startAttribution(test));
+        QVERIFY(desk.startCells(test));
+        QVERIFY(desk.startCensus(false));
         QCOMPARE(started.count(), 1);
-        QCOMPARE(controller->queued(), QStringList({QStringLiteral("cells ") + test,
-                                                    QStringLiteral("attribute ") + test}));
+        const QString collectOnly = QStringLiteral("census (collect only)");
+        QCOMPARE(controller->queued(), QStringList({QStringLiteral("attribute ") + test,
+                                                    QStringLiteral("cells ") + test, collectOnly}));
         auto *queue = desk.runsPanel()->findChild<QListWidget *>(QStringLiteral("runsQueue"));
         QVERIFY(queue && !queue->parentWidget()->isHidden());
-        QCOMPARE(queue->count(), 2);
-        QCOMPARE(queue->item(1)->text(), QStringLiteral("2. attribute ") + test);
+        QCOMPARE(queue->count(), 3);
+        QCOMPARE(queue->item(1)->text(), QStringLiteral("2. cells ") + test);
         const auto *status = desk.runsPanel()->findChild<QLabel *>(QStringLiteral("runsStatus"));
-        QVERIFY2(status->text().contains(QStringLiteral("2 job(s) queued")),
+        QVERIFY2(status->text().contains(QStringLiteral("3 job(s) queued")),
                  qPrintable(status->text()));
+        auto *drop = desk.runsPanel()->findChild<QPushButton *>(QStringLiteral("dropQueued"));
+        QVERIFY(!drop->isEnabled()); // nothing picked yet
 
-        // The cells job is taken out: it never starts.
-        queue->setCurrentRow(0);
-        desk.runsPanel()->findChild<QPushButton *>(QStringLiteral("dropQueued"))->click();
-        QCOMPARE(controller->queued(), QStringList(QStringLiteral("attribute ") + test));
-        QCOMPARE(queue->count(), 1);
-        QVERIFY(waitFor(controller, 180000));
+        // The cells job is picked; the attribution leaves the queue to run, the rows shift,
+        // and the pick stays with the cells job: Remove takes it out, it never starts.
+        queue->setCurrentRow(1);
+        QVERIFY(drop->isEnabled());
+        QElapsedTimer clock;
+        clock.start();
+        while (started.count() < 2 && clock.elapsed() < 120000)
+            QTest::qWait(20);
         QCOMPARE(started.count(), 2);
-        QCOMPARE(started.at(0).at(0).toString(), QStringLiteral("census"));
+        QCOMPARE(queue->count(), 2);
+        QCOMPARE(queue->currentItem()->text(), QStringLiteral("1. cells ") + test);
+        drop->click();
+        QCOMPARE(controller->queued(), QStringList(collectOnly));
+        QVERIFY(waitFor(controller, 180000));
+        QCOMPARE(started.count(), 3);
+        QCOMPARE(started.at(0).at(0).toString(), collectOnly);
         QCOMPARE(started.at(1).at(0).toString(), QStringLiteral("attribute ") + test);
-        QCOMPARE(censusReady.count(), 1);
+        QCOMPARE(started.at(2).at(0).toString(), collectOnly);
+        QCOMPARE(censusReady.count(), 2);
         QCOMPARE(attributionReady.count(), 1);
         QCOMPARE(cellsReady.count(), 0);
         QVERIFY(desk.attributionModel()->result().verdict ==
@@ -238,6 +251,10 @@ private Q_SLOTS:
         QVERIFY(queue->parentWidget()->isHidden());
         QVERIFY(
             !desk.runsPanel()->findChild<QPushButton *>(QStringLiteral("cancelRuns"))->isEnabled());
+        // The report's run findings: the attribution's, and the census's.
+        QVERIFY2(desk.dynamicSources().contains(QStringLiteral("attribute ") + test) &&
+                     desk.dynamicSources().contains(collectOnly),
+                 qPrintable(desk.dynamicSources()));
 
         // Cancel stops the running job and drops the queue: the shadow sample never starts.
         started.clear();
@@ -249,6 +266,31 @@ private Q_SLOTS:
         QVERIFY(waitFor(controller, 60000));
         QCOMPARE(started.count(), 1);
         QVERIFY(queue->parentWidget()->isHidden());
+    }
+
+    // A census that cannot be taken (the base does not collect either) is no clean run:
+    // one review finding says so in the window's report.
+    void censusWithoutAResultIsAReviewFinding()
+    {
+        RepoBuilder repo;
+        repo.write("tests/conftest.py", "raise RuntimeError('broken on both trees')\n");
+        repo.write("tests/test_x.py", "def test_a():\n    assert True\n");
+        repo.write("mod.py", "X = 1\n");
+        const std::string base = repo.commit("base");
+        repo.write("mod.py", "X = 2\n");
+        repo.commit("head");
+        const AuditOutcome outcome = audit(repo, base);
+        QVERIFY2(outcome.ok, qPrintable(outcome.error));
+        QWidget window;
+        RunDesk &desk = consentingDesk(window, outcome);
+        QVERIFY(desk.startCensus(false));
+        QVERIFY(waitFor(desk.controller(), 120000));
+        const std::vector<pw::core::Finding> found = desk.dynamicFindings();
+        QCOMPARE(found.size(), size_t(1));
+        QCOMPARE(found.front().code, std::string("C-NONE"));
+        QCOMPARE(found.front().severity, pw::core::Severity::Review);
+        QVERIFY2(found.front().message.find("broken on both trees") != std::string::npos,
+                 found.front().message.c_str());
     }
 
     void attributionGatesGrantFreezeOnPreExisting()

@@ -5,6 +5,7 @@
 
 #include <QMetaObject>
 #include <QtConcurrent>
+#include <algorithm>
 
 namespace pw::gui {
 
@@ -21,6 +22,14 @@ RunController::~RunController()
     m_watcher.waitForFinished();
 }
 
+QList<RunController::QueuedJob> RunController::queuedJobs() const
+{
+    QList<QueuedJob> jobs;
+    for (const Pending &p : m_queue)
+        jobs.append({p.id, p.title});
+    return jobs;
+}
+
 QStringList RunController::queued() const
 {
     QStringList titles;
@@ -29,11 +38,13 @@ QStringList RunController::queued() const
     return titles;
 }
 
-bool RunController::dropQueued(int index)
+bool RunController::dropQueued(int id)
 {
-    if (index < 0 || index >= int(m_queue.size()))
+    const auto it =
+        std::find_if(m_queue.begin(), m_queue.end(), [id](const Pending &p) { return p.id == id; });
+    if (it == m_queue.end())
         return false;
-    m_queue.erase(m_queue.begin() + index);
+    m_queue.erase(it);
     Q_EMIT queueChanged();
     return true;
 }
@@ -74,23 +85,26 @@ void RunController::postNode(const core::NodeRunProgress &run)
     advance(run.done, run.total, [this, run] { Q_EMIT nodeRunFinished(m_job, run); });
 }
 
-bool RunController::start(const QString &title, const core::RunRequest &request, Job job)
+bool RunController::start(const QString &title, const core::RunRequest &request, const QString &tag,
+                          Job job)
 {
-    Pending pending{title, request, std::move(job)};
+    Pending pending{m_nextId++, tag, title, request, std::move(job)};
     if (isBusy()) {
         m_queue.push_back(std::move(pending));
         Q_EMIT queueChanged();
         return true;
     }
-    launch(std::move(pending));
+    launch(std::move(pending), false);
     return true;
 }
 
-void RunController::launch(Pending pending)
+void RunController::launch(Pending pending, bool fromQueue)
 {
     const core::RunRequest request = std::move(pending.request);
     const Job job = std::move(pending.job);
     m_job = pending.title;
+    m_tag = pending.tag;
+    m_fromQueue = fromQueue;
     m_done = 0;
     m_total = 0;
     m_clock.start();
@@ -110,9 +124,9 @@ void RunController::launch(Pending pending)
     Q_EMIT progressChanged(0, 0);
 }
 
-bool RunController::startCensus(const core::RunRequest &request, bool execute)
+bool RunController::startCensus(const core::RunRequest &request, bool execute, const QString &tag)
 {
-    return start(tr("census"), request,
+    return start(execute ? tr("census") : tr("census (collect only)"), request, tag,
                  [this, execute](const core::RunContext &ctx, core::RunPool &pool, Outcome &out) {
                      core::CensusOptions options;
                      options.execute = execute;
@@ -124,28 +138,31 @@ bool RunController::startCensus(const core::RunRequest &request, bool execute)
 }
 
 bool RunController::startAttribution(const core::RunRequest &request,
-                                     const core::AttributionRequest &attribution)
+                                     const core::AttributionRequest &attribution,
+                                     const QString &tag)
 {
     return start(
-        tr("attribute %1").arg(QString::fromStdString(attribution.test)), request,
+        tr("attribute %1").arg(QString::fromStdString(attribution.test)), request, tag,
         [this, attribution](const core::RunContext &ctx, core::RunPool &pool, Outcome &out) {
             out.attribution = core::Attribution::run(
                 ctx, attribution, pool, [this](const core::NodeRunProgress &p) { postNode(p); });
         });
 }
 
-bool RunController::startCells(const core::RunRequest &request, const core::CellsRequest &cells)
+bool RunController::startCells(const core::RunRequest &request, const core::CellsRequest &cells,
+                               const QString &tag)
 {
-    return start(tr("cells %1").arg(QString::fromStdString(cells.test)), request,
+    return start(tr("cells %1").arg(QString::fromStdString(cells.test)), request, tag,
                  [this, cells](const core::RunContext &ctx, core::RunPool &pool, Outcome &out) {
                      out.cells = core::ReproCells::run(
                          ctx, cells, pool, [this](const core::NodeRunProgress &p) { postNode(p); });
                  });
 }
 
-bool RunController::startShadow(const core::RunRequest &request, const core::ShadowOptions &options)
+bool RunController::startShadow(const core::RunRequest &request, const core::ShadowOptions &options,
+                                const QString &tag)
 {
-    return start(tr("shadow sample"), request,
+    return start(tr("shadow sample"), request, tag,
                  [this, options](const core::RunContext &ctx, core::RunPool &pool, Outcome &out) {
                      core::ShadowOptions o = options;
                      o.onRun = [this](int done, int total, const core::RunResult &run) {
@@ -192,7 +209,7 @@ void RunController::onFinished()
         Pending next = std::move(m_queue.front());
         m_queue.pop_front();
         Q_EMIT queueChanged();
-        launch(std::move(next));
+        launch(std::move(next), true);
     }
 }
 

@@ -8,6 +8,7 @@
 
 #include <QElapsedTimer>
 #include <QFutureWatcher>
+#include <QList>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -37,10 +38,20 @@ public:
     bool isRunning() const { return m_watcher.isRunning(); }
     // Running, or jobs wait: what Cancel would stop.
     bool isBusy() const { return isRunning() || !m_queue.empty(); }
-    // The waiting jobs' titles ("attribute tests/t.py::test_x"), next first.
-    QStringList queued() const;
-    // Takes the waiting job at `index` out of the queue; false when there is none.
-    bool dropQueued(int index);
+    struct QueuedJob
+    {
+        int id = 0;    // unique in this controller; stays with the job while it waits
+        QString title; // "attribute tests/t.py::test_x"
+    };
+    // The waiting jobs, next first.
+    QList<QueuedJob> queuedJobs() const;
+    QStringList queued() const; // their titles
+    // Takes the waiting job `id` out of the queue; false when it is not waiting (any more).
+    bool dropQueued(int id);
+    // The running job's tag (what start*() was given), and whether it waited in the queue
+    // (false: it started when asked).
+    QString jobTag() const { return m_tag; }
+    bool startedFromQueue() const { return m_fromQueue; }
     QString job() const { return m_job; }
     int done() const { return m_done; }
     int total() const { return m_total; }
@@ -48,19 +59,22 @@ public:
     QString progressText() const;
 
     // The start functions run the job now, or queue it when another runs or waits (true
-    // either way).
+    // either way). `tag` travels with the job (jobTag()): RunDesk names the comparison the
+    // job was asked for, so a result is shown only for that one.
     // The census: collect both trees, the base twice; with `execute` both suites too.
-    bool startCensus(const core::RunRequest &request, bool execute);
+    bool startCensus(const core::RunRequest &request, bool execute, const QString &tag = {});
     // Base/head attribution of one test (SPEC §5.3); writes the evidence record to runs/.
     bool startAttribution(const core::RunRequest &request,
-                          const core::AttributionRequest &attribution);
+                          const core::AttributionRequest &attribution, const QString &tag = {});
     // The four-cell reproduction matrix of one test on one tree (SPEC §5.4).
-    bool startCells(const core::RunRequest &request, const core::CellsRequest &cells);
+    bool startCells(const core::RunRequest &request, const core::CellsRequest &cells,
+                    const QString &tag = {});
     // Skip witnesses and the shadow sample (SPEC §5.10): the base witness (stored or
     // taken), the head collection, then the head tests that must run plus the sample.
-    bool startShadow(const core::RunRequest &request, const core::ShadowOptions &options);
+    bool startShadow(const core::RunRequest &request, const core::ShadowOptions &options,
+                     const QString &tag = {});
     void cancel();          // drops the queue and kills the running job's process groups
-    void waitForFinished(); // blocks, delivering the signals
+    void waitForFinished(); // blocks until the running job ends, delivering its signals
 
 Q_SIGNALS:
     void started(const QString &job);
@@ -87,12 +101,14 @@ private:
     using Job = std::function<void(const core::RunContext &, core::RunPool &, Outcome &)>;
     struct Pending
     {
+        int id = 0;
+        QString tag;
         QString title;
         core::RunRequest request;
         Job job;
     };
-    bool start(const QString &title, const core::RunRequest &request, Job job);
-    void launch(Pending pending);
+    bool start(const QString &title, const core::RunRequest &request, const QString &tag, Job job);
+    void launch(Pending pending, bool fromQueue);
     void onFinished();
     // From a worker thread: hands the run to the GUI thread.
     void post(int done, int total, const core::RunResult &run);
@@ -103,6 +119,9 @@ private:
     std::shared_ptr<core::RunPool> m_pool;
     QFutureWatcher<Outcome> m_watcher;
     std::deque<Pending> m_queue;
+    int m_nextId = 1;
+    QString m_tag;
+    bool m_fromQueue = false;
     QString m_job;
     int m_done = 0;
     int m_total = 0;

@@ -238,7 +238,7 @@ RunDesk::RunDesk(QWidget *window)
                 if (droppedForAnotherTarget())
                     return;
                 m_census->setReport(report);
-                setDynamic(tr("census"), tr("census"), report.findings);
+                showCensusFindings(report);
                 m_censusPanel->setSummary(m_census->summary());
                 m_censusPanel->setSummarySeverity(m_census->summarySeverity());
                 for (const std::string &w : report.warnings)
@@ -267,7 +267,7 @@ EvidencePanel *RunDesk::panelFor(const QString &job) const
 
 bool RunDesk::droppedForAnotherTarget()
 {
-    if (m_jobKey == m_targetKey)
+    if (m_controller->jobTag() == m_targetKey)
         return false;
     Q_EMIT message(1, tr("Results of a run for another repository or other revisions were "
                          "dropped"));
@@ -312,8 +312,15 @@ void RunDesk::showCells(const core::ReproCellsResult &result)
 void RunDesk::showShadow(const core::ShadowReport &report)
 {
     m_shadow->setReport(report);
-    if (!report.dryRun) // a dry run decides, it finds nothing
-        setDynamic(tr("shadow"), tr("shadow sample"), report.findings());
+    // A dry run decides and finds nothing; an interrupted one leaves the last result be.
+    if (!report.dryRun && !report.interrupted) {
+        if (report.harnessError.empty())
+            setDynamic(tr("shadow"), tr("shadow sample"), report.findings());
+        else
+            setDynamic(tr("shadow"), tr("shadow sample"),
+                       {noResultFinding("S-NONE", report.harnessError,
+                                        tr("a shadow sample that runs (see the Runs panel)"))});
+    }
     m_shadowPanel->setSummary(m_shadow->summary());
     m_shadowPanel->setSummarySeverity(m_shadow->summarySeverity());
     for (const std::string &w : report.warnings)
@@ -379,11 +386,27 @@ bool RunDesk::mergeShards(const QStringList &files)
 
 namespace {
 
+// What run results answer for: the repository and both commits. A head without a commit
+// (WORKTREE, PATCH:) adds the changed files' content ids, so an edit the watcher re-audits
+// is another target; ledger files are left out, so approving a waiver or granting a freeze
+// from a run's evidence does not discard that evidence.
 QString targetKey(const AuditOutcome &outcome)
 {
     const core::GateReport &r = outcome.report;
-    return QString::fromStdString(r.repo + '\n' + r.base.rev + '\n' + r.base.commit.value_or("") +
-                                  '\n' + r.head.rev + '\n' + r.head.commit.value_or(""));
+    QString key =
+        QString::fromStdString(r.repo + '\n' + r.base.rev + '\n' + r.base.commit.value_or("") +
+                               '\n' + r.head.rev + '\n' + r.head.commit.value_or(""));
+    if (r.head.commit)
+        return key;
+    const QString ledgers =
+        QDir(QString::fromStdString(r.repo)).relativeFilePath(outcome.ledgerDir) + QLatin1Char('/');
+    for (const core::FileDiff &f : outcome.diff.files) {
+        const QString path = QString::fromStdString(f.path());
+        if (!ledgers.startsWith(QLatin1String("..")) && path.startsWith(ledgers))
+            continue;
+        key += QLatin1Char('\n') + path + QLatin1Char(' ') + QString::fromStdString(f.newBlob);
+    }
+    return key;
 }
 
 } // namespace
@@ -402,6 +425,34 @@ void RunDesk::setOutcome(const AuditOutcome &outcome)
     if (m_controller->isRunning())
         m_controller->cancel();
     clearResults();
+}
+
+// The census's findings join the report under one key, whichever kind ran last (the Census
+// panel shows that one too). A census that could not be taken replaces them with one review
+// finding saying why (the CLI exits 4 for it); a cancelled one leaves the last result be.
+void RunDesk::showCensusFindings(const core::CensusReport &report)
+{
+    if (report.interrupted)
+        return;
+    const QString source = report.executed ? tr("census") : tr("census (collect only)");
+    if (report.harnessError.empty())
+        setDynamic(tr("census"), source, report.findings);
+    else
+        setDynamic(tr("census"), source,
+                   {noResultFinding("C-NONE", report.harnessError,
+                                    tr("a census that can be taken (see the Runs panel)"))});
+}
+
+core::Finding RunDesk::noResultFinding(const char *code, const std::string &why,
+                                       const QString &evidence)
+{
+    core::Finding f;
+    f.gate = code[0] == 'C' ? "census" : "run";
+    f.code = code;
+    f.severity = core::Severity::Review;
+    f.message = tr("no result: %1").arg(QString::fromStdString(why)).toStdString();
+    f.evidence = evidence.toStdString();
+    return f;
 }
 
 void RunDesk::setDynamic(const QString &key, const QString &source,
@@ -503,7 +554,6 @@ std::optional<core::RunRequest> RunDesk::runRequest()
     request.target = m_outcome.request.audit;
     request.target.progress = {};
     request.sandbox = sandbox;
-    m_jobKey = m_targetKey;
     return request;
 }
 
@@ -533,7 +583,7 @@ bool RunDesk::startCensus(bool execute)
     if (!request)
         return false;
     noteQueued(execute ? tr("census") : tr("census (collect only)"));
-    return m_controller->startCensus(*request, execute);
+    return m_controller->startCensus(*request, execute, m_targetKey);
 }
 
 bool RunDesk::startAttribution(const QString &test, bool swept)
@@ -546,7 +596,7 @@ bool RunDesk::startAttribution(const QString &test, bool swept)
     attribution.mode =
         swept ? core::AttributionRequest::Mode::Swept : core::AttributionRequest::Mode::Matched;
     noteQueued(tr("attribute %1").arg(test));
-    return m_controller->startAttribution(*request, attribution);
+    return m_controller->startAttribution(*request, attribution, m_targetKey);
 }
 
 bool RunDesk::startShadow(bool dryRun)
@@ -557,7 +607,7 @@ bool RunDesk::startShadow(bool dryRun)
     core::ShadowOptions options;
     options.dryRun = dryRun;
     noteQueued(tr("shadow sample"));
-    return m_controller->startShadow(*request, options);
+    return m_controller->startShadow(*request, options, m_targetKey);
 }
 
 bool RunDesk::startCells(const QString &test)
@@ -568,7 +618,7 @@ bool RunDesk::startCells(const QString &test)
     core::CellsRequest cells;
     cells.test = test.toStdString();
     noteQueued(tr("cells %1").arg(test));
-    return m_controller->startCells(*request, cells);
+    return m_controller->startCells(*request, cells, m_targetKey);
 }
 
 } // namespace pw::gui

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "AuditRunner.h"
+#include "run/Census.h"
 #include "run/ReproCells.h"
 #include "run/RunContext.h"
 #include "run/Shadow.h"
@@ -161,8 +162,13 @@ private:
     // Keyed "census", "attribute <test>", "shadow": the latest of each.
     std::map<QString, DynamicPart> m_dynamic;
     void setDynamic(const QString &key, const QString &source, std::vector<core::Finding> found);
-    QString m_targetKey; // repository + base + head of the outcome the panels show
-    QString m_jobKey;    // … of the job that runs (its results are dropped when they differ)
+    void showCensusFindings(const core::CensusReport &report);
+    // A review finding for a run that gave no result (`code`: C-NONE, S-NONE).
+    static core::Finding noResultFinding(const char *code, const std::string &why,
+                                         const QString &evidence);
+    // Repository + base + head of the outcome the panels show; every job carries the one it
+    // was asked for (RunController::jobTag), and its results are dropped when they differ.
+    QString m_targetKey;
     void clearResults();
 };
 

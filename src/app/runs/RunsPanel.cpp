@@ -35,6 +35,7 @@ RunsPanel::RunsPanel(RunController *controller, QWidget *parent)
     m_queue->setObjectName(QStringLiteral("runsQueue"));
     m_dropQueued->setObjectName(QStringLiteral("dropQueued"));
     m_dropQueued->setToolTip(tr("Take the selected job out of the queue; it never starts"));
+    m_dropQueued->setEnabled(false); // until a waiting job is selected
     m_queue->setMaximumHeight(m_queue->fontMetrics().height() * 4 + 8);
     auto *queueRow = new QHBoxLayout(m_queueBox);
     queueRow->setContentsMargins(0, 0, 0, 0);
@@ -75,8 +76,12 @@ RunsPanel::RunsPanel(RunController *controller, QWidget *parent)
     layout->addWidget(split, 1);
 
     connect(m_cancel, &QPushButton::clicked, m_controller, &RunController::cancel);
-    connect(m_dropQueued, &QPushButton::clicked, this,
-            [this] { m_controller->dropQueued(std::max(0, m_queue->currentRow())); });
+    connect(m_dropQueued, &QPushButton::clicked, this, [this] {
+        if (const QListWidgetItem *item = m_queue->currentItem())
+            m_controller->dropQueued(item->data(Qt::UserRole).toInt());
+    });
+    connect(m_queue, &QListWidget::currentItemChanged, this,
+            [this](const QListWidgetItem *current) { m_dropQueued->setEnabled(current); });
     connect(m_controller, &RunController::queueChanged, this, [this] {
         updateQueue();
         updateProgress();
@@ -136,15 +141,21 @@ void RunsPanel::selectNewRunIfNone()
         selectRun(m_model->rowCount() - 1);
 }
 
+// The selection stays with its job (by id), not its row: when the front job leaves to
+// run, the rows shift, and Remove must not drop another job than the one picked.
 void RunsPanel::updateQueue()
 {
-    const QStringList jobs = m_controller->queued();
-    const int keep = m_queue->currentRow();
+    const QList<RunController::QueuedJob> jobs = m_controller->queuedJobs();
+    const QListWidgetItem *current = m_queue->currentItem();
+    const int keep = current ? current->data(Qt::UserRole).toInt() : 0;
     m_queue->clear();
-    for (int i = 0; i < jobs.size(); ++i)
-        m_queue->addItem(tr("%1. %2").arg(i + 1).arg(jobs[i]));
-    if (!jobs.isEmpty())
-        m_queue->setCurrentRow(std::clamp(keep, 0, int(jobs.size()) - 1));
+    for (int i = 0; i < jobs.size(); ++i) {
+        auto *item = new QListWidgetItem(tr("%1. %2").arg(i + 1).arg(jobs[i].title), m_queue);
+        item->setData(Qt::UserRole, jobs[i].id);
+        if (jobs[i].id == keep)
+            m_queue->setCurrentItem(item);
+    }
+    m_dropQueued->setEnabled(m_queue->currentItem());
     m_queueBox->setVisible(!jobs.isEmpty());
 }
 
