@@ -484,7 +484,7 @@ void MainWindow::showOutcome()
         (r.base.commit
              ? QStringLiteral(" (%1)").arg(QString::fromStdString(r.base.commit->substr(0, 10)))
              : QString());
-    statusBar()->showMessage(tr("%1 → %2 · %3 file(s) changed · latitude %4 of %5")
+    statusBar()->showMessage(tr("%1 → %2 · %3 file(s) changed · latitude %4 (threshold %5)")
                                  .arg(baseText, QString::fromStdString(r.head.rev))
                                  .arg(r.changedFiles.size())
                                  .arg(r.latitude.total)

@@ -354,7 +354,7 @@ void TstMainWindow::demoFillsEveryPanel()
     QVERIFY(manifestRows >= 8);
     QVERIFY(w.panel(QStringLiteral("latitudePanel"))
                 ->summary()
-                .contains(QLatin1String("of threshold 4")));
+                .contains(QLatin1String("(threshold 4)")));
     // the window opens on the file with the most blocking findings
     QCOMPARE(w.currentPath(), QStringLiteral("tests/test_rounding.py"));
     // next finding walks into the diff

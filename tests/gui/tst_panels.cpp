@@ -421,20 +421,20 @@ void TstPanels::latitudeSummary_data()
     QTest::addColumn<QString>("summary");
     QTest::addColumn<int>("severity");
     QTest::newRow("unchanged") << 0 << QString()
-                               << "Patch latitude 0 of threshold 4: oracle unchanged or stricter"
+                               << "Patch latitude 0 (threshold 4): oracle unchanged or stricter"
                                << 0;
     QTest::newRow("below threshold")
         << 2 << QString()
-        << "Patch latitude 2 of threshold 4: small widening: reviewer acknowledgement required"
+        << "Patch latitude 2 (threshold 4): small widening: reviewer acknowledgement required"
         << 1;
     QTest::newRow("at threshold")
         << 4 << QString()
-        << "Patch latitude 4 of threshold 4: latitude 4 >= 4: block, ask for a replacement "
+        << "Patch latitude 4 (threshold 4): latitude 4 >= 4: block, ask for a replacement "
            "assertion"
         << 2;
     QTest::newRow("the report's own policy sentence")
         << 7 << "block, ask for a replacement assertion"
-        << "Patch latitude 7 of threshold 4: block, ask for a replacement assertion" << 2;
+        << "Patch latitude 7 (threshold 4): block, ask for a replacement assertion" << 2;
 }
 
 void TstPanels::latitudeSummary()
@@ -822,7 +822,7 @@ void TstPanels::docksInstallAndMirror()
     auto *latitudePanel = window.findChild<EvidencePanel *>(QStringLiteral("latitudePanel"));
     QVERIFY(latitudePanel);
     QCOMPARE(latitudePanel->summary(),
-             QStringLiteral("Patch latitude 14 of threshold 4: latitude 14 >= 4: block, ask for "
+             QStringLiteral("Patch latitude 14 (threshold 4): latitude 14 >= 4: block, ask for "
                             "a replacement assertion"));
     QCOMPARE(latitudePanel->proxy()->rowCount(), 7);
     QCOMPARE(latitudePanel->proxy()->index(0, LatitudeModel::ScoreColumn).data().toString(),

@@ -38,7 +38,7 @@ QString LatitudeModel::summary() const
         m_latitude.policy.empty()
             ? core::LatitudeScorer::policy(m_latitude.total, m_latitude.threshold)
             : m_latitude.policy;
-    return tr("Patch latitude %1 of threshold %2: %3")
+    return tr("Patch latitude %1 (threshold %2): %3")
         .arg(m_latitude.total)
         .arg(m_latitude.threshold)
         .arg(qs(policy));

@@ -28,7 +28,7 @@ public:
     const core::LatitudeTestScore &test(int row) const { return m_latitude.tests.at(size_t(row)); }
     int total() const { return m_latitude.total; }
     int threshold() const { return m_latitude.threshold; }
-    // "Patch latitude 7 of threshold 4: <policy>", for the panel's header label.
+    // "Patch latitude 7 (threshold 4): <policy>", for the panel's header label.
     QString summary() const;
     // Severity of the patch total (0 unchanged, 1 below threshold, 2 at/over threshold).
     int summarySeverity() const;

@@ -187,7 +187,7 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
     case JobColumn:
         return tr("Job");
     case ArmColumn:
-        return tr("Arm");
+        return tr("Tree");
     case KindColumn:
         return tr("Kind");
     case SeedColumn:
