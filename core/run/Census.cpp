@@ -7,10 +7,12 @@
 #include "repo/Repository.h"
 #include "run/CensusClassifier.h"
 #include "run/RunPool.h"
+#include "run/Sandbox.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
 #include <QDate>
+#include <QFileInfo>
 #include <algorithm>
 #include <set>
 
@@ -153,26 +155,44 @@ void Census::readCollection(CensusCollection &c, const std::string &dumpPath)
 
 namespace {
 
-// The patch broke the head's collection as a whole — a conftest that raises at import, a
-// plugin it names that does not load — while the base collects, twice, in the same
-// environment: every test file of the base fails to collect at head (C-COLLECT, the
-// classifier's), which is what the patch did, not a harness failure. A head run that did
-// not complete (timeout, crash) or says nothing of why stays a harness error.
-void treatBrokenHeadCollection(CensusReport &report)
+// Whether a run's errorDetail is PytestRun's "conftest tests/conftest.py failed to load: …".
+bool conftestFailedToLoad(const std::string &errorDetail)
+{
+    return errorDetail.rfind("conftest ", 0) == 0 &&
+           errorDetail.find(" failed to load") != std::string::npos;
+}
+
+// The patch broke the head's collection as a whole — a conftest raises at import there
+// (one the patch edits, or one importing code it edits) — while the base collects, twice,
+// in the same environment: every base test file still at head fails to collect there
+// (C-COLLECT, the classifier's; a file the patch deleted stays C-REMOVED). Only then: a
+// plugin or option that does not load (the environment's), a failure the sandbox explains
+// (no network, read-only files), a run that did not complete, stay a harness error.
+void treatBrokenHeadCollection(const RunContext &ctx, CensusReport &report)
 {
     const CensusCollection &base = report.collections[0];
     CensusCollection &head = report.collections[1];
     const CensusCollection &base2 = report.collections[2];
     if (head.ok || !base.ok || !base2.ok || head.run.status != RunStatus::Completed ||
-        head.run.errorDetail.empty() || base.dump.nodes.empty())
+        base.dump.nodes.empty())
+        return;
+    if (!conftestFailedToLoad(head.run.errorDetail))
+        return;
+    if (head.run.sandboxed &&
+        (Sandbox::classifyFailure(head.run.errorDetail) != NetworkBlock::None ||
+         head.run.errorDetail.find("Read-only file system") != std::string::npos))
         return;
     head.ok = true;
     head.dump = {};
     head.dump.digest = CensusDump::digestOf({});
-    for (const CensusNode &n : base.dump.nodes)
-        head.collectErrors[fileOf(n.nodeId)] = head.run.errorDetail;
+    head.wholeTreeError = head.run.errorDetail;
+    for (const CensusNode &n : base.dump.nodes) {
+        const std::string file = fileOf(n.nodeId);
+        if (QFileInfo::exists(QString::fromStdString(ctx.treeDir(Arm::Head) + "/" + file)))
+            head.collectErrors[file] = head.run.errorDetail;
+    }
     report.warnings.push_back("the head tree does not collect at all (" + head.run.errorDetail +
-                              "): every test file of the base is counted as failing to "
+                              "): every base test file it still has is counted as failing to "
                               "collect at head");
 }
 
@@ -243,7 +263,7 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
     const CensusCollection &base = report.collections[0];
     const CensusCollection &head = report.collections[1];
     const CensusCollection &base2 = report.collections[2];
-    treatBrokenHeadCollection(report);
+    treatBrokenHeadCollection(ctx, report);
     for (const CensusCollection &c : report.collections) {
         if (!c.ok) {
             report.harnessError = std::string(armName(c.arm)) + " collection: " + c.error;

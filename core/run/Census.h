@@ -25,6 +25,9 @@ struct CensusCollection
     CensusDump dump;
     // Files that fail to collect: path → pytest's message (last line of the error).
     std::map<std::string, std::string> collectErrors;
+    // Set: nothing at all collected here — a conftest the patch changed raises (pytest's
+    // words); the dump is empty and every file still here is in collectErrors.
+    std::string wholeTreeError;
 };
 
 // What the static facts say about one test function (node id without parameters).

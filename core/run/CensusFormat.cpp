@@ -17,18 +17,33 @@ std::string fixed2(double value)
     return buf;
 }
 
-// `measured`: the arm's suite run is evidence; when it is not, its count is no zero.
-std::string armLine(const char *name, const CensusArmSummary &s, bool executed, bool measured)
+// `unmeasured`: why the arm's executed count is not known (empty: it is); an unknown
+// count is no zero.
+std::string armLine(const char *name, const CensusArmSummary &s, bool executed,
+                    const std::string &unmeasured)
 {
     std::string line = std::string("  ") + name + ": " + std::to_string(s.collected) +
                        " collected (digest " + s.digest + ")";
     if (executed)
-        line += measured ? ", " + std::to_string(s.executed) + " executed"
-                         : std::string(", executed not measured (its suite run is no evidence)");
+        line += unmeasured.empty() ? ", " + std::to_string(s.executed) + " executed"
+                                   : ", executed not measured (" + unmeasured + ")";
     line += ", " + std::to_string(s.skipped) + " skipped, assertion density " +
             fixed2(s.assertionDensity()) + " (" + std::to_string(s.assertions) + " assertions in " +
             std::to_string(s.testFunctions) + " test functions)\n";
     return line;
+}
+
+// Executed counts are compared only when both suite runs are evidence (Census::run), so
+// one run that is not leaves both arms unmeasured: why, for `arm` (0 base, 1 head).
+std::string unmeasuredReason(const CensusReport &r, size_t arm)
+{
+    const auto evidence = [&r](size_t i) {
+        return i < r.executions.size() && !r.executions[i].harnessError;
+    };
+    if (evidence(0) && evidence(1))
+        return {};
+    return evidence(arm) ? "the other tree's suite run is no evidence"
+                         : "its suite run is no evidence";
 }
 
 nlohmann::json armJson(const CensusArmSummary &s)
@@ -59,11 +74,8 @@ std::string formatCensusText(const CensusReport &r)
                       (r.sandboxed ? ", sandboxed" : ", NOT sandboxed") + "\n";
     if (!r.harnessError.empty())
         return out + "no census: " + r.harnessError + "\n";
-    const auto measured = [&r](size_t arm) {
-        return arm < r.executions.size() && !r.executions[arm].harnessError;
-    };
-    out += armLine("base", r.baseSummary, r.executed, measured(0));
-    out += armLine("head", r.headSummary, r.executed, measured(1));
+    out += armLine("base", r.baseSummary, r.executed, unmeasuredReason(r, 0));
+    out += armLine("head", r.headSummary, r.executed, unmeasuredReason(r, 1));
     out += "  removed " + std::to_string(r.count("removed")) + ", added " +
            std::to_string(r.count("added")) + ", renamed " + std::to_string(r.count("renamed")) +
            ", narrowed " + std::to_string(r.count("narrowed")) + ", skip added " +
@@ -114,14 +126,19 @@ std::string formatCensusJson(const CensusReport &r)
     doc["unstable"] = r.unstable;
     doc["unstable_detail"] = r.unstable ? json(r.unstableDetail) : json(nullptr);
     doc["summary"] = {{"base", armJson(r.baseSummary)}, {"head", armJson(r.headSummary)}};
+    for (const auto &[key, arm] : {std::pair{"base", size_t(0)}, std::pair{"head", size_t(1)}})
+        doc["summary"][key]["executed_measured"] = r.executed && unmeasuredReason(r, arm).empty();
     json collections = json::array();
     for (const CensusCollection &c : r.collections)
-        collections.push_back({{"arm", armName(c.arm)},
-                               {"count", c.dump.count()},
-                               {"digest", c.dump.digest},
-                               {"exit_code", c.run.exitCode},
-                               {"command", c.run.replay},
-                               {"collect_errors", c.collectErrors}});
+        collections.push_back(
+            {{"arm", armName(c.arm)},
+             {"count", c.dump.count()},
+             {"digest", c.dump.digest},
+             {"exit_code", c.run.exitCode},
+             {"command", c.run.replay},
+             {"collect_errors", c.collectErrors},
+             {"whole_tree_error",
+              c.wholeTreeError.empty() ? json(nullptr) : json(c.wholeTreeError)}});
     doc["collections"] = collections;
     json runs = json::array();
     for (const RunResult &e : r.executions)

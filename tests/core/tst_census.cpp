@@ -9,6 +9,7 @@
 #include "TestSupport.h"
 #include "run/Census.h"
 #include "run/RunPool.h"
+#include "run/Sandbox.h"
 #include "util/Error.h"
 
 #include <QProcess>
@@ -379,11 +380,14 @@ private Q_SLOTS:
         RepoBuilder repo;
         const std::string base = commitBase(repo);
         repo.write("tests/conftest.py", "raise RuntimeError('the agent broke conftest')\n");
+        repo.remove("tests/test_other.py"); // deleted: its tests are removed, not broken
         const std::string head = repo.commit("head");
         const CensusReport r = census(repo, base, head, true);
         QVERIFY2(r.harnessError.empty(), r.harnessError.c_str());
         QCOMPARE(r.verdict(), pw::core::Verdict::Block);
-        for (const char *file : {"tests/test_calc.py", "tests/test_other.py"}) {
+        QVERIFY2(findingOf(r, "C-REMOVED", "tests/test_other.py::test_w"), qPrintable(dump(r)));
+        QVERIFY(!findingOf(r, "C-COLLECT", "tests/test_other.py"));
+        for (const char *file : {"tests/test_calc.py"}) {
             const Finding *f = findingOf(r, "C-COLLECT", file);
             QVERIFY2(f, qPrintable(dump(r)));
             QCOMPARE(f->severity, Severity::Block);
@@ -391,9 +395,40 @@ private Q_SLOTS:
                                      "the agent broke conftest") != std::string::npos,
                      f->message.c_str());
         }
-        QCOMPARE(row(r, "tests/test_other.py::test_w")->change, std::string("collect-error"));
+        QCOMPARE(row(r, "tests/test_calc.py::test_keep")->change, std::string("collect-error"));
         QCOMPARE(r.headSummary.collected, 0);
         QVERIFY2(dump(r).contains(QStringLiteral("does not collect at all")), qPrintable(dump(r)));
+        // The base's suite ran fine, but executed counts compare only two runs that are evidence.
+        QVERIFY2(dump(r).contains(QStringLiteral("executed not measured (the other tree's suite "
+                                                 "run is no evidence)")),
+                 qPrintable(dump(r)));
+        const nlohmann::json j = nlohmann::json::parse(pw::core::formatCensusJson(r));
+        QVERIFY(j["collections"][1]["whole_tree_error"].get<std::string>().rfind(
+                    "conftest tests/conftest.py failed to load", 0) == 0);
+        QVERIFY(j["collections"][0]["whole_tree_error"].is_null());
+        QCOMPARE(j["summary"]["base"]["executed_measured"].get<bool>(), false);
+    }
+
+    // A head conftest that fails because the sandbox has no network is the sandbox's doing:
+    // no census (exit 4), never a BLOCK blamed on the patch.
+    void headConftestTheSandboxBreaksIsNoCensus()
+    {
+        if (!pw::core::Sandbox::available())
+            QSKIP("no sandbox on this machine");
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        repo.write("tests/conftest.py",
+                   "import socket\n\nsocket.create_connection(('192.0.2.1', 80), timeout=5)\n");
+        const std::string head = repo.commit("head");
+        RunRequest req = request(repo, base, head);
+        req.sandbox = true;
+        const RunContext ctx = RunContext::open(req);
+        CensusOptions options;
+        options.execute = false;
+        const CensusReport r = Census::run(ctx, options);
+        QVERIFY2(r.harnessError.find("Network is unreachable") != std::string::npos,
+                 qPrintable(dump(r)));
+        QVERIFY(r.findings.empty());
     }
 
     // A base ledger that does not parse counts nothing; the census says so with its line.
@@ -432,13 +467,15 @@ private Q_SLOTS:
         QCOMPARE(f->severity, Severity::Block);
         QVERIFY2(f->message.find("none of its tests run") != std::string::npos, f->message.c_str());
         QCOMPARE(r.verdict(), Verdict::Block);
-        // The head suite run stops at the collection error (exit 2): no executed count.
+        // The head suite run stops at the collection error (exit 2): no executed count, and
+        // the base's is not compared with nothing (not "0 executed" either).
         const QString text = dump(r);
-        QVERIFY2(text.contains(QStringLiteral("head: ")) &&
-                     text.contains(
-                         QStringLiteral("executed not measured (its suite run is no evidence)")),
+        QVERIFY2(text.contains(QRegularExpression(QStringLiteral(
+                     "head: [^\\n]*executed not measured \\(its suite run is no evidence\\)"))),
                  qPrintable(text));
-        QVERIFY2(text.contains(QRegularExpression(QStringLiteral("base: [^\\n]*, \\d+ executed"))),
+        QVERIFY2(text.contains(QRegularExpression(
+                     QStringLiteral("base: [^\\n]*executed not measured \\(the other tree's suite "
+                                    "run is no evidence\\)"))),
                  qPrintable(text));
     }
 
