@@ -112,6 +112,8 @@ void ChangedFilesModel::count(const std::vector<core::Finding> &findings)
         if (n.isFile()) {
             n.block = n.review = n.info = 0;
             byPath[n.path] = &n;
+            if (!n.oldPath.isEmpty()) // a census finding on a renamed file's base path
+                byPath.emplace(n.oldPath, &n);
         }
     }
     for (const core::Finding &f : findings) {

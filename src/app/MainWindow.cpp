@@ -595,10 +595,33 @@ void MainWindow::onPanelRowActivated(const QString &path, int line)
 {
     if (path.isEmpty())
         return;
+    // A finding on a renamed file's old path (a census row of the base) opens the file under
+    // its new name; its line is the base's, so the view does not jump to it. A run's finding
+    // on a file the patch does not change has no place in the diff: the status bar says so.
+    QString target = path;
+    bool oldSide = false;
+    const core::GateReport &r = m_runner->outcome().report;
+    const auto changed = std::find_if(r.changedFiles.begin(), r.changedFiles.end(),
+                                      [&path](const core::ChangedFile &f) {
+                                          return QString::fromStdString(f.path) == path ||
+                                                 QString::fromStdString(f.oldPath) == path;
+                                      });
+    if (changed == r.changedFiles.end()) {
+        statusBar()->showMessage(
+            tr("%1 is not changed by the patch: the finding is about its tests, not a line of "
+               "the diff")
+                .arg(path),
+            6000);
+        return;
+    }
+    if (QString::fromStdString(changed->path) != path) {
+        target = QString::fromStdString(changed->path);
+        oldSide = true;
+    }
     m_syncing = true;
-    if (path != m_currentPath)
-        showFile(path);
-    if (line > 0)
+    if (target != m_currentPath)
+        showFile(target);
+    if (line > 0 && !oldSide)
         m_ui->diffView->scrollToLine(line);
     m_syncing = false;
 }

@@ -19,6 +19,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
@@ -255,6 +256,20 @@ void TstMainWindow::runFindingsJoinTheVerdict()
             listed = listed || findings->index(r, c).data().toString() == "A-PATCH_INDUCED";
     }
     QVERIFY(listed);
+    // Picking it: the test file is not in the patch, so the diff stays and the status bar
+    // says why (not "no textual change").
+    const QString before = w.currentPath();
+    QTreeView *view = panelView(w, "findingsPanel");
+    for (int r = 0; r < view->model()->rowCount(); ++r) {
+        for (int c = 0; c < view->model()->columnCount(); ++c) {
+            if (view->model()->index(r, c).data().toString() == "A-PATCH_INDUCED")
+                view->setCurrentIndex(view->model()->index(r, 0));
+        }
+    }
+    QCOMPARE(w.currentPath(), before);
+    QVERIFY2(w.statusBar()->currentMessage().contains(
+                 QStringLiteral("tests/test_calc.py is not changed by the patch")),
+             qPrintable(w.statusBar()->currentMessage()));
 
     // Another comparison: the runs answered for the old one, not this.
     w.openRepository(QString::fromStdString(repo.root()), QString::fromStdString(base),
