@@ -425,8 +425,7 @@ void TstPanels::latitudeSummary_data()
                                << 0;
     QTest::newRow("below threshold")
         << 2 << QString()
-        << "Patch latitude 2 (threshold 4): small widening: reviewer acknowledgement required"
-        << 1;
+        << "Patch latitude 2 (threshold 4): small widening: reviewer acknowledgement required" << 1;
     QTest::newRow("at threshold")
         << 4 << QString()
         << "Patch latitude 4 (threshold 4): latitude 4 >= 4: block, ask for a replacement "
