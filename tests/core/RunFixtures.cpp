@@ -144,6 +144,17 @@ std::vector<long> liveGroupMembers(long pgid)
     return members;
 }
 
+bool waitUntilGroupGone(long pgid, int timeoutMs)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    while (!liveGroupMembers(pgid).empty()) {
+        if (std::chrono::steady_clock::now() > deadline)
+            return false;
+        QThread::msleep(20);
+    }
+    return true;
+}
+
 bool waitUntilGone(const std::vector<long> &pids, int timeoutMs)
 {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);

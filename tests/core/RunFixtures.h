@@ -44,10 +44,14 @@ bool waitForFile(const std::string &path, int timeoutMs);
 bool isAlive(long pid);
 // Live processes whose process group is `pgid`.
 std::vector<long> liveGroupMembers(long pgid);
+// Polls until liveGroupMembers(pgid) is empty; true when that happened within `timeoutMs`
+// (processes killed with their pid namespace die a moment after the run returns).
+bool waitUntilGroupGone(long pgid, int timeoutMs);
 // Polls until none of `pids` is alive; true when that happened within `timeoutMs`.
 bool waitUntilGone(const std::vector<long> &pids, int timeoutMs);
 // Live processes (host pids) whose working directory is `dir` or below it: how a test
-// finds what a sandboxed run left behind, whose own pids are its namespace's.
+// finds what a sandboxed run left behind, whose own pids are its namespace's. (A process
+// already exiting has no working directory left: pair it with waitUntilGroupGone.)
 std::vector<long> processesWorkingIn(const std::string &dir);
 // Polls until processesWorkingIn(dir) is empty; true when that happened within `timeoutMs`.
 bool waitUntilNoneWorkingIn(const std::string &dir, int timeoutMs);

@@ -174,7 +174,7 @@ private Q_SLOTS:
         QCOMPARE(pids.size(), size_t(2));
         QCOMPARE(pids[0], long(r.pid));
         QVERIFY(pw::test::waitUntilGone(pids, 10000));
-        QVERIFY(pw::test::liveGroupMembers(r.pid).empty());
+        QVERIFY(pw::test::waitUntilGroupGone(r.pid, 10000));
     }
 
     void timedOutSelectionIsHarnessErrorPerNode()
@@ -291,7 +291,7 @@ private Q_SLOTS:
         QCOMPARE(r.status, RunStatus::Cancelled);
         QVERIFY(r.harnessError);
         QVERIFY(pw::test::waitUntilGone(pw::test::readPids(p.pidFile()), 10000));
-        QVERIFY(pw::test::liveGroupMembers(r.pid).empty());
+        QVERIFY(pw::test::waitUntilGroupGone(r.pid, 10000));
     }
 
     void cancelBeforeRunStartsNothing()

@@ -94,7 +94,7 @@ private Q_SLOTS:
         for (int i = 0; i < 2; ++i) {
             QCOMPARE(results[size_t(i)].status, RunStatus::Cancelled);
             QVERIFY(results[size_t(i)].pid > 0);
-            QVERIFY(pw::test::liveGroupMembers(results[size_t(i)].pid).empty());
+            QVERIFY(pw::test::waitUntilGroupGone(results[size_t(i)].pid, 10000));
             for (long pid : pw::test::readPids(pidFiles[size_t(i)]))
                 pids.push_back(pid);
         }

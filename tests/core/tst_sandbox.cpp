@@ -397,7 +397,7 @@ private Q_SLOTS:
         QVERIFY(r.harnessError);
         QCOMPARE(pw::test::readPids(p.pidFile()).size(), size_t(2)); // the `sleep` started
         QVERIFY(pw::test::waitUntilNoneWorkingIn(p.tree(), 10000));
-        QVERIFY(pw::test::liveGroupMembers(r.pid).empty());
+        QVERIFY(pw::test::waitUntilGroupGone(r.pid, 10000));
         QVERIFY(!pw::test::isAlive(r.pid));
     }
 
@@ -416,7 +416,7 @@ private Q_SLOTS:
         const RunResult r = future.get();
         QCOMPARE(r.status, RunStatus::Cancelled);
         QVERIFY(pw::test::waitUntilNoneWorkingIn(p.tree(), 10000));
-        QVERIFY(pw::test::liveGroupMembers(r.pid).empty());
+        QVERIFY(pw::test::waitUntilGroupGone(r.pid, 10000));
     }
 
     // A daemon — its own session, out of the group kill's reach — dies with the pid

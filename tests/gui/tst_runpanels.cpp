@@ -182,7 +182,7 @@ private Q_SLOTS:
         }
         for (const pw::core::RunResult &r : desk.censusModel()->report().executions) {
             QCOMPARE(r.status, pw::core::RunStatus::Cancelled);
-            QVERIFY(pw::test::liveGroupMembers(long(r.pid)).empty());
+            QVERIFY(pw::test::waitUntilGroupGone(long(r.pid), 10000));
         }
         QVERIFY(desk.censusModel()->report().interrupted);
     }
