@@ -6,8 +6,10 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QThread>
+#include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
@@ -93,15 +95,21 @@ std::vector<long> readPids(const std::string &pidFile)
     return pids;
 }
 
-bool waitForFile(const std::string &path, int timeoutMs)
+bool pollUntil(const std::function<bool()> &done, int timeoutMs)
 {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
-    while (!QFileInfo::exists(QString::fromStdString(path))) {
+    while (!done()) {
         if (std::chrono::steady_clock::now() > deadline)
             return false;
         QThread::msleep(20);
     }
     return true;
+}
+
+bool waitForFile(const std::string &path, int timeoutMs)
+{
+    return pollUntil([&path] { return QFileInfo::exists(QString::fromStdString(path)); },
+                     timeoutMs);
 }
 
 namespace {
@@ -146,28 +154,13 @@ std::vector<long> liveGroupMembers(long pgid)
 
 bool waitUntilGroupGone(long pgid, int timeoutMs)
 {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
-    while (!liveGroupMembers(pgid).empty()) {
-        if (std::chrono::steady_clock::now() > deadline)
-            return false;
-        QThread::msleep(20);
-    }
-    return true;
+    return pollUntil([pgid] { return liveGroupMembers(pgid).empty(); }, timeoutMs);
 }
 
 bool waitUntilGone(const std::vector<long> &pids, int timeoutMs)
 {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
-    for (;;) {
-        bool any = false;
-        for (long pid : pids)
-            any = any || isAlive(pid);
-        if (!any)
-            return true;
-        if (std::chrono::steady_clock::now() > deadline)
-            return false;
-        QThread::msleep(20);
-    }
+    return pollUntil([&pids] { return std::none_of(pids.begin(), pids.end(), isAlive); },
+                     timeoutMs);
 }
 
 std::vector<long> processesWorkingIn(const std::string &dir)
@@ -190,13 +183,7 @@ std::vector<long> processesWorkingIn(const std::string &dir)
 
 bool waitUntilNoneWorkingIn(const std::string &dir, int timeoutMs)
 {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
-    while (!processesWorkingIn(dir).empty()) {
-        if (std::chrono::steady_clock::now() > deadline)
-            return false;
-        QThread::msleep(20);
-    }
-    return true;
+    return pollUntil([&dir] { return processesWorkingIn(dir).empty(); }, timeoutMs);
 }
 
 } // namespace pw::test

@@ -7,6 +7,7 @@
 #include "run/PytestRun.h"
 #include "run/RunContext.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ std::string daemonTestSource(const std::string &pidFile, bool hang);
 
 // Pids read from a file written by hangingTestSource; empty until it exists.
 std::vector<long> readPids(const std::string &pidFile);
+// Polls `done` every 20 ms until it holds (true) or `timeoutMs` passes (false); the waits
+// below are this with their condition.
+bool pollUntil(const std::function<bool()> &done, int timeoutMs);
 // Polls until `path` exists (true) or `timeoutMs` passes (false).
 bool waitForFile(const std::string &path, int timeoutMs);
 
