@@ -196,6 +196,17 @@ void treatBrokenHeadCollection(const RunContext &ctx, CensusReport &report)
                               "collect at head");
 }
 
+// The head refuses its own configuration (an addopts option, a minversion) while the base
+// collects, twice, in the same environment. No finding: the option may belong to a plugin
+// the reviewer's environment loads and the pinned one does not.
+bool headOnlyConfigurationError(const CensusReport &report)
+{
+    const CensusCollection &head = report.collections[1];
+    const std::string &detail = head.run.errorDetail;
+    return report.collections[0].ok && report.collections[2].ok &&
+           (detail.rfind("usage error: ", 0) == 0 || detail.rfind("configuration error: ", 0) == 0);
+}
+
 } // namespace
 
 CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, RunPool *pool)
@@ -267,6 +278,11 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
     for (const CensusCollection &c : report.collections) {
         if (!c.ok) {
             report.harnessError = std::string(armName(c.arm)) + " collection: " + c.error;
+            if (c.arm == Arm::Head && headOnlyConfigurationError(report))
+                report.harnessError +=
+                    "; the base collects in this environment, so the head's pytest "
+                    "configuration asks for something it lacks (an option of a plugin the "
+                    "run does not load? add the plugin to config `plugins`)";
             return report;
         }
     }

@@ -150,6 +150,32 @@ std::string pytestErrorDetail(const std::string &out, const std::string &err,
             const std::string e = exceptionLine(*text, at);
             return "conftest " + file + " failed to load" + (e.empty() ? "" : ": " + e);
         }
+        // argparse's words for an option pytest does not take (exit 4), often one an ini
+        // file's addopts passes: "__main__.py: error: unrecognized arguments: --bogus".
+        if (const size_t at = text->find(": error: ");
+            at != std::string::npos && text->find("ERROR: usage:") != std::string::npos) {
+            const size_t begin = at + std::strlen(": error: ");
+            const size_t end = text->find('\n', begin);
+            std::string detail = "usage error: " + text->substr(begin, end - begin);
+            if (const size_t ini = text->find("  inifile: "); ini != std::string::npos) {
+                const size_t from = ini + std::strlen("  inifile: ");
+                std::string file = text->substr(from, text->find('\n', from) - from);
+                const std::string prefix = treeDir + "/";
+                if (!treeDir.empty() && file.rfind(prefix, 0) == 0)
+                    file.erase(0, prefix.size());
+                if (!file.empty() && file != "None")
+                    detail += " (inifile " + file + ")";
+            }
+            return detail;
+        }
+        // A configuration pytest refuses: "ERROR: <tree>/pytest.ini: 'minversion' requires …".
+        if (const size_t at = text->find("ERROR: " + treeDir + "/");
+            !treeDir.empty() && at != std::string::npos && (at == 0 || (*text)[at - 1] == '\n')) {
+            const size_t begin = at + std::strlen("ERROR: ") + treeDir.size() + 1;
+            const size_t end = text->find('\n', begin);
+            return "configuration error: " +
+                   text->substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+        }
         if (const size_t at = text->find("Error importing plugin"); at != std::string::npos) {
             const size_t begin =
                 text->rfind('\n', at) == std::string::npos ? 0 : text->rfind('\n', at) + 1;

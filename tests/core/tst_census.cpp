@@ -409,6 +409,39 @@ private Q_SLOTS:
         QCOMPARE(j["summary"]["base"]["executed_measured"].get<bool>(), false);
     }
 
+    // A pytest configuration the patch edits that pytest refuses (an addopts option it does
+    // not take, a minversion above it) stops the head before collection. No census (exit 4),
+    // not a BLOCK: the option may be a plugin's the pinned environment does not load. The
+    // message names what pytest refused, the ini file, and what to do.
+    void headConfigurationPytestRefusesIsNamed_data()
+    {
+        QTest::addColumn<QString>("ini");
+        QTest::addColumn<QString>("said");
+        QTest::newRow("addopts") << QStringLiteral("[pytest]\naddopts = --bogus-opt-pw\n")
+                                 << QStringLiteral("head collection: pytest exit 4: usage error: "
+                                                   "unrecognized arguments: --bogus-opt-pw "
+                                                   "(inifile pytest.ini); the base collects");
+        QTest::newRow("minversion") << QStringLiteral("[pytest]\nminversion = 99\n")
+                                    << QStringLiteral("head collection: pytest exit 4: "
+                                                      "configuration error: pytest.ini: "
+                                                      "'minversion' requires pytest-99");
+    }
+
+    void headConfigurationPytestRefusesIsNamed()
+    {
+        QFETCH(QString, ini);
+        QFETCH(QString, said);
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        repo.write("pytest.ini", ini.toStdString());
+        const std::string head = repo.commit("head");
+        const CensusReport r = census(repo, base, head, false);
+        QVERIFY2(r.harnessError.rfind(said.toStdString(), 0) == 0, r.harnessError.c_str());
+        QVERIFY2(r.harnessError.find("add the plugin to config `plugins`") != std::string::npos,
+                 r.harnessError.c_str());
+        QVERIFY(r.findings.empty());
+    }
+
     // A head conftest that fails because the sandbox has no network is the sandbox's doing:
     // no census (exit 4), never a BLOCK blamed on the patch.
     void headConftestTheSandboxBreaksIsNoCensus()
