@@ -360,8 +360,8 @@ GateReport Audit::run(const AuditRequest &request)
     for (const FileDiff &f : diff.files) {
         report.changedFiles.push_back(
             {f.path(), f.status == ChangeStatus::Renamed ? f.oldPath : std::string(),
-             changeStatusLetter(f.status), cls.isTest(f.path()), cls.isFixture(f.path()),
-             f.binary});
+             changeStatusLetter(f.status), cls.isTest(f.path()), cls.isFixture(f.path()), f.binary,
+             f.newBlob});
     }
     say(request, std::to_string(diff.files.size()) + " file(s) changed");
 

@@ -88,6 +88,9 @@ struct ChangedFile
     bool testFile = false;
     bool fixtureFile = false;
     bool binary = false;
+    // The head side's blob id ("" when deleted). Not in the report formats: it tells two
+    // WORKTREE heads apart (the workbench keys run results by it).
+    std::string newBlob;
 };
 
 struct AuditStats

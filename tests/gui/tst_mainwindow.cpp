@@ -33,6 +33,20 @@ const char *kBase = "import pytest\n\n\ndef test_a():\n    assert f() == 1\n\n\n
                     "assert g() == 2\n";
 const char *kHead = "import pytest\n\n\ndef test_a():\n    assert f()\n";
 
+// The run-findings repository: pkg/calc.py's double() and its test; kDoubleBroken is the
+// agent's "simplification" that breaks it.
+const char *kCalcTests = "from pkg.calc import double\n\n\n"
+                         "def test_double():\n    assert double(3) == 6\n";
+const char *kDoubleBroken = "def double(x):\n    return 2 + x\n";
+
+std::string commitCalc(RepoBuilder &repo)
+{
+    repo.write("pkg/__init__.py", "VERSION = 1\n");
+    repo.write("pkg/calc.py", "def double(x):\n    return 2 * x\n");
+    repo.write("tests/test_calc.py", kCalcTests);
+    return repo.commit("base");
+}
+
 struct AppRun
 {
     int exitCode = -1;
@@ -95,6 +109,10 @@ private Q_SLOTS:
 private:
     void open(MainWindow &w, const std::string &repo, const std::string &base,
               const std::string &head);
+    // A window whose run jobs need no consent question.
+    static void allowRuns(MainWindow &w);
+    // Until the window's run jobs (and the queue) are done: false after two minutes.
+    static bool waitForRuns(MainWindow &w);
     std::unique_ptr<RepoBuilder> m_repo;
     std::string m_base, m_head;
 };
@@ -118,6 +136,23 @@ void TstMainWindow::open(MainWindow &w, const std::string &repo, const std::stri
     w.openRepository(QString::fromStdString(repo), QString::fromStdString(base),
                      QString::fromStdString(head));
     w.runner().waitForFinished();
+}
+
+void TstMainWindow::allowRuns(MainWindow &w)
+{
+    w.runDesk()->setConsentHandler([](const QString &, const QString &) { return true; });
+    w.runDesk()->setRememberConsent(false);
+}
+
+bool TstMainWindow::waitForRuns(MainWindow &w)
+{
+    RunController *runs = w.runDesk()->controller();
+    QElapsedTimer clock;
+    clock.start();
+    while (runs->isBusy() && clock.elapsed() < 120000)
+        QTest::qWait(20);
+    QTest::qWait(50); // the finished job's results reach the panels
+    return !runs->isBusy();
 }
 
 void TstMainWindow::showsTheAudit()
@@ -213,29 +248,18 @@ void TstMainWindow::viewedMarkResetsWhenTheFileChanges()
 void TstMainWindow::runFindingsJoinTheVerdict()
 {
     RepoBuilder repo;
-    repo.write("pkg/__init__.py", "");
-    repo.write("pkg/calc.py", "def double(x):\n    return 2 * x\n");
-    repo.write("tests/test_calc.py", "from pkg.calc import double\n\n\n"
-                                     "def test_double():\n    assert double(3) == 6\n");
-    const std::string base = repo.commit("base");
-    repo.write("pkg/calc.py", "def double(x):\n    return 2 + x\n");
+    const std::string base = commitCalc(repo);
+    repo.write("pkg/calc.py", kDoubleBroken);
     const std::string head = repo.commit("agent: 'simplify' double");
 
     MainWindow w;
-    w.runDesk()->setConsentHandler([](const QString &, const QString &) { return true; });
-    w.runDesk()->setRememberConsent(false);
+    allowRuns(w);
     open(w, repo.root(), base, head);
     QVERIFY2(w.verdictText().startsWith(QStringLiteral("PASS")), qPrintable(w.verdictText()));
 
     const QString test = QStringLiteral("tests/test_calc.py::test_double");
     QVERIFY(w.runDesk()->startAttribution(test));
-    RunController *runs = w.runDesk()->controller();
-    QElapsedTimer clock;
-    clock.start();
-    while (runs->isBusy() && clock.elapsed() < 120000)
-        QTest::qWait(20);
-    QTest::qWait(50);
-    QVERIFY(!runs->isBusy());
+    QVERIFY(waitForRuns(w));
     QVERIFY2(w.verdictText().startsWith(QStringLiteral("BLOCK · 1 block")) &&
                  w.verdictText().endsWith(QStringLiteral("with runs")),
              qPrintable(w.verdictText() + QStringLiteral(" — ") +
@@ -280,23 +304,19 @@ void TstMainWindow::runFindingsJoinTheVerdict()
 }
 
 // A WORKTREE head: the run's finding counts in the changed-files tree too; it survives a
-// re-audit after a ledger edit (granting from evidence must not discard it) and is dropped
-// when the code it judged changes.
+// re-audit after a ledger edit (granting from evidence must not discard it) and hiding
+// whitespace-only changes in the diff, and is dropped when the code it judged changes.
 void TstMainWindow::worktreeRunFindingsLastUntilTheCodeChanges()
 {
     RepoBuilder repo;
-    repo.write("pkg/__init__.py", "");
-    repo.write("pkg/calc.py", "def double(x):\n    return 2 * x\n");
-    repo.write("tests/test_calc.py", "from pkg.calc import double\n\n\n"
-                                     "def test_double():\n    assert double(3) == 6\n");
-    const std::string base = repo.commit("base");
-    repo.write("pkg/calc.py", "def double(x):\n    return 2 + x\n");
-    repo.write("tests/test_calc.py", "from pkg.calc import double\n\n\n"
-                                     "def test_double():\n    assert double(3) == 6\n\n\n"
-                                     "def test_zero():\n    assert double(0) == 0\n");
+    const std::string base = commitCalc(repo);
+    repo.write("pkg/calc.py", kDoubleBroken);
+    repo.write("tests/test_calc.py", std::string(kCalcTests) + "\n\n"
+                                                               "def test_zero():\n"
+                                                               "    assert double(0) == 0\n");
+    repo.write("pkg/__init__.py", "VERSION  =  1\n"); // a whitespace-only change
     MainWindow w;
-    w.runDesk()->setConsentHandler([](const QString &, const QString &) { return true; });
-    w.runDesk()->setRememberConsent(false);
+    allowRuns(w);
     open(w, repo.root(), base, "WORKTREE");
     auto *model = qobject_cast<ChangedFilesModel *>(
         w.findChild<QTreeView *>(QStringLiteral("filesView"))->model());
@@ -308,12 +328,7 @@ void TstMainWindow::worktreeRunFindingsLastUntilTheCodeChanges()
     };
     QVERIFY2(!badge().contains(QStringLiteral("block")), qPrintable(badge()));
     QVERIFY(w.runDesk()->startAttribution(QStringLiteral("tests/test_calc.py::test_double")));
-    RunController *runs = w.runDesk()->controller();
-    QElapsedTimer clock;
-    clock.start();
-    while (runs->isBusy() && clock.elapsed() < 120000)
-        QTest::qWait(20);
-    QTest::qWait(50);
+    QVERIFY(waitForRuns(w));
     QVERIFY2(w.verdictText().contains(QStringLiteral("with runs")), qPrintable(w.verdictText()));
     QVERIFY2(badge().contains(QStringLiteral("1 block")), qPrintable(badge()));
 
@@ -321,6 +336,18 @@ void TstMainWindow::worktreeRunFindingsLastUntilTheCodeChanges()
     repo.write(".patchwitness/notes.md", "reviewed\n");
     w.findChild<QAction *>(QStringLiteral("actionRefresh"))->trigger();
     w.runner().waitForFinished();
+    QVERIFY2(w.verdictText().contains(QStringLiteral("with runs")), qPrintable(w.verdictText()));
+    // Hiding whitespace-only changes drops pkg/__init__.py from the diff shown, not from
+    // what the runs ran: the finding stays.
+    w.findChild<QAction *>(QStringLiteral("actionIgnoreWhitespace"))->setChecked(true);
+    w.runner().waitForFinished();
+    const auto shown = [&w](const char *path) {
+        const auto &files = w.runner().outcome().diff.files;
+        return std::any_of(files.begin(), files.end(),
+                           [path](const pw::core::FileDiff &f) { return f.path() == path; });
+    };
+    QVERIFY(!shown("pkg/__init__.py"));
+    QVERIFY(shown("pkg/calc.py"));
     QVERIFY2(w.verdictText().contains(QStringLiteral("with runs")), qPrintable(w.verdictText()));
     // The code changes: the finding judged other code and goes.
     repo.write("pkg/calc.py", "def double(x):\n    return x + x\n");

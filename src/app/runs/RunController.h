@@ -63,6 +63,8 @@ public:
     // job was asked for, so a result is shown only for that one.
     // The census: collect both trees, the base twice; with `execute` both suites too.
     bool startCensus(const core::RunRequest &request, bool execute, const QString &tag = {});
+    // The census job's title (and the source its findings are reported under).
+    static QString censusTitle(bool execute);
     // Base/head attribution of one test (SPEC §5.3); writes the evidence record to runs/.
     bool startAttribution(const core::RunRequest &request,
                           const core::AttributionRequest &attribution, const QString &tag = {});

@@ -400,8 +400,10 @@ QString targetKey(const AuditOutcome &outcome)
         return key;
     const QString ledgers =
         QDir(QString::fromStdString(r.repo)).relativeFilePath(outcome.ledgerDir) + QLatin1Char('/');
-    for (const core::FileDiff &f : outcome.diff.files) {
-        const QString path = QString::fromStdString(f.path());
+    // The audit's own diff, not the displayed one: hiding whitespace-only changes in the
+    // diff view changes nothing the runs see.
+    for (const core::ChangedFile &f : r.changedFiles) {
+        const QString path = QString::fromStdString(f.path);
         if (!ledgers.startsWith(QLatin1String("..")) && path.startsWith(ledgers))
             continue;
         key += QLatin1Char('\n') + path + QLatin1Char(' ') + QString::fromStdString(f.newBlob);
@@ -434,7 +436,7 @@ void RunDesk::showCensusFindings(const core::CensusReport &report)
 {
     if (report.interrupted)
         return;
-    const QString source = report.executed ? tr("census") : tr("census (collect only)");
+    const QString source = RunController::censusTitle(report.executed);
     if (report.harnessError.empty())
         setDynamic(tr("census"), source, report.findings);
     else
@@ -582,7 +584,7 @@ bool RunDesk::startCensus(bool execute)
     const std::optional<core::RunRequest> request = runRequest();
     if (!request)
         return false;
-    noteQueued(execute ? tr("census") : tr("census (collect only)"));
+    noteQueued(RunController::censusTitle(execute));
     return m_controller->startCensus(*request, execute, m_targetKey);
 }
 
