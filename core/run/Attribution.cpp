@@ -111,6 +111,19 @@ void refuseIfCollectedNowhere(const RunContext &ctx, const std::string &nodeId,
                        "id (pytest's spelling: path/to/test_file.py::Class::test_name[param])");
 }
 
+// The tree that did not collect the node in the first base/head pair while the other did
+// (ran it, or failed to run it): nullopt when both or neither collected it.
+std::optional<Arm> absentArm(const std::string &nodeId, const std::vector<RunResult> &pair)
+{
+    if (pair.size() != 2)
+        return std::nullopt;
+    const bool baseMissing = nodeRun(pair[0], nodeId).outcome == Outcome::NotCollected;
+    const bool headMissing = nodeRun(pair[1], nodeId).outcome == Outcome::NotCollected;
+    if (baseMissing == headMissing)
+        return std::nullopt;
+    return baseMissing ? Arm::Base : Arm::Head;
+}
+
 } // namespace
 
 std::string NodeRunProgress::line() const
@@ -307,13 +320,23 @@ void judgeRuns(AttributionResult &r)
                      "(pytest's spelling: path/to/test_file.py::Class::test_name[param])";
         return;
     }
+    // What the other tree's runs say of a test one tree does not have.
+    const auto onlyAt = [](const char *tree, const ArmEvidence &arm) {
+        if (arm.evidence == 0)
+            return std::string();
+        return std::string("; at ") + tree + " it failed " + std::to_string(arm.fails) + " of " +
+               std::to_string(arm.evidence) + " run(s)";
+    };
     if (r.base.absent()) {
-        r.sentence = "test added by the patch: no attribution; run it against the base code";
+        r.sentence = "test added by the patch: no attribution; run it against the base code" +
+                     onlyAt("head", r.head);
         return;
     }
     if (r.head.absent()) {
         r.sentence = "not collected at head: the patch removed or renamed this test; no "
-                     "attribution (find it under its new name, or its census waiver)";
+                     "attribution (find it under its new name, or its census waiver)" +
+                     onlyAt("base", r.base) +
+                     (r.base.fails > 0 ? ": the patch took away a test that fails" : "");
         return;
     }
     if (r.base.evidence == 0 || r.head.evidence == 0) {
@@ -435,7 +458,8 @@ void Attribution::judge(AttributionResult &r)
 }
 
 void Attribution::addCoverage(const RunContext &ctx, const AttributionRequest &request,
-                              RunPool &pool, AttributionResult &result)
+                              RunPool &pool, AttributionResult &result,
+                              const NodeRunCallback &progress)
 {
     const bool headFailed = result.verdict == AttributionVerdict::PatchInduced ||
                             result.verdict == AttributionVerdict::PreExisting ||
@@ -444,8 +468,18 @@ void Attribution::addCoverage(const RunContext &ctx, const AttributionRequest &r
         return;
     ctx.say("diff coverage: rerunning " + request.test + " at head seed " +
             std::to_string(*result.witnessSeed) + " with --pw-cover");
+    const int before = int(result.base.runs.size() + result.head.runs.size());
+    RunPool::Progress tick;
+    if (progress)
+        tick = [&](int, int, const RunResult &finished) {
+            NodeRunProgress p;
+            p.done = p.total = before + 1;
+            p.run = nodeRun(finished, request.test);
+            p.detail = "diff coverage";
+            progress(p);
+        };
     result.coverage =
-        DiffCoverage::measure(ctx, request.test, *result.witnessSeed, pool, request.adjust);
+        DiffCoverage::measure(ctx, request.test, *result.witnessSeed, pool, request.adjust, tick);
     if (result.coverage->verdict == CoverageVerdict::Untouched) {
         // Failing on every run of both trees (three or more each) is no flake: the test is
         // broken, whatever the patch does (SPEC §10's "flake" is the intermittent case).
@@ -617,6 +651,25 @@ AttributionResult Attribution::run(const RunContext &ctx, const AttributionReque
     std::vector<RunResult> results =
         pool.run(std::vector<RunSpec>(specs.begin(), specs.begin() + long(first)), ticks(0));
     refuseIfCollectedNowhere(ctx, request.test, results);
+    const std::optional<Arm> absent =
+        request.shard || specs.size() <= first ? std::nullopt : absentArm(request.test, results);
+    if (absent) {
+        // SPEC 5.3: a tree without the node gives no attribution, whatever its other runs
+        // say; the other tree's runs still tell whether the test fails there (a removed test
+        // that fails at base, an added one that is flaky at head).
+        std::vector<RunSpec> keptSpecs(specs.begin(), specs.begin() + long(first));
+        std::vector<std::pair<Arm, int>> keptSlots(slots.begin(), slots.begin() + long(first));
+        for (size_t i = first; i < specs.size(); ++i) {
+            if (slots[i].first != *absent) {
+                keptSpecs.push_back(std::move(specs[i]));
+                keptSlots.push_back(slots[i]);
+            }
+        }
+        ctx.say(std::string("not collected at ") + armName(*absent) + ": its other " +
+                std::to_string(specs.size() / 2 - 1) + " run(s) skipped");
+        specs = std::move(keptSpecs);
+        slots = std::move(keptSlots);
+    }
     if (specs.size() > first) {
         // A cancel during the first pair is spent when that run() returns: renew it, so the
         // rest comes back cancelled (never started) instead of running.
@@ -638,11 +691,15 @@ AttributionResult Attribution::run(const RunContext &ctx, const AttributionReque
     }
     result.interrupted = result.cancelledRuns > 0;
     judge(result);
+    if (absent && !result.interrupted)
+        result.notes.push_back(std::string("not collected at ") + armName(*absent) +
+                               " on the first run: the other " + std::to_string(runs - 1) +
+                               " run(s) there were not spent");
     if (request.shard) { // SPEC 9: no verdict until the shards are merged
         finishShard(ctx, *request.shard, request.shardOut, result);
         return result;
     }
-    addCoverage(ctx, request, pool, result);
+    addCoverage(ctx, request, pool, result, progress);
 
     if (request.record && result.verdict && !result.interrupted) {
         try {

@@ -179,8 +179,9 @@ public:
     // SPEC §10 diff coverage, after judging: with a verdict where head failed, measures the
     // witness seed's coverage (DiffCoverage::measure) into result.coverage and adds it to
     // the sentence (did not touch the change) or the notes. A separate step: `run` calls it.
+    // `progress` hears the rerun as one more head run (detail "diff coverage").
     static void addCoverage(const RunContext &ctx, const AttributionRequest &request, RunPool &pool,
-                            AttributionResult &result);
+                            AttributionResult &result, const NodeRunCallback &progress = {});
 
     // `<runsDir>/<recorded>-<test, sanitised>-<mode>.json`, or …_02.json, …_03.json when
     // a file of that name exists (never overwritten: the later record of a day sorts

@@ -349,7 +349,8 @@ DiffCoverageResult DiffCoverage::judge(const ChangedLines &changed, const Covera
 
 DiffCoverageResult DiffCoverage::measure(const RunContext &ctx, const std::string &test,
                                          uint32_t seed, RunPool &pool,
-                                         const std::function<void(Arm, RunSpec &)> &adjust)
+                                         const std::function<void(Arm, RunSpec &)> &adjust,
+                                         const RunPool::Progress &progress)
 {
     ChangedLines changed;
     try {
@@ -376,7 +377,7 @@ DiffCoverageResult DiffCoverage::measure(const RunContext &ctx, const std::strin
         adjust(Arm::Head, spec);
     std::vector<RunResult> results;
     try {
-        results = pool.run({spec});
+        results = pool.run({spec}, progress);
     } catch (const Error &e) {
         return DiffCoverageResult::unknown(std::string("the coverage run did not start: ") +
                                            e.what());

@@ -105,10 +105,11 @@ public:
     // reports their statements; the run's last word given to `adjust`), and judges it
     // against the base→head diff of `ctx`. Never throws for what the run or the diff did:
     // those are Unknown with the reason (the run was no evidence, the test did not fail in
-    // it, no report).
+    // it, no report). `progress` hears the rerun end, as RunPool::run's callback.
     static DiffCoverageResult measure(const RunContext &ctx, const std::string &test, uint32_t seed,
                                       RunPool &pool,
-                                      const std::function<void(Arm, RunSpec &)> &adjust = {});
+                                      const std::function<void(Arm, RunSpec &)> &adjust = {},
+                                      const RunPool::Progress &progress = {});
 };
 
 } // namespace pw::core

@@ -52,7 +52,8 @@ const char *const kBaseFiles[][2] = {
      "from src.calc import parse\n\n\ndef test_parse_garbage():\n    assert parse('x') == 0\n"},
     {"tests/env/test_env.py",
      "import random\n\n\ndef test_seeded():\n    assert random.randrange(3) != 1\n"},
-    {"tests/gone/test_gone.py", "def test_removed_later():\n    assert True\n"},
+    {"tests/gone/test_gone.py", "def test_removed_later():\n    assert True\n\n\n"
+                                "def test_failing_removed():\n    assert False\n"},
     {"tests/brokenmod/test_brokenmod.py", "def test_imports():\n    assert True\n"},
     {"tests/skip/test_skip.py", "import random\n\n\ndef test_skipped_by_the_patch():\n"
                                 "    assert True\n\n\n"
@@ -210,13 +211,17 @@ void TestAttribution::patchInduced()
     QCOMPARE(r.envDigest.size(), size_t(16));
     QVERIFY(r.replay.find("tests/induced/test_induced.py::test_value_is_one") != std::string::npos);
     QVERIFY(r.replay.find(m_ctx->treeDir(Arm::Head)) != std::string::npos);
-    // Streamed: one tick per run, counting up to the total.
-    QCOMPARE(ticks.size(), size_t(4));
-    QCOMPARE(ticks.back().done, 4);
-    QCOMPARE(ticks.back().total, 4);
-    const std::string line = ticks.back().line();
+    // Streamed: one tick per run, counting up to the total, then the diff-coverage rerun
+    // of the witness seed at head as one more.
+    QCOMPARE(ticks.size(), size_t(5));
+    QCOMPARE(ticks[3].done, 4);
+    QCOMPARE(ticks[3].total, 4);
+    const std::string line = ticks[3].line();
     QVERIFY2(line.rfind("4/4 ", 0) == 0 && line.find(" seed 0: ") != std::string::npos,
              line.c_str());
+    QVERIFY(r.coverage);
+    const std::string rerun = ticks.back().line();
+    QVERIFY2(rerun.rfind("5/5 head seed 0: fail, diff coverage (", 0) == 0, rerun.c_str());
 }
 
 void TestAttribution::preExistingMatched()
@@ -354,34 +359,50 @@ void TestAttribution::notCollected_data()
 {
     QTest::addColumn<QString>("test");
     QTest::addColumn<QString>("sentence");
+    QTest::addColumn<QString>("also");
     QTest::addColumn<bool>("atBase");
     QTest::addColumn<bool>("atHead");
     const QString added =
         QStringLiteral("test added by the patch: no attribution; run it against the base code");
+    const QString removed =
+        QStringLiteral("not collected at head: the patch removed or renamed this test");
     QTest::newRow("function added to an existing file")
-        << QStringLiteral("tests/green/test_green.py::test_new_here") << added << false << true;
+        << QStringLiteral("tests/green/test_green.py::test_new_here") << added
+        << QStringLiteral("; at head it failed 0 of 3 run(s)") << false << true;
     QTest::newRow("file added") << QStringLiteral("tests/added/test_added.py::test_brand_new")
-                                << added << false << true;
+                                << added << QStringLiteral("; at head it failed 0 of 3 run(s)")
+                                << false << true;
     QTest::newRow("removed by the patch")
-        << QStringLiteral("tests/gone/test_gone.py::test_removed_later")
-        << QStringLiteral("not collected at head: the patch removed or renamed this test") << true
-        << false;
+        << QStringLiteral("tests/gone/test_gone.py::test_removed_later") << removed
+        << QStringLiteral("; at base it failed 0 of 3 run(s)") << true << false;
+    QTest::newRow("failing test removed by the patch")
+        << QStringLiteral("tests/gone/test_gone.py::test_failing_removed") << removed
+        << QStringLiteral("; at base it failed 3 of 3 run(s): the patch took away a test that "
+                          "fails")
+        << true << false;
     // Collected nowhere: refused, see collectedNowhereIsRefusedAfterOnePair.
 }
 
+// The tree without the test runs once (SPEC 5.3: no attribution either way); the other
+// tree runs all three and its counts are in the sentence.
 void TestAttribution::notCollected()
 {
     QFETCH(QString, test);
     QFETCH(QString, sentence);
+    QFETCH(QString, also);
     QFETCH(bool, atBase);
     QFETCH(bool, atHead);
-    const AttributionResult r = attribute(test.toStdString(), AttributionRequest::Mode::Matched, 1);
+    const AttributionResult r = attribute(test.toStdString(), AttributionRequest::Mode::Matched, 3);
     QVERIFY(!r.verdict);
     QVERIFY2(r.sentence.rfind(sentence.toStdString(), 0) == 0, r.sentence.c_str());
+    QVERIFY2(r.sentence.find(also.toStdString()) != std::string::npos, r.sentence.c_str());
     QCOMPARE(r.base.absent(), !atBase);
     QCOMPARE(r.head.absent(), !atHead);
+    QCOMPARE(r.base.runs.size(), size_t(atBase ? 3 : 1));
+    QCOMPARE(r.head.runs.size(), size_t(atHead ? 3 : 1));
     QCOMPARE(r.notCollectedAnywhere, !atBase && !atHead);
     QVERIFY(!r.freezeAllowed());
+    QCOMPARE(r.finding()->code, std::string("A-NONE"));
     if (!atBase)
         QCOMPARE(r.base.runs.front().outcome, Outcome::NotCollected);
 }
@@ -431,7 +452,8 @@ void TestAttribution::collectedNowhereIsRefusedAfterOnePair()
                 .entryList(QStringList{QStringLiteral("*test_typo*")}, QDir::Files)
                 .isEmpty());
 
-    // A node collected at one tree only still runs every pair (SPEC 5.3 explains it).
+    // A node collected at one tree only: the tree without it stops after its first run
+    // (SPEC 5.3: no attribution), the other runs all of its own.
     ticks.clear();
     req.test = "tests/green/test_green.py::test_new_here";
     req.record = false;
@@ -439,13 +461,24 @@ void TestAttribution::collectedNowhereIsRefusedAfterOnePair()
         std::lock_guard<std::mutex> lock(mutex);
         ticks.push_back(tick);
     });
-    QCOMPARE(ticks.size(), size_t(10));
-    QCOMPARE(added.base.notCollected, 5);
+    QCOMPARE(ticks.size(), size_t(6));
+    QCOMPARE(added.base.runs.size(), size_t(1));
+    QCOMPARE(added.base.notCollected, 1);
     QCOMPARE(added.head.evidence, 5);
+    QVERIFY(!added.verdict);
+    QVERIFY2(added.sentence.find("test added by the patch") == 0, added.sentence.c_str());
+    QVERIFY2(added.sentence.find("; at head it failed 0 of 5 run(s)") != std::string::npos,
+             added.sentence.c_str());
+    QCOMPARE(added.notes.size(), size_t(1));
+    QVERIFY2(added.notes.front().find("not collected at base on the first run: the other 4 "
+                                      "run(s) there were not spent") == 0,
+             added.notes.front().c_str());
     std::set<int> done;
-    for (const pw::core::NodeRunProgress &tick : ticks)
+    for (const pw::core::NodeRunProgress &tick : ticks) {
         done.insert(tick.done);
-    QCOMPARE(done, (std::set<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+        QCOMPARE(tick.total, tick.done <= 2 ? 10 : 6); // the plan shrinks after the pair
+    }
+    QCOMPARE(done, (std::set<int>{1, 2, 3, 4, 5, 6}));
 }
 
 void TestAttribution::hangingTestIsHarnessErrorAndLeavesNothing()

@@ -318,9 +318,16 @@ private Q_SLOTS:
         const pw::core::AttributionResult &pre = desk.attributionModel()->result();
         QVERIFY2(pre.verdict == pw::core::AttributionVerdict::PreExisting,
                  qPrintable(desk.attributionModel()->summary()));
-        QCOMPARE(nodeRuns.count(), 2 * pre.runsPerArm);
+        // Every run is listed in the Runs panel, the diff-coverage rerun last.
+        QCOMPARE(nodeRuns.count(), 2 * pre.runsPerArm + 1);
         QCOMPARE(desk.attributionModel()->rowCount(), 2 * pre.runsPerArm);
         QCOMPARE(desk.runsPanel()->model()->row(0).kind, QStringLiteral("node"));
+        const int last = desk.runsPanel()->model()->rowCount() - 1;
+        QCOMPARE(last, 2 * pre.runsPerArm);
+        QCOMPARE(desk.runsPanel()->model()->row(last).tests, QStringLiteral("diff coverage"));
+        QCOMPARE(desk.runsPanel()->model()->row(last).arm, QStringLiteral("head"));
+        QVERIFY(desk.runsPanel()->model()->row(last).command.contains(
+            QStringLiteral("tests/test_x.py::test_old_bug")));
         QVERIFY(desk.attributionTable()->summary().startsWith(QStringLiteral("PRE_EXISTING")));
         QVERIFY(QFileInfo::exists(QString::fromStdString(pre.recordPath)));
         QVERIFY(desk.grantFreezeButton()->isEnabled());

@@ -67,8 +67,11 @@ void RunController::advance(int done, int total, std::function<void()> emitRow)
     QMetaObject::invokeMethod(
         this,
         [this, done, total, emitRow = std::move(emitRow)] {
+            // The newest tick's plan counts: an attribution that stops spending runs on a
+            // tree without the test shrinks it.
+            if (done >= m_done)
+                m_total = std::max(done, total);
             m_done = std::max(m_done, done);
-            m_total = std::max(m_total, total);
             emitRow();
             Q_EMIT progressChanged(m_done, m_total);
         },
@@ -124,9 +127,14 @@ void RunController::launch(Pending pending, bool fromQueue)
     Q_EMIT progressChanged(0, 0);
 }
 
+QString RunController::censusTitle(bool execute)
+{
+    return execute ? tr("census") : tr("census (collect only)");
+}
+
 bool RunController::startCensus(const core::RunRequest &request, bool execute, const QString &tag)
 {
-    return start(execute ? tr("census") : tr("census (collect only)"), request, tag,
+    return start(censusTitle(execute), request, tag,
                  [this, execute](const core::RunContext &ctx, core::RunPool &pool, Outcome &out) {
                      core::CensusOptions options;
                      options.execute = execute;
