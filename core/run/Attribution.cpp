@@ -1,21 +1,18 @@
 #include "run/Attribution.h"
 
+#include "run/RunsDir.h"
 #include "run/Sandbox.h"
 #include "run/ShardMerge.h"
 #include "util/Error.h"
-#include "util/Files.h"
 #include "util/Format.h"
 
 #include <QDate>
 #include <QDir>
 #include <QFileInfo>
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <iterator>
 #include <map>
-#include <unistd.h>
 
 namespace pw::core {
 
@@ -530,55 +527,9 @@ AttributionRecord AttributionResult::record(const std::string &today) const
 std::string Attribution::writeRecord(const std::string &runsDir, const AttributionRecord &record)
 {
     const std::string date = record.recorded.value_or("undated").substr(0, 10);
-    return writeNewFile(runsDir, recordStem(date, record.test, record.mode.value_or("run")),
-                        record.format());
-}
-
-std::string Attribution::recordStem(const std::string &date, const std::string &test,
-                                    const std::string &what)
-{
-    // AttributionRecord::latestFor finds a test's records by this name.
-    return date + "-" + AttributionRecord::fileNamePart(test) + "-" + what;
-}
-
-std::string Attribution::writeNewFile(const std::string &runsDir, const std::string &name,
-                                      const std::string &text)
-{
-    const std::string stem = runsDir + "/" + name;
-    const std::string tmp = runsDir + "/.attribution-" + std::to_string(::getpid()) + ".tmp";
-    std::string error;
-    if (!writeFileAtomically(tmp, text, /*createDirs=*/true, &error))
-        throw Error::input(runsDir + ": cannot write the evidence record: " + error);
-    // The records are patchwitness's, not the patch's: a `.gitignore` of `*` (as pytest
-    // keeps .pytest_cache out of git) keeps them out of `git status`, so they neither make
-    // the work tree dirty (the default head stays HEAD) nor enter a WORKTREE head's diff.
-    // `git add -f` commits one that should travel with a ledger. Best effort: a record
-    // that git sees is still a record.
-    const std::string ignore = runsDir + "/.gitignore";
-    if (!QFileInfo::exists(QString::fromStdString(ignore)))
-        writeFileAtomically(ignore,
-                            "# Written by patchwitness: run evidence records stay out of git "
-                            "status\n# (commit one with `git add -f`).\n*\n");
-    // link(2) fails when the name exists: a record of the same day is never replaced, also
-    // not by a run finishing at the same moment.
-    // Later records of a day sort after the earlier ones ("_" > "."; two digits), as
-    // AttributionRecord::latestFor breaks ties of a day by file name.
-    for (int n = 1; n < 100; ++n) {
-        const std::string path =
-            stem + (n == 1 ? "" : (n < 10 ? "_0" : "_") + std::to_string(n)) + ".json";
-        if (::link(tmp.c_str(), path.c_str()) == 0) {
-            ::unlink(tmp.c_str());
-            return path;
-        }
-        if (errno != EEXIST) {
-            const int code = errno;
-            ::unlink(tmp.c_str());
-            throw Error::input(
-                path + ": cannot write the evidence record: " + std::string(std::strerror(code)));
-        }
-    }
-    ::unlink(tmp.c_str());
-    throw Error::input(stem + ".json: 99 records of that day exist already");
+    return RunsDir::writeNew(runsDir,
+                             RunsDir::recordStem(date, record.test, record.mode.value_or("run")),
+                             record.format());
 }
 
 AttributionResult Attribution::run(const RunContext &ctx, const AttributionRequest &request,
@@ -651,8 +602,15 @@ AttributionResult Attribution::run(const RunContext &ctx, const AttributionReque
     std::vector<RunResult> results =
         pool.run(std::vector<RunSpec>(specs.begin(), specs.begin() + long(first)), ticks(0));
     refuseIfCollectedNowhere(ctx, request.test, results);
-    const std::optional<Arm> absent =
-        request.shard || specs.size() <= first ? std::nullopt : absentArm(request.test, results);
+    const bool cancelled = std::any_of(results.begin(), results.end(), [](const RunResult &r) {
+        return r.status == RunStatus::Cancelled;
+    });
+    // Matched mode only: every run of a tree has the same seed, so a node its first run did
+    // not collect is not there. A swept run's next seed may collect it (a parametrize over a
+    // set), and a shard's pairs must all be in its ledger.
+    const std::optional<Arm> absent = swept || request.shard || cancelled || specs.size() <= first
+                                          ? std::nullopt
+                                          : absentArm(request.test, results);
     if (absent) {
         // SPEC 5.3: a tree without the node gives no attribution, whatever its other runs
         // say; the other tree's runs still tell whether the test fails there (a removed test
@@ -673,8 +631,7 @@ AttributionResult Attribution::run(const RunContext &ctx, const AttributionReque
     if (specs.size() > first) {
         // A cancel during the first pair is spent when that run() returns: renew it, so the
         // rest comes back cancelled (never started) instead of running.
-        if (std::any_of(results.begin(), results.end(),
-                        [](const RunResult &r) { return r.status == RunStatus::Cancelled; }))
+        if (cancelled)
             pool.cancelAll();
         std::vector<RunResult> rest = pool.run(
             std::vector<RunSpec>(specs.begin() + long(first), specs.end()), ticks(int(first)));

@@ -452,8 +452,9 @@ void TestAttribution::collectedNowhereIsRefusedAfterOnePair()
                 .entryList(QStringList{QStringLiteral("*test_typo*")}, QDir::Files)
                 .isEmpty());
 
-    // A node collected at one tree only: the tree without it stops after its first run
-    // (SPEC 5.3: no attribution), the other runs all of its own.
+    // A node collected at one tree only. Matched: the tree without it stops after its first
+    // run (SPEC 5.3: no attribution), the other runs all of its own. Swept: every seed runs,
+    // since another seed may collect what seed 0 did not (a parametrize over a set).
     ticks.clear();
     req.test = "tests/green/test_green.py::test_new_here";
     req.record = false;
@@ -461,24 +462,31 @@ void TestAttribution::collectedNowhereIsRefusedAfterOnePair()
         std::lock_guard<std::mutex> lock(mutex);
         ticks.push_back(tick);
     });
-    QCOMPARE(ticks.size(), size_t(6));
-    QCOMPARE(added.base.runs.size(), size_t(1));
-    QCOMPARE(added.base.notCollected, 1);
+    const size_t planned = swept ? 10 : 6;
+    QCOMPARE(ticks.size(), planned);
+    QCOMPARE(added.base.runs.size(), size_t(swept ? 5 : 1));
+    QCOMPARE(added.base.notCollected, swept ? 5 : 1);
     QCOMPARE(added.head.evidence, 5);
     QVERIFY(!added.verdict);
     QVERIFY2(added.sentence.find("test added by the patch") == 0, added.sentence.c_str());
     QVERIFY2(added.sentence.find("; at head it failed 0 of 5 run(s)") != std::string::npos,
              added.sentence.c_str());
-    QCOMPARE(added.notes.size(), size_t(1));
-    QVERIFY2(added.notes.front().find("not collected at base on the first run: the other 4 "
-                                      "run(s) there were not spent") == 0,
-             added.notes.front().c_str());
+    if (swept) {
+        QVERIFY(added.notes.empty());
+    } else {
+        QCOMPARE(added.notes.size(), size_t(1));
+        QVERIFY2(added.notes.front().find("not collected at base on the first run: the other 4 "
+                                          "run(s) there were not spent") == 0,
+                 added.notes.front().c_str());
+    }
     std::set<int> done;
     for (const pw::core::NodeRunProgress &tick : ticks) {
         done.insert(tick.done);
-        QCOMPARE(tick.total, tick.done <= 2 ? 10 : 6); // the plan shrinks after the pair
+        // matched: the plan shrinks after the pair
+        QCOMPARE(tick.total, tick.done <= 2 ? 10 : int(planned));
     }
-    QCOMPARE(done, (std::set<int>{1, 2, 3, 4, 5, 6}));
+    QCOMPARE(int(done.size()), int(planned));
+    QCOMPARE(*done.rbegin(), int(planned));
 }
 
 void TestAttribution::hangingTestIsHarnessErrorAndLeavesNothing()
