@@ -197,14 +197,22 @@ void treatBrokenHeadCollection(const RunContext &ctx, CensusReport &report)
 }
 
 // The head refuses its own configuration (an addopts option, a minversion) while the base
-// collects, twice, in the same environment. No finding: the option may belong to a plugin
-// the reviewer's environment loads and the pinned one does not.
-bool headOnlyConfigurationError(const CensusReport &report)
+// collects, twice, in the same environment: what to do about it ("" otherwise). No finding:
+// the option may belong to a plugin the reviewer's environment loads and the pinned one
+// does not.
+std::string headOnlyConfigurationHint(const CensusReport &report)
 {
-    const CensusCollection &head = report.collections[1];
-    const std::string &detail = head.run.errorDetail;
-    return report.collections[0].ok && report.collections[2].ok &&
-           (detail.rfind("usage error: ", 0) == 0 || detail.rfind("configuration error: ", 0) == 0);
+    const std::string &detail = report.collections[1].run.errorDetail;
+    if (!report.collections[0].ok || !report.collections[2].ok)
+        return {};
+    const std::string base = "; the base collects in this environment, so the head's pytest "
+                             "configuration asks for something it lacks";
+    if (detail.rfind("usage error: ", 0) == 0)
+        return base + " (an option of a plugin the run does not load? add the plugin to "
+                      "config `plugins`)";
+    if (detail.rfind("configuration error: ", 0) == 0)
+        return base + " (a newer pytest, a plugin it requires?)";
+    return {};
 }
 
 } // namespace
@@ -278,11 +286,8 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
     for (const CensusCollection &c : report.collections) {
         if (!c.ok) {
             report.harnessError = std::string(armName(c.arm)) + " collection: " + c.error;
-            if (c.arm == Arm::Head && headOnlyConfigurationError(report))
-                report.harnessError +=
-                    "; the base collects in this environment, so the head's pytest "
-                    "configuration asks for something it lacks (an option of a plugin the "
-                    "run does not load? add the plugin to config `plugins`)";
+            if (c.arm == Arm::Head)
+                report.harnessError += headOnlyConfigurationHint(report);
             return report;
         }
     }

@@ -152,8 +152,10 @@ std::string pytestErrorDetail(const std::string &out, const std::string &err,
         }
         // argparse's words for an option pytest does not take (exit 4), often one an ini
         // file's addopts passes: "__main__.py: error: unrecognized arguments: --bogus".
-        if (const size_t at = text->find(": error: ");
-            at != std::string::npos && text->find("ERROR: usage:") != std::string::npos) {
+        // The usage block's own line, not an earlier ": error: " of a conftest's output.
+        const size_t usage = text->find("ERROR: usage:");
+        if (const size_t at = usage == std::string::npos ? usage : text->find(": error: ", usage);
+            at != std::string::npos) {
             const size_t begin = at + std::strlen(": error: ");
             const size_t end = text->find('\n', begin);
             std::string detail = "usage error: " + text->substr(begin, end - begin);
