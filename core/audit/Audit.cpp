@@ -361,7 +361,7 @@ GateReport Audit::run(const AuditRequest &request)
         report.changedFiles.push_back(
             {f.path(), f.status == ChangeStatus::Renamed ? f.oldPath : std::string(),
              changeStatusLetter(f.status), cls.isTest(f.path()), cls.isFixture(f.path()), f.binary,
-             f.newBlob});
+             f.newBlob, f.newMode});
     }
     say(request, std::to_string(diff.files.size()) + " file(s) changed");
 

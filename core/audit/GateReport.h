@@ -2,6 +2,7 @@
 
 #include "audit/Finding.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -88,9 +89,11 @@ struct ChangedFile
     bool testFile = false;
     bool fixtureFile = false;
     bool binary = false;
-    // The head side's blob id ("" when deleted). Not in the report formats: it tells two
-    // WORKTREE heads apart (the workbench keys run results by it).
+    // The head side's blob id ("" when deleted) and git file mode (0 when deleted). Not in
+    // the report formats: they tell two WORKTREE heads apart (the workbench keys run
+    // results by them).
     std::string newBlob;
+    uint32_t newMode = 0;
 };
 
 struct AuditStats

@@ -349,6 +349,15 @@ void TstMainWindow::worktreeRunFindingsLastUntilTheCodeChanges()
     QVERIFY(!shown("pkg/__init__.py"));
     QVERIFY(shown("pkg/calc.py"));
     QVERIFY2(w.verdictText().contains(QStringLiteral("with runs")), qPrintable(w.verdictText()));
+    // The same content under another file mode is another tree: the finding goes.
+    const QString calc = QString::fromStdString(repo.root()) + QStringLiteral("/pkg/calc.py");
+    QFile::setPermissions(calc, QFile::permissions(calc) | QFileDevice::ExeOwner);
+    w.findChild<QAction *>(QStringLiteral("actionRefresh"))->trigger();
+    w.runner().waitForFinished();
+    QVERIFY2(!w.verdictText().contains(QStringLiteral("with runs")), qPrintable(w.verdictText()));
+    QVERIFY(w.runDesk()->startAttribution(QStringLiteral("tests/test_calc.py::test_double")));
+    QVERIFY(waitForRuns(w));
+    QVERIFY2(w.verdictText().contains(QStringLiteral("with runs")), qPrintable(w.verdictText()));
     // The code changes: the finding judged other code and goes.
     repo.write("pkg/calc.py", "def double(x):\n    return x + x\n");
     w.findChild<QAction *>(QStringLiteral("actionRefresh"))->trigger();

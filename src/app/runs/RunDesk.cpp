@@ -406,7 +406,10 @@ QString targetKey(const AuditOutcome &outcome)
         const QString path = QString::fromStdString(f.path);
         if (!ledgers.startsWith(QLatin1String("..")) && path.startsWith(ledgers))
             continue;
-        key += QLatin1Char('\n') + path + QLatin1Char(' ') + QString::fromStdString(f.newBlob);
+        // A rename and a copy of the same content differ by the old path and the status.
+        key += QLatin1Char('\n') + QString::fromStdString(f.status) + QLatin1Char(' ') +
+               QString::fromStdString(f.oldPath) + QLatin1Char(' ') + path + QLatin1Char(' ') +
+               QString::fromStdString(f.newBlob) + QLatin1Char(' ') + QString::number(f.newMode, 8);
     }
     return key;
 }
