@@ -196,7 +196,7 @@ std::string AttributionRecord::fileNamePart(const std::string &test)
 
 namespace {
 
-// The date a file name of Attribution::recordStem starts with ("YYYY-MM-DD-…", or "" for
+// The date a file name of RunsDir::recordStem starts with ("YYYY-MM-DD-…", or "" for
 // "undated-…"); nullopt for a name that does not follow it.
 std::optional<std::string> nameDate(const std::string &name)
 {

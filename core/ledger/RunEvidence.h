@@ -62,7 +62,7 @@ struct AttributionRecord
     // without one is the oldest), ties broken by file name (the later name wins). Files that
     // do not parse as attribution records (other ledgers, broken files) are skipped.
     // A file named as the run engine names records, `<YYYY-MM-DD|undated>-<name part>-….json`
-    // (Attribution::recordStem), is taken by its name: only those of this test's name part
+    // (RunsDir::recordStem), is taken by its name: only those of this test's name part
     // are read, newest day first, and no day older than the newest record found is read (the
     // name's day is the record's `recorded` day). Files named otherwise are all read.
     static std::optional<AttributionRecord> latestFor(const std::string &runsDir,

@@ -188,14 +188,6 @@ public:
     // after the earlier, as AttributionRecord::latestFor expects); written atomically.
     // Returns the path; throws Error::input when it cannot be written.
     static std::string writeRecord(const std::string &runsDir, const AttributionRecord &record);
-
-    // The helpers of writeRecord, for the other files of runs/ (cells records, shard
-    // ledgers): "<date>-<test, sanitised>-<what>", and `text` written atomically as
-    // `<dir>/<stem>.json`, or <stem>_02.json, … when that name is taken (never overwritten).
-    static std::string recordStem(const std::string &date, const std::string &test,
-                                  const std::string &what);
-    static std::string writeNewFile(const std::string &dir, const std::string &stem,
-                                    const std::string &text);
 };
 
 } // namespace pw::core

@@ -1,5 +1,6 @@
 #include "run/CellsRecord.h"
 
+#include "run/RunsDir.h"
 #include "util/Format.h"
 
 #include <QDate>
@@ -67,9 +68,8 @@ std::string formatCellsRecord(const ReproCellsResult &r, const std::string &reco
 std::string writeCellsRecord(const std::string &runsDir, const ReproCellsResult &result,
                              const std::string &recorded)
 {
-    return Attribution::writeNewFile(
-        runsDir,
-        Attribution::recordStem(recorded.empty() ? "undated" : recorded, result.test, "cells"),
+    return RunsDir::writeNew(
+        runsDir, RunsDir::recordStem(recorded.empty() ? "undated" : recorded, result.test, "cells"),
         formatCellsRecord(result, recorded));
 }
 

@@ -21,7 +21,7 @@ namespace pw::core {
 std::string formatCellsRecord(const ReproCellsResult &result, const std::string &recorded);
 
 // Writes the record as `<runsDir>/<recorded>-<test, sanitised>-cells.json`, or …_02.json
-// when that name is taken (Attribution::writeNewFile: never overwritten). Returns the path;
+// when that name is taken (RunsDir::writeNew: never overwritten). Returns the path;
 // throws Error::input when it cannot write.
 std::string writeCellsRecord(const std::string &runsDir, const ReproCellsResult &result,
                              const std::string &recorded);

@@ -1,6 +1,7 @@
 #include "run/ShardLedger.h"
 
 #include "ledger/JsonText.h"
+#include "run/RunsDir.h"
 #include "util/Error.h"
 #include "util/Files.h"
 #include "util/Format.h"
@@ -316,10 +317,10 @@ std::string ShardLedger::write(const std::string &runsDir, const std::string &te
             throw Error::input(out + ": cannot write the shard ledger: " + error);
         return out;
     }
-    const std::string stem = Attribution::recordStem(
-        recorded.empty() ? "undated" : recorded, test,
-        what + "-shard-" + std::to_string(shard.index) + "of" + std::to_string(shard.count));
-    return Attribution::writeNewFile(runsDir, stem, text);
+    const std::string stem = RunsDir::recordStem(recorded.empty() ? "undated" : recorded, test,
+                                                 what + "-shard-" + std::to_string(shard.index) +
+                                                     "of" + std::to_string(shard.count));
+    return RunsDir::writeNew(runsDir, stem, text);
 }
 
 ShardSet ShardSet::gather(std::vector<ShardLedger> ledgers)
