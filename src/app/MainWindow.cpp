@@ -24,27 +24,25 @@
 #include "workspace/RevisionLoader.h"
 #include "workspace/RevisionPicker.h"
 #include "workspace/SettingsDialog.h"
+#include "workspace/ShortcutsDialog.h"
+#include "workspace/VerdictChip.h"
 #include "workspace/ViewedMarks.h"
 
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QDialog>
-#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGuiApplication>
-#include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
-#include <QTableWidget>
 #include <QTimer>
-#include <QVBoxLayout>
 
 namespace pw::gui {
 namespace {
@@ -90,9 +88,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_ui->diffSplitter->setSizes({380, 1060});
     m_ui->diffSplitter->setStretchFactor(1, 1);
 
-    m_verdictChip = new QLabel(tr("no repository"), this);
-    m_verdictChip->setObjectName(QStringLiteral("verdictChip"));
-    m_verdictChip->setMargin(3);
+    m_verdictChip = new VerdictChip(this);
     m_viewedLabel = new QLabel(this);
     m_viewedLabel->setObjectName(QStringLiteral("viewedLabel"));
     statusBar()->addPermanentWidget(m_viewedLabel);
@@ -121,8 +117,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     connect(m_runner.get(), &AuditRunner::started, this, [this] {
         statusBar()->showMessage(tr("Auditing %1 …").arg(m_repo));
-        m_verdictChip->setText(tr("auditing…"));
-        m_verdictChip->setStyleSheet(QString());
+        m_verdictChip->showState(tr("auditing…"));
     });
     connect(m_runner.get(), &AuditRunner::finished, this, &MainWindow::showOutcome);
     connect(m_ui->filesView->selectionModel(), &QItemSelectionModel::currentChanged, this,
@@ -444,8 +439,7 @@ void MainWindow::showOutcome()
         m_latitude->setReport({});
         m_strength->setReport({});
         m_ui->diffView->clear();
-        m_verdictChip->setText(tr("error"));
-        m_verdictChip->setStyleSheet(QString());
+        m_verdictChip->showState(tr("error"));
         statusBar()->showMessage(out.error);
         m_ui->fileLabel->setText(tr("The audit could not run: %1").arg(out.error));
         log(LogError, out.error);
@@ -534,26 +528,7 @@ void MainWindow::showVerdict()
     const core::GateReport r = report();
     m_findings->setFindings(r.findings);
     m_files->setFindings(r.findings);
-    const QString sources = m_runDesk->dynamicSources();
-    m_verdictChip->setText(tr("%1 · %2 block · %3 review%4")
-                               .arg(QString::fromLatin1(core::verdictName(r.verdict)))
-                               .arg(r.count(core::Severity::Block))
-                               .arg(r.count(core::Severity::Review))
-                               .arg(sources.isEmpty() ? QString() : tr(" · with runs")));
-    m_verdictChip->setToolTip(
-        sources.isEmpty()
-            ? tr("The static gates of the audit. Runs (census, attribution, shadow sample) add "
-                 "their findings here when they end.")
-            : tr("The static gates of the audit plus %1. A run's findings stay until it is run "
-                 "again: after a ledger change, rerun it to count the new entries.")
-                  .arg(sources));
-    const char *colour = r.verdict == core::Verdict::Block    ? "#c62828"
-                         : r.verdict == core::Verdict::Review ? "#b26a00"
-                                                              : "#2e7d32";
-    m_verdictChip->setStyleSheet(
-        QStringLiteral(
-            "QLabel { color: white; background: %1; border-radius: 3px; font-weight: bold; }")
-            .arg(QLatin1String(colour)));
+    m_verdictChip->showReport(r, m_runDesk->dynamicSources());
 }
 
 void MainWindow::showFile(const QString &path)
@@ -781,36 +756,7 @@ void MainWindow::openSettings()
 
 void MainWindow::showShortcuts()
 {
-    QDialog dialog(this);
-    dialog.setWindowTitle(tr("Keyboard Shortcuts"));
-    auto *table = new QTableWidget(&dialog);
-    table->setObjectName(QStringLiteral("shortcutsTable"));
-    table->setColumnCount(2);
-    table->setHorizontalHeaderLabels({tr("Keys"), tr("Action")});
-    auto add = [table](const QString &keys, const QString &what) {
-        const int row = table->rowCount();
-        table->insertRow(row);
-        table->setItem(row, 0, new QTableWidgetItem(keys));
-        table->setItem(row, 1, new QTableWidgetItem(what));
-    };
-    for (QAction *a : findChildren<QAction *>()) {
-        if (!a->shortcut().isEmpty())
-            add(a->shortcut().toString(QKeySequence::NativeText),
-                a->text().remove(QLatin1Char('&')));
-    }
-    add(QStringLiteral("n / p"), tr("Diff: next / previous hunk"));
-    add(QStringLiteral("] / ["), tr("Diff: next / previous finding"));
-    add(QStringLiteral("Ctrl+F"), tr("Panel: filter rows"));
-    add(QStringLiteral("Ctrl+C"), tr("Panel: copy selected rows"));
-    table->sortItems(1);
-    table->horizontalHeader()->setStretchLastSection(true);
-    table->resizeColumnsToContents();
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    auto *layout = new QVBoxLayout(&dialog);
-    layout->addWidget(table);
-    layout->addWidget(buttons);
-    dialog.resize(520, 560);
+    ShortcutsDialog dialog(this);
     dialog.exec();
 }
 

@@ -28,6 +28,7 @@ class RepositoryWatcher;
 class RevisionLoader;
 class RunDesk;
 class StrengthModel;
+class VerdictChip;
 class ViewedMarks;
 
 // The workbench window (SPEC §8): changed files, the patch diff and the evidence panels
@@ -108,7 +109,7 @@ private:
     EvidencePanel *m_logPanel = nullptr;
     LedgerDesk *m_desk = nullptr;
     RunDesk *m_runDesk = nullptr;
-    QLabel *m_verdictChip;
+    VerdictChip *m_verdictChip;
     QLabel *m_viewedLabel;
     std::unique_ptr<RecentRepositories> m_recent;
     std::unique_ptr<ViewedMarks> m_viewed;

@@ -12,6 +12,7 @@
 #include "runs/RunController.h"
 #include "runs/RunDesk.h"
 #include "workspace/RevisionPicker.h"
+#include "workspace/ShortcutsDialog.h"
 
 #include <QAction>
 #include <QImage>
@@ -20,6 +21,7 @@
 #include <QPushButton>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
@@ -101,6 +103,7 @@ private Q_SLOTS:
     void demoFillsEveryPanel();
     void runFindingsJoinTheVerdict();
     void everyShortcutReachesOneAction();
+    void shortcutsDialogListsEveryShortcut();
     void worktreeRunFindingsLastUntilTheCodeChanges();
     void hugePatchDoesNotBlockTheEventLoop();
     void withoutADisplayOnlyWhatNeedsNoWindowStarts();
@@ -383,6 +386,27 @@ void TstMainWindow::everyShortcutReachesOneAction()
             owner.insert(k, a->text());
         }
     }
+}
+
+void TstMainWindow::shortcutsDialogListsEveryShortcut()
+{
+    MainWindow w;
+    ShortcutsDialog dialog(&w);
+    auto *table = dialog.findChild<QTableWidget *>(QStringLiteral("shortcutsTable"));
+    QVERIFY(table);
+    QMap<QString, QString> rows;
+    for (int r = 0; r < table->rowCount(); ++r)
+        rows.insert(table->item(r, 1)->text(), table->item(r, 0)->text());
+    int withKeys = 0;
+    for (QAction *a : w.findChildren<QAction *>()) {
+        if (a->shortcut().isEmpty())
+            continue;
+        ++withKeys;
+        const QString what = a->text().remove(QLatin1Char('&'));
+        QCOMPARE(rows.value(what), a->shortcut().toString(QKeySequence::NativeText));
+    }
+    QVERIFY(withKeys > 20);
+    QCOMPARE(rows.value(QStringLiteral("Diff: next / previous finding")), QStringLiteral("] / ["));
 }
 
 void TstMainWindow::demoFillsEveryPanel()
