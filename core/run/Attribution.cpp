@@ -624,7 +624,7 @@ AttributionResult Attribution::run(const RunContext &ctx, const AttributionReque
             }
         }
         ctx.say(std::string("not collected at ") + armName(*absent) + ": its other " +
-                std::to_string(specs.size() / 2 - 1) + " run(s) skipped");
+                std::to_string(runs - 1) + " run(s) skipped");
         specs = std::move(keptSpecs);
         slots = std::move(keptSlots);
     }

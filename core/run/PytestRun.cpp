@@ -126,9 +126,25 @@ std::string exceptionLine(const std::string &text, size_t from)
     return last;
 }
 
+// `text` from `begin` to the end of its line.
+std::string restOfLine(const std::string &text, size_t begin)
+{
+    const size_t end = text.find('\n', begin);
+    return text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+// A path pytest printed absolute, as the repository names it (relative to the tree).
+std::string inTree(std::string path, const std::string &treeDir)
+{
+    const std::string prefix = treeDir + "/";
+    if (!treeDir.empty() && path.rfind(prefix, 0) == 0)
+        path.erase(0, prefix.size());
+    return path;
+}
+
 // What pytest said broke before any test ran (SPEC §10: the report names the file): a test
-// module that failed to import, a conftest.py that raised, a plugin that is not there.
-// Empty when its output says none of these.
+// module that failed to import, a conftest.py that raised, an option or configuration pytest
+// refuses, a plugin that is not there. Empty when its output says none of these.
 std::string pytestErrorDetail(const std::string &out, const std::string &err,
                               const std::string &treeDir)
 {
@@ -143,28 +159,21 @@ std::string pytestErrorDetail(const std::string &out, const std::string &err,
         if (const size_t at = text->find("while loading conftest '"); at != std::string::npos) {
             const size_t begin = at + std::strlen("while loading conftest '");
             const size_t end = text->find('\'', begin);
-            std::string file = text->substr(begin, end - begin);
-            const std::string prefix = treeDir + "/";
-            if (!treeDir.empty() && file.rfind(prefix, 0) == 0)
-                file.erase(0, prefix.size()); // as the repository names it
+            const std::string file = inTree(text->substr(begin, end - begin), treeDir);
             const std::string e = exceptionLine(*text, at);
             return "conftest " + file + " failed to load" + (e.empty() ? "" : ": " + e);
         }
         // argparse's words for an option pytest does not take (exit 4), often one an ini
-        // file's addopts passes: "__main__.py: error: unrecognized arguments: --bogus".
-        // The usage block's own line, not an earlier ": error: " of a conftest's output.
+        // file's addopts passes: "__main__.py: error: unrecognized arguments: --bogus", then
+        // "  inifile: <path>". Both read after "ERROR: usage:", not from a conftest's own
+        // earlier output.
         const size_t usage = text->find("ERROR: usage:");
         if (const size_t at = usage == std::string::npos ? usage : text->find(": error: ", usage);
             at != std::string::npos) {
-            const size_t begin = at + std::strlen(": error: ");
-            const size_t end = text->find('\n', begin);
-            std::string detail = "usage error: " + text->substr(begin, end - begin);
-            if (const size_t ini = text->find("  inifile: "); ini != std::string::npos) {
-                const size_t from = ini + std::strlen("  inifile: ");
-                std::string file = text->substr(from, text->find('\n', from) - from);
-                const std::string prefix = treeDir + "/";
-                if (!treeDir.empty() && file.rfind(prefix, 0) == 0)
-                    file.erase(0, prefix.size());
+            std::string detail = "usage error: " + restOfLine(*text, at + std::strlen(": error: "));
+            if (const size_t ini = text->find("  inifile: ", at); ini != std::string::npos) {
+                const std::string file =
+                    inTree(restOfLine(*text, ini + std::strlen("  inifile: ")), treeDir);
                 if (!file.empty() && file != "None")
                     detail += " (inifile " + file + ")";
             }
@@ -172,17 +181,12 @@ std::string pytestErrorDetail(const std::string &out, const std::string &err,
         }
         // A configuration pytest refuses: "ERROR: <tree>/pytest.ini: 'minversion' requires …".
         if (const size_t at = text->find("ERROR: " + treeDir + "/");
-            !treeDir.empty() && at != std::string::npos && (at == 0 || (*text)[at - 1] == '\n')) {
-            const size_t begin = at + std::strlen("ERROR: ") + treeDir.size() + 1;
-            const size_t end = text->find('\n', begin);
+            !treeDir.empty() && at != std::string::npos && (at == 0 || (*text)[at - 1] == '\n'))
             return "configuration error: " +
-                   text->substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-        }
+                   restOfLine(*text, at + std::strlen("ERROR: ") + treeDir.size() + 1);
         if (const size_t at = text->find("Error importing plugin"); at != std::string::npos) {
-            const size_t begin =
-                text->rfind('\n', at) == std::string::npos ? 0 : text->rfind('\n', at) + 1;
-            const size_t end = text->find('\n', at);
-            return text->substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+            const size_t begin = text->rfind('\n', at);
+            return restOfLine(*text, begin == std::string::npos ? 0 : begin + 1);
         }
     }
     return {};

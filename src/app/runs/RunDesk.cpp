@@ -406,7 +406,7 @@ QString targetKey(const AuditOutcome &outcome)
         const QString path = QString::fromStdString(f.path);
         if (!ledgers.startsWith(QLatin1String("..")) && path.startsWith(ledgers))
             continue;
-        // A rename and a copy of the same content differ by the old path and the status.
+        // A rename and an added file of the same content differ by the status and old path.
         key += QLatin1Char('\n') + QString::fromStdString(f.status) + QLatin1Char(' ') +
                QString::fromStdString(f.oldPath) + QLatin1Char(' ') + path + QLatin1Char(' ') +
                QString::fromStdString(f.newBlob) + QLatin1Char(' ') + QString::number(f.newMode, 8);
