@@ -197,7 +197,8 @@ void treatBrokenHeadCollection(const RunContext &ctx, CensusReport &report)
 }
 
 // The head refuses its own configuration (an addopts option, a minversion) while the base
-// collects, twice, in the same environment: what to do about it ("" otherwise). No finding:
+// collects, twice, in the same environment: what to do about it ("" otherwise; an ini file
+// that does not parse is the patch's mistake, not the environment's). No finding:
 // the option may belong to a plugin the reviewer's environment loads and the pinned one
 // does not.
 std::string headOnlyConfigurationHint(const CensusReport &report)
@@ -210,8 +211,9 @@ std::string headOnlyConfigurationHint(const CensusReport &report)
     if (detail.rfind("usage error: ", 0) == 0)
         return base + " (an option of a plugin the run does not load? add the plugin to "
                       "config `plugins`)";
-    if (detail.rfind("configuration error: ", 0) == 0)
-        return base + " (a newer pytest, a plugin it requires?)";
+    if (detail.rfind("configuration error: ", 0) == 0 &&
+        detail.find("'minversion' requires") != std::string::npos)
+        return base + " (a newer pytest)";
     return {};
 }
 

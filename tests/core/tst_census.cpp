@@ -428,7 +428,13 @@ private Q_SLOTS:
                                     << QStringLiteral("head collection: pytest exit 4: "
                                                       "configuration error: pytest.ini: "
                                                       "'minversion' requires pytest-99")
-                                    << QStringLiteral("(a newer pytest, a plugin it requires?)");
+                                    << QStringLiteral("(a newer pytest)");
+        // An ini file that does not parse: named, with no hint blaming the environment.
+        QTest::newRow("broken ini") << QStringLiteral("[pytest]\ngarbage line\n")
+                                    << QStringLiteral("head collection: pytest exit 4: "
+                                                      "configuration error: pytest.ini:2: "
+                                                      "unexpected line: 'garbage line'")
+                                    << QString();
     }
 
     void headConfigurationPytestRefusesIsNamed()
@@ -444,8 +450,12 @@ private Q_SLOTS:
         const std::string head = repo.commit("head");
         const CensusReport r = census(repo, base, head, false);
         QVERIFY2(r.harnessError.rfind(said.toStdString(), 0) == 0, r.harnessError.c_str());
-        QVERIFY2(r.harnessError.find(hint.toStdString()) != std::string::npos,
-                 r.harnessError.c_str());
+        if (hint.isEmpty())
+            QVERIFY2(r.harnessError.find("the base collects") == std::string::npos,
+                     r.harnessError.c_str());
+        else
+            QVERIFY2(r.harnessError.find(hint.toStdString()) != std::string::npos,
+                     r.harnessError.c_str());
         QVERIFY(r.findings.empty());
     }
 
