@@ -92,8 +92,10 @@ std::string count(int fails, const ArmEvidence &arm)
 }
 
 // Throws Error::input when the first base/head pair (`pair`) finished and collected the node
-// on neither tree: no such test, whatever the other runs would say.
-void refuseIfCollectedNowhere(const RunContext &ctx, const std::string &nodeId,
+// on neither tree: no such test, whatever the other runs would say. A sweep's first pair is
+// seed 0; a node only some seeds collect (a parametrize drawn from a set) is named by the
+// hint, which a typo costs nothing.
+void refuseIfCollectedNowhere(const RunContext &ctx, const std::string &nodeId, bool swept,
                               const std::vector<RunResult> &pair)
 {
     if (pair.size() != 2)
@@ -102,10 +104,12 @@ void refuseIfCollectedNowhere(const RunContext &ctx, const std::string &nodeId,
         if (nodeRun(result, nodeId).outcome != Outcome::NotCollected)
             return;
     }
-    throw Error::input("'" + nodeId + "': not collected at base nor at head (base " +
-                       ctx.base().spec + ", head " + ctx.head().spec +
-                       "): no such test on either tree, nothing else was run; check the node "
-                       "id (pytest's spelling: path/to/test_file.py::Class::test_name[param])");
+    throw Error::input(
+        "'" + nodeId + "': not collected at base nor at head (base " + ctx.base().spec + ", head " +
+        ctx.head().spec + ")" + (swept ? " at seed 0 (the first of the sweep)" : "") +
+        ": no such test on either tree, nothing else was run; check the node id (pytest's "
+        "spelling: path/to/test_file.py::Class::test_name[param])" +
+        (swept ? "; a node that only some seeds collect: --mode matched --seed S" : ""));
 }
 
 // The tree that did not collect the node in the first base/head pair while the other did
@@ -601,7 +605,7 @@ AttributionResult Attribution::run(const RunContext &ctx, const AttributionReque
     const size_t first = std::min<size_t>(2, specs.size());
     std::vector<RunResult> results =
         pool.run(std::vector<RunSpec>(specs.begin(), specs.begin() + long(first)), ticks(0));
-    refuseIfCollectedNowhere(ctx, request.test, results);
+    refuseIfCollectedNowhere(ctx, request.test, swept, results);
     const bool cancelled = std::any_of(results.begin(), results.end(), [](const RunResult &r) {
         return r.status == RunStatus::Cancelled;
     });

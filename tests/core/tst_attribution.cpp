@@ -16,11 +16,13 @@
 #include "util/Files.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 using pw::core::Arm;
 using pw::core::Attribution;
@@ -106,6 +108,7 @@ private Q_SLOTS:
     void collectedNowhereIsRefusedAfterOnePair_data();
     void collectedNowhereIsRefusedAfterOnePair();
     void hangingTestIsHarnessErrorAndLeavesNothing();
+    void cancelDuringTheFirstPairStartsNothingElse();
     void differentEnvDigestsAreNotCompared();
     void recordIsWrittenAndReadBack();
     void badNodeIdsAreRefused_data();
@@ -441,6 +444,9 @@ void TestAttribution::collectedNowhereIsRefusedAfterOnePair()
         QVERIFY2(message.contains(QLatin1String("not collected at base nor at head (base ")),
                  e.what());
         QVERIFY2(message.contains(QLatin1String("no such test on either tree")), e.what());
+        // a swept run refuses at seed 0 and says how to try a seed that may collect it
+        QCOMPARE(message.contains(QLatin1String("at seed 0 (the first of the sweep)")), swept);
+        QCOMPARE(message.contains(QLatin1String("--mode matched --seed S")), swept);
     }
     QCOMPARE(ticks.size(), size_t(2)); // one pair ran, of ten
     for (const pw::core::NodeRunProgress &tick : ticks) {
@@ -510,6 +516,44 @@ void TestAttribution::hangingTestIsHarnessErrorAndLeavesNothing()
             pw::test::readPids(m_scratch->path().toStdString() + "/" + arm + ".pids");
         QCOMPARE(pids.size(), size_t(2)); // pytest and its grandchild `sleep`
         QVERIFY(pw::test::waitUntilGone(pids, 5000));
+    }
+}
+
+// Ctrl-C / the Runs panel's Cancel while the first pair runs alone: the pair's process
+// groups die, the other 2 × N - 2 runs come back "cancelled before it started" (none is
+// spent), there is no verdict and nothing is recorded.
+void TestAttribution::cancelDuringTheFirstPairStartsNothingElse()
+{
+    const std::string pids = m_scratch->path().toStdString();
+    for (const char *arm : {"/base.pids", "/head.pids"})
+        QFile::remove(QString::fromStdString(pids + arm));
+    AttributionRequest req;
+    req.test = "tests/hang/test_hang.py::test_hangs";
+    req.runs = 4;
+    RunPool pool(2);
+    std::thread canceller([&] {
+        // both runs of the first pair are inside the test, then the cancel
+        pw::test::waitForFile(pids + "/base.pids", 60000);
+        pw::test::waitForFile(pids + "/head.pids", 60000);
+        pool.cancelAll();
+    });
+    const AttributionResult r = Attribution::run(*m_ctx, req, pool);
+    canceller.join();
+    QVERIFY(r.interrupted);
+    QCOMPARE(r.cancelledRuns, 8);
+    QVERIFY(!r.verdict);
+    QVERIFY(r.recordPath.empty());
+    QCOMPARE(r.base.runs.size(), size_t(4));
+    QCOMPARE(r.head.runs.size(), size_t(4));
+    for (const auto *arm : {&r.base, &r.head}) {
+        QCOMPARE(arm->runs.front().reason, std::string("cancelled; process group killed"));
+        for (size_t i = 1; i < arm->runs.size(); ++i)
+            QCOMPARE(arm->runs[i].reason, std::string("cancelled before it started"));
+    }
+    for (const char *arm : {"/base.pids", "/head.pids"}) {
+        const std::vector<long> ran = pw::test::readPids(pids + arm);
+        QCOMPARE(ran.size(), size_t(2)); // pytest and its grandchild `sleep`
+        QVERIFY(pw::test::waitUntilGone(ran, 5000));
     }
 }
 
