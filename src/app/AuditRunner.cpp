@@ -2,6 +2,7 @@
 
 #include "ledger/LedgerDate.h"
 #include "ledger/LedgerValidator.h"
+#include "ledger/RunEvidence.h"
 #include "ledger/TestIndex.h"
 #include "python/FactExtractor.h"
 #include "repo/Repository.h"
@@ -34,6 +35,7 @@ void loadLedgers(const core::Repository &repo, const core::Revision &head, Audit
                 QDir(dir).filePath(QString::fromStdString(name)).toStdString());
         },
         display);
+    out.runRecords = readRunRecords(out.ledgerDir, out.ledgerPrefix);
     const std::optional<QDate> today = core::parseLedgerDate(out.request.audit.today);
     out.today = today ? *today : QDate::currentDate();
     core::ValidationContext ctx;
@@ -66,6 +68,15 @@ void loadLedgers(const core::Repository &repo, const core::Revision &head, Audit
 }
 
 } // namespace
+
+std::vector<core::RunRecordFile> readRunRecords(const QString &ledgerDir,
+                                                const QString &ledgerPrefix)
+{
+    const QString shown = ledgerPrefix.isEmpty() ? ledgerDir + QLatin1Char('/') : ledgerPrefix;
+    const QString runs = QLatin1String(core::AttributionRecord::kRunsDir);
+    return core::readRunRecords(QDir(ledgerDir).filePath(runs).toStdString(),
+                                QString(shown + runs + QLatin1Char('/')).toStdString());
+}
 
 AuditRunner::AuditRunner(QObject *parent) : QObject(parent)
 {

@@ -3,6 +3,7 @@
 #include "audit/Audit.h"
 #include "ledger/Config.h"
 #include "ledger/LedgerSet.h"
+#include "ledger/RunRecords.h"
 #include "repo/PatchDiff.h"
 
 #include <QFutureWatcher>
@@ -37,8 +38,15 @@ struct AuditOutcome
     QString ledgerPrefix; // repository-relative "<dir>/"; empty when outside the repository
     core::LedgerSet ledgers;
     std::vector<core::LedgerProblem> ledgerProblems;
+    std::vector<core::RunRecordFile> runRecords; // the ledger directory's runs/
     QDate today;
 };
+
+// The evidence files of `ledgerDir`/runs/, named as the outcome names the ledgers
+// (`ledgerPrefix` + "runs/…", or the absolute path when the directory is outside the
+// repository).
+std::vector<core::RunRecordFile> readRunRecords(const QString &ledgerDir,
+                                                const QString &ledgerPrefix);
 
 // Runs the audit off the GUI thread (QtConcurrent) and reports back on it. One audit at
 // a time: a request made while one runs replaces any queued one and starts when the

@@ -273,6 +273,7 @@ void MainWindow::setupPanels()
     });
     connect(m_runDesk, &RunDesk::grantFreezeRequested, this,
             [this](const QString &test) { m_desk->openForm(QStringLiteral("freeze"), test); });
+    connect(m_runDesk, &RunDesk::recordWritten, m_desk, &LedgerDesk::refreshRunRecords);
     // The Attribute / Cells actions offer the test of the row a reviewer picked last.
     for (EvidencePanel *p : findChildren<EvidencePanel *>()) {
         connect(p, &EvidencePanel::rowActivated, m_runDesk,

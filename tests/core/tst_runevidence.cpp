@@ -1,9 +1,11 @@
 // Attribution records (SPEC §5.3, §6 runs/*.json): every field read with its type, errors
 // as "origin: field: message" or "origin:line:column: message", parse(format()) round trip
 // (unknown fields kept), the newest record for a test picked from runs/ (broken and
-// foreign files skipped), and a freeze filled only where it lacks a value.
+// foreign files skipped), a freeze filled only where it lacks a value, and runs/ listed file
+// by file for the Ledgers panel (readRunRecords: what each holds, what keeps it from being read).
 #include "ledger/QuarantineLedger.h"
 #include "ledger/RunEvidence.h"
+#include "ledger/RunRecords.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -83,6 +85,8 @@ private Q_SLOTS:
     void fileNamePart();
     void fillFreezeKeepsGivenValues();
     void fillFreezeWithoutEvidenceFields();
+    void readRunRecordsListsEveryFile();
+    void readRunRecordsWithoutDirectory();
 };
 
 void TstRunEvidence::readsEveryField()
@@ -356,6 +360,102 @@ void TstRunEvidence::fillFreezeWithoutEvidenceFields()
     r.fillFreeze(e);
     QCOMPARE(e.verdict.value_or(""), std::string("PRE_EXISTING"));
     QVERIFY(!e.evidence); // nothing to put in it: not created empty
+}
+
+// Every *.json / *.jsonl file of runs/, by name: attribution records read as `freeze` reads
+// them, cells records and shard ledgers by their top-level fields, JSON Lines counted; a
+// file that does not parse, names no test or carries another schema is a problem of its
+// own row, never a thrown error; other files are not listed.
+void TstRunEvidence::readRunRecordsListsEveryFile()
+{
+    QTemporaryDir dir;
+    const std::string runs = dir.path().toStdString();
+    auto put = [&](const std::string &name, const std::string &text) {
+        QVERIFY(writeFileAtomically(runs + "/" + name, text));
+    };
+    put("2026-11-30-tests_t.py_test_a-matched.json", kFull);
+    put("2026-11-30-tests_t.py_test_a-cells.json",
+        R"({"schema": "patchwitness.cells/1", "test": "tests/t.py::test_a", "arm": "head",)"
+        R"( "attribution": "order", "recorded": "2026-11-30"})");
+    put("shard-2.json", R"({"schema": "patchwitness.shard/1", "kind": "attribution",)"
+                        R"( "parameters": {"test": "tests/t.py::test_b"},)"
+                        R"( "shard": {"index": 2, "count": 3}})");
+    put("broken.json", "{\"schema\": \"patchwitness.attribution/1\",\n  \"test\": }\n");
+    put("no-test.json", R"({"schema": "patchwitness.attribution/1", "verdict": "NO_REPRO"})");
+    put("foreign.json", R"({"hello": 1})");
+    put("bad-day.json", R"({"schema": "patchwitness.cells/1", "test": "tests/t.py::test_c",)"
+                        R"( "recorded": "yesterday"})");
+    put("trials.jsonl", "{\"test\": \"tests/t.py::test_d\"}\n\n{\"test\": \"x\"}\nnot json\n");
+    put("notes.txt", "not a record");
+
+    const std::vector<RunRecordFile> files = readRunRecords(runs, ".patchwitness/runs/");
+    std::vector<std::string> names;
+    for (const RunRecordFile &f : files)
+        names.push_back(f.name());
+    QCOMPARE(names, (std::vector<std::string>{"2026-11-30-tests_t.py_test_a-cells.json",
+                                              "2026-11-30-tests_t.py_test_a-matched.json",
+                                              "bad-day.json", "broken.json", "foreign.json",
+                                              "no-test.json", "shard-2.json", "trials.jsonl"}));
+    auto at = [&](const std::string &name) -> const RunRecordFile & {
+        return *std::find_if(files.begin(), files.end(),
+                             [&](const RunRecordFile &f) { return f.name() == name; });
+    };
+
+    const RunRecordFile &matched = at("2026-11-30-tests_t.py_test_a-matched.json");
+    QCOMPARE(matched.file,
+             std::string(".patchwitness/runs/2026-11-30-tests_t.py_test_a-matched.json"));
+    QCOMPARE(matched.kind, std::string("attribution"));
+    QCOMPARE(matched.test, std::string("tests/t.py::test_a"));
+    QCOMPARE(matched.result, std::string("PRE_EXISTING · matched · base 3/5, head 3/5 · solo"));
+    QCOMPARE(matched.recorded, std::string("2026-11-30"));
+    QVERIFY(matched.problems.empty());
+
+    const RunRecordFile &cells = at("2026-11-30-tests_t.py_test_a-cells.json");
+    QCOMPARE(cells.kind, std::string("cells"));
+    QCOMPARE(cells.result, std::string("order · at head"));
+    QVERIFY(cells.problems.empty());
+
+    const RunRecordFile &shard = at("shard-2.json");
+    QCOMPARE(shard.kind, std::string("shard"));
+    QCOMPARE(shard.test, std::string("tests/t.py::test_b"));
+    QCOMPARE(shard.result, std::string("shard 2/3 of attribution"));
+    QVERIFY(shard.problems.empty());
+
+    const RunRecordFile &broken = at("broken.json");
+    QCOMPARE(broken.problems.size(), size_t(1));
+    QCOMPARE(broken.problems.front().rule, std::string("parse"));
+    QCOMPARE(broken.problems.front().line, 2);
+    QVERIFY(broken.problems.front().column > 0);
+    QCOMPARE(broken.problems.front().file, std::string(".patchwitness/runs/broken.json"));
+
+    const RunRecordFile &noTest = at("no-test.json");
+    QCOMPARE(noTest.kind, std::string("attribution"));
+    QCOMPARE(noTest.problems.size(), size_t(1));
+    QCOMPARE(noTest.problems.front().rule, std::string("field"));
+    QCOMPARE(noTest.problems.front().field, std::string("test"));
+
+    const RunRecordFile &foreign = at("foreign.json");
+    QCOMPARE(foreign.kind, std::string("other"));
+    QCOMPARE(foreign.problems.size(), size_t(1));
+    QCOMPARE(foreign.problems.front().field, std::string("schema"));
+
+    const RunRecordFile &badDay = at("bad-day.json");
+    QCOMPARE(badDay.problems.size(), size_t(1));
+    QCOMPARE(badDay.problems.front().field, std::string("recorded"));
+    QCOMPARE(badDay.problems.front().entry, std::string("tests/t.py::test_c"));
+
+    const RunRecordFile &rows = at("trials.jsonl");
+    QCOMPARE(rows.kind, std::string("rows"));
+    QCOMPARE(rows.test, std::string("tests/t.py::test_d"));
+    QCOMPARE(rows.result, std::string("2 rows"));
+    QCOMPARE(rows.problems.size(), size_t(1));
+    QCOMPARE(rows.problems.front().line, 4);
+}
+
+void TstRunEvidence::readRunRecordsWithoutDirectory()
+{
+    QTemporaryDir dir;
+    QVERIFY(readRunRecords(dir.filePath(QStringLiteral("runs")).toStdString(), "runs/").empty());
 }
 
 QTEST_GUILESS_MAIN(TstRunEvidence)

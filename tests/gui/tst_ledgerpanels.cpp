@@ -6,6 +6,7 @@
 #include "diff/DiffView.h"
 #include "ledger/LedgerSet.h"
 #include "ledger/LedgerValidator.h"
+#include "ledger/RunRecords.h"
 #include "panels/EvidencePanel.h"
 #include "panels/EvidenceProxyModel.h"
 #include "panels/EvidenceRoles.h"
@@ -229,6 +230,7 @@ private Q_SLOTS:
     void duplicateEntriesEachGetTheirProblem();
     void deletedOpenJournalRowIsARow();
     void filterByTestNarrowsRows();
+    void runRecordsFollowTheLedgers();
     void eventsNewestFirstWithColumns();
     void eventKindColours_data();
     void eventKindColours();
@@ -551,6 +553,69 @@ void TstLedgerPanels::filterByTestNarrowsRows()
     panel.setFilterText(QString());
     QCOMPARE(panel.proxy()->rowCount(), 3);
     QCOMPARE(panel.summary(), QStringLiteral("3 entries"));
+}
+
+// The evidence files of runs/ come after the ledger entries, one row each: the record's
+// kind, its test with what it concluded, a problem badge for a file `freeze` could not
+// read; replacing them keeps the ledger rows, and the test filter finds them.
+void TstLedgerPanels::runRecordsFollowTheLedgers()
+{
+    const QDate today(2024, 5, 5);
+    const LedgerSet set =
+        loadSet({{"quarantine.toml", freeze("tests/t.py::test_a", "2024-05-01", "2024-05-14")}});
+    LedgersModel model;
+    model.setLedgers(set, validate(set, today), today);
+    pw::core::RunRecordFile record;
+    record.file = ".patchwitness/runs/2024-05-05-tests_t.py_test_a-matched.json";
+    record.kind = "attribution";
+    record.test = "tests/t.py::test_a";
+    record.result = "PRE_EXISTING · matched · base 3/5, head 3/5";
+    pw::core::RunRecordFile broken;
+    broken.file = ".patchwitness/runs/broken.json";
+    broken.kind = "other";
+    LedgerProblem p;
+    p.file = broken.file;
+    p.line = 2;
+    p.column = 11;
+    p.rule = "parse";
+    p.message = "syntax error while parsing value";
+    broken.problems.push_back(p);
+    model.setRunRecords({record, broken});
+
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.rowAt(0)->kind, LedgerRow::Kind::Freeze);
+    QCOMPARE(cell(model, 1, LedgersModel::KindColumn), QStringLiteral("attribution run"));
+    QCOMPARE(cell(model, 1, LedgersModel::EntryColumn),
+             QStringLiteral("tests/t.py::test_a — PRE_EXISTING · matched · base 3/5, head 3/5"));
+    QCOMPARE(cell(model, 1, LedgersModel::StatusColumn), QStringLiteral("valid"));
+    QCOMPARE(cell(model, 1, LedgersModel::FileColumn),
+             QStringLiteral("2024-05-05-tests_t.py_test_a-matched.json"));
+    QCOMPARE(model.index(1, 0).data(TestRole).toString(), QStringLiteral("tests/t.py::test_a"));
+    QVERIFY(cell(model, 1, 0, Qt::ToolTipRole).contains(QLatin1String("Grant freeze")));
+    QCOMPARE(cell(model, 2, LedgersModel::KindColumn), QStringLiteral("run file"));
+    QCOMPARE(cell(model, 2, LedgersModel::EntryColumn), QStringLiteral("broken.json"));
+    QCOMPARE(cell(model, 2, LedgersModel::StatusColumn), QStringLiteral("problem"));
+    QCOMPARE(cell(model, 2, LedgersModel::FileColumn), QStringLiteral("broken.json:2"));
+    QCOMPARE(cell(model, 2, LedgersModel::ProblemColumn),
+             QStringLiteral("syntax error while parsing value"));
+    QCOMPARE(model.index(2, 0).data(TestRole).toString(), QString());
+    QCOMPARE(model.severity(), 2);
+    QCOMPARE(model.summary(), QStringLiteral("1 entry · 2 run records · 1 with problems"));
+
+    // Re-reading runs/ keeps the ledger rows; new ledgers keep the run rows.
+    model.setRunRecords({record});
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.severity(), 0);
+    model.setLedgers(set, validate(set, today), today);
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.rowAt(1)->kind, LedgerRow::Kind::Run);
+
+    EvidencePanel panel;
+    panel.setModel(&model);
+    panel.setFilterText(QStringLiteral("test_a"));
+    QCOMPARE(panel.proxy()->rowCount(), 2);
+    model.clear();
+    QCOMPARE(model.rowCount(), 0);
 }
 
 void TstLedgerPanels::eventsNewestFirstWithColumns()

@@ -7,10 +7,14 @@
 #include "RepoBuilder.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
+#include "forms/LedgerDesk.h"
+#include "forms/LedgerFormDialog.h"
 #include "panels/AttributionModel.h"
 #include "panels/CensusModel.h"
 #include "panels/EvidencePanel.h"
+#include "panels/EvidenceProxyModel.h"
 #include "panels/EvidenceRoles.h"
+#include "panels/LedgersModel.h"
 #include "panels/RunsModel.h"
 #include "panels/ShadowModel.h"
 #include "run/ShardLedger.h"
@@ -27,6 +31,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTreeView>
 #include <QtTest>
 
 using namespace pw::gui;
@@ -309,6 +314,13 @@ private Q_SLOTS:
         RunDesk &desk = consentingDesk(window, outcome);
         QSignalSpy nodeRuns(desk.controller(), &RunController::nodeRunFinished);
         QSignalSpy freeze(&desk, &RunDesk::grantFreezeRequested);
+        // The Ledgers panel lists runs/ and reads it again when a run writes a record there
+        // (the window makes this connection).
+        LedgerDesk ledgers(&window);
+        ledgers.setOutcome(outcome);
+        QCOMPARE(ledgers.ledgersModel()->rowCount(), 0);
+        QSignalSpy written(&desk, &RunDesk::recordWritten);
+        connect(&desk, &RunDesk::recordWritten, &ledgers, &LedgerDesk::refreshRunRecords);
 
         auto *copyReplay = window.findChild<QPushButton *>(QStringLiteral("copyReplay"));
         QVERIFY(copyReplay && !copyReplay->isEnabled()); // nothing to copy yet
@@ -330,6 +342,31 @@ private Q_SLOTS:
             QStringLiteral("tests/test_x.py::test_old_bug")));
         QVERIFY(desk.attributionTable()->summary().startsWith(QStringLiteral("PRE_EXISTING")));
         QVERIFY(QFileInfo::exists(QString::fromStdString(pre.recordPath)));
+        QCOMPARE(written.count(), 1);
+        QCOMPARE(written.at(0).at(0).toString(), QString::fromStdString(pre.recordPath));
+        const LedgersModel &listed = *ledgers.ledgersModel();
+        QCOMPARE(listed.rowCount(), 1);
+        QCOMPARE(listed.rowAt(0)->kind, LedgerRow::Kind::Run);
+        QCOMPARE(listed.rowAt(0)->entry, QStringLiteral("tests/test_x.py::test_old_bug"));
+        QVERIFY2(listed.rowAt(0)->result.startsWith(QStringLiteral("PRE_EXISTING · matched")),
+                 qPrintable(listed.rowAt(0)->result));
+        QCOMPARE(QFileInfo(listed.rowAt(0)->file).fileName(),
+                 QFileInfo(QString::fromStdString(pre.recordPath)).fileName());
+        QVERIFY(ledgers.ledgersPanel()->summary().contains(QStringLiteral("1 run record")));
+        // Grant freeze on the PRE_EXISTING record's row: the form is about its test and
+        // pre-filled from it.
+        EvidencePanel *ledgersPanel = ledgers.ledgersPanel();
+        ledgersPanel->view()->setCurrentIndex(ledgersPanel->proxy()->index(0, 0));
+        ledgers.action(QStringLiteral("actionGrantFreeze"))->trigger();
+        auto *form = window.findChild<LedgerFormDialog *>();
+        QVERIFY(form);
+        QVERIFY2(form->previewText().contains(
+                     QStringLiteral("test = \"tests/test_x.py::test_old_bug\"")),
+                 qPrintable(form->previewText()));
+        QVERIFY2(form->previewText().contains(QStringLiteral("base_fail = 5")),
+                 qPrintable(form->previewText()));
+        form->reject();
+        delete form;
         QVERIFY(desk.grantFreezeButton()->isEnabled());
         QVERIFY(copyReplay->isEnabled());
         // SPEC §10 diff coverage: test_old_bug never runs the changed line (test_new_bug's).

@@ -95,7 +95,8 @@ LedgerDesk::LedgerDesk(QWidget *window)
     });
     connect(m_freeze, &QAction::triggered, this, [this] {
         const Target t = currentTarget();
-        grantFreeze(t.ledgerRow ? QString() : t.test);
+        // a PRE_EXISTING record in runs/ is about its test; another ledger row is no test
+        grantFreeze(t.ledgerRow && t.ledgerRow->kind != LedgerRow::Kind::Run ? QString() : t.test);
     });
     connect(m_renew, &QAction::triggered, this, [this] { renewFreeze(currentTarget().test); });
     connect(m_close, &QAction::triggered, this, [this] {
@@ -139,6 +140,15 @@ void LedgerDesk::clear()
     updateActions();
 }
 
+void LedgerDesk::refreshRunRecords()
+{
+    if (!m_hasOutcome)
+        return;
+    m_ledgers->setRunRecords(readRunRecords(m_ledgerDir, m_ledgerPrefix));
+    m_ledgersPanel->setSummary(m_ledgers->summary());
+    m_ledgersPanel->setSummarySeverity(m_ledgers->severity());
+}
+
 void LedgerDesk::setOutcome(const AuditOutcome &outcome)
 {
     if (!outcome.ok) {
@@ -160,6 +170,7 @@ void LedgerDesk::setOutcome(const AuditOutcome &outcome)
     m_lookup.reset();
     m_repo.reset();
     m_ledgers->setLedgers(outcome.ledgers, outcome.ledgerProblems, outcome.today);
+    m_ledgers->setRunRecords(outcome.runRecords);
     m_ledgersPanel->setSummary(m_ledgers->summary());
     m_ledgersPanel->setSummarySeverity(m_ledgers->severity());
     const QString relDir =
@@ -470,6 +481,9 @@ QList<QAction *> LedgerDesk::actionsFor(const Target &t)
             out << m_close;
         if (t.ledgerRow->kind == LedgerRow::Kind::Fixture)
             out << m_note;
+        if (t.ledgerRow->kind == LedgerRow::Kind::Run && t.ledgerRow->problems.empty() &&
+            t.ledgerRow->result.startsWith(QLatin1String("PRE_EXISTING")))
+            out << m_freeze;
         return out;
     }
     if (isRemoval(t.code))

@@ -49,6 +49,8 @@ public:
 
     void setOutcome(const AuditOutcome &outcome);
     void clear();
+    // Reads the ledger directory's runs/ again (a run just wrote a record there).
+    void refreshRunRecords();
     // Its rows offer the forms their evidence supports (context menu), and the Ledger
     // menu acts on the row selected last in any watched panel.
     void watchPanel(EvidencePanel *panel);

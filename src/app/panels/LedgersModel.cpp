@@ -146,6 +146,8 @@ QString LedgersModel::kindName(LedgerRow::Kind kind)
         return tr("budget");
     case LedgerRow::Kind::File:
         return tr("file");
+    case LedgerRow::Kind::Run:
+        return tr("run");
     }
     return {};
 }
@@ -170,9 +172,37 @@ QString LedgersModel::statusText(const LedgerRow &row)
 
 void LedgersModel::clear()
 {
+    m_ledgerRows.clear();
+    m_runRows.clear();
+    showRows();
+}
+
+void LedgersModel::showRows()
+{
     beginResetModel();
-    m_rows.clear();
+    m_rows = m_ledgerRows;
+    m_rows.insert(m_rows.end(), m_runRows.begin(), m_runRows.end());
     endResetModel();
+}
+
+void LedgersModel::setRunRecords(const std::vector<core::RunRecordFile> &records)
+{
+    m_runRows.clear();
+    for (const core::RunRecordFile &record : records) {
+        LedgerRow r;
+        r.kind = LedgerRow::Kind::Run;
+        r.file = qs(record.file);
+        r.entry = qs(record.test.empty() ? record.name() : record.test);
+        r.present = !record.test.empty();
+        r.recordKind = qs(record.kind);
+        r.result = qs(record.result);
+        r.problems = record.problems;
+        r.line = r.problems.empty() ? 0 : r.problems.front().line;
+        if (!r.problems.empty())
+            r.status = LedgerRow::Status::Problem;
+        m_runRows.push_back(std::move(r));
+    }
+    showRows();
 }
 
 void LedgersModel::setLedgers(const core::LedgerSet &set,
@@ -309,9 +339,8 @@ void LedgersModel::setLedgers(const core::LedgerSet &set,
     for (const auto &o : order)
         sorted.push_back(std::move(rows[std::get<3>(o)]));
 
-    beginResetModel();
-    m_rows = std::move(sorted);
-    endResetModel();
+    m_ledgerRows = std::move(sorted);
+    showRows();
 }
 
 const LedgerRow *LedgersModel::rowAt(int row) const
@@ -327,7 +356,14 @@ QString LedgersModel::summary() const
     int withProblems = 0;
     int expiring = 0;
     int unreadable = 0;
+    int runRecords = 0;
     for (const LedgerRow &r : m_rows) {
+        if (r.kind == LedgerRow::Kind::Run) {
+            ++runRecords;
+            if (!r.problems.empty())
+                ++withProblems;
+            continue;
+        }
         if (r.kind == LedgerRow::Kind::File) {
             const bool parse =
                 std::any_of(r.problems.begin(), r.problems.end(),
@@ -343,6 +379,8 @@ QString LedgersModel::summary() const
     }
     QStringList parts;
     parts << (entries == 1 ? tr("1 entry") : tr("%1 entries").arg(entries));
+    if (runRecords)
+        parts << (runRecords == 1 ? tr("1 run record") : tr("%1 run records").arg(runRecords));
     if (withProblems)
         parts << tr("%1 with problems").arg(withProblems);
     if (expiring)
@@ -377,8 +415,16 @@ QString LedgersModel::text(const LedgerRow &r, int column) const
     case StatusColumn:
         return statusText(r);
     case KindColumn:
+        if (r.kind == LedgerRow::Kind::Run)
+            return r.recordKind == QLatin1String("shard")   ? tr("shard ledger")
+                   : r.recordKind == QLatin1String("rows")  ? tr("run rows")
+                   : r.recordKind == QLatin1String("other") ? tr("run file")
+                                                            : tr("%1 run").arg(r.recordKind);
         return kindName(r.kind);
     case EntryColumn:
+        if (r.kind == LedgerRow::Kind::Run)
+            return r.result.isEmpty() ? r.entry
+                                      : QString(r.entry + QStringLiteral(" — ") + r.result);
         return r.present ? r.entry : tr("%1 (gone)").arg(r.entry);
     case OwnerColumn:
         return r.owner;
@@ -409,6 +455,11 @@ QString LedgersModel::toolTip(const LedgerRow &r) const
             lines << qs(p.toString());
         return lines.join(QLatin1Char('\n'));
     }
+    if (r.kind == LedgerRow::Kind::Run)
+        return r.result.startsWith(QLatin1String("PRE_EXISTING"))
+                   ? tr("%1\nGrant freeze… pre-fills the freeze's evidence from this record")
+                         .arg(r.file)
+                   : r.file;
     if (r.expires && r.status == LedgerRow::Status::Expiring)
         return tr("Expires on %1 (in %2 days): renew it with a fresh reproduction or restore "
                   "the test")
@@ -438,7 +489,7 @@ QVariant LedgersModel::data(const QModelIndex &index, int role) const
             (index.column() == ProblemColumn && r.severity() >= 2) ||
             (index.column() == ExpiresColumn && r.severity() >= 1))
             return style::foregroundData(toneOf(r));
-        if (!r.present && index.column() == EntryColumn)
+        if (!r.present && r.kind != LedgerRow::Kind::Run && index.column() == EntryColumn)
             return style::foregroundData(style::Tone::Block);
         break;
     case Qt::BackgroundRole:
@@ -457,7 +508,10 @@ QVariant LedgersModel::data(const QModelIndex &index, int role) const
     case LineRole:
         return r.line;
     case TestRole:
-        return r.kind == LedgerRow::Kind::File ? QString() : r.entry;
+        // a run file that names no test is listed by its name, which is no test
+        return r.kind == LedgerRow::Kind::File || (r.kind == LedgerRow::Kind::Run && !r.present)
+                   ? QString()
+                   : r.entry;
     case SeverityRole:
         return r.severity();
     case CodeRole:

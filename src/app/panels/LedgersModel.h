@@ -2,6 +2,7 @@
 
 #include "ledger/LedgerProblem.h"
 #include "ledger/LedgerSet.h"
+#include "ledger/RunRecords.h"
 
 #include <QAbstractTableModel>
 #include <QDate>
@@ -23,7 +24,8 @@ struct LedgerRow
         Journal, // seed_journal.jsonl row
         Fixture, // fixture_digest.json path
         Budget,  // property_budget.toml (the whole file is one entry)
-        File     // file-level problems: the file does not parse, ...
+        File,    // file-level problems: the file does not parse, ...
+        Run      // a file of runs/: attribution / cells evidence, a shard ledger
     };
     enum class Status
     {
@@ -40,20 +42,26 @@ struct LedgerRow
     QString entry;  // test / node / journal id / fixture path; the file for File rows
     int line = 0;   // where the entry starts; the first problem's line for File rows
     int index = -1; // position among its file's entries (-1: File rows, entries only problems name)
-    // False for an entry only its problems name (an open journal row that was deleted).
+    // False for an entry only its problems name (an open journal row that was deleted), and
+    // for a Run row whose file names no test (`entry` is then the file's name).
     bool present = true;
     QString owner;                // owner / approved_by / closed_by
     std::optional<QDate> expires; // freezes
     int daysLeft = 0;             // today → expires (negative once expired)
     std::vector<core::LedgerProblem> problems;
+    // Run rows: the record's kind ("attribution", "cells", "shard", "rows", "other") and
+    // what it concluded ("PRE_EXISTING · matched · base 3/5, head 3/5").
+    QString recordKind;
+    QString result;
 
     int severity() const; // 2 problem / expired, 1 expiring, 0 otherwise
 };
 
 // The "Ledgers" panel (SPEC §8): every entry of a ledger directory with a validity badge,
-// one row each, plus one row per file with problems of its own. Answers the EvidenceRole
-// roles (PathRole = ledger file, LineRole = entry line, TestRole = entry id), so the
-// panel's filter box filters by test.
+// one row each, plus one row per file with problems of its own, then one row per evidence
+// file of its runs/ directory (what the run engine recorded, what `freeze` pre-fills from). Answers
+// the EvidenceRole roles (PathRole = ledger file, LineRole = entry line, TestRole = entry id), so
+// the panel's filter box filters by test.
 class LedgersModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -61,8 +69,8 @@ public:
     enum Column
     {
         StatusColumn,  // "valid", "open", "expiring", "expired", "problem", "2 problems"
-        KindColumn,    // freeze / waiver / journal / fixture / budget / file
-        EntryColumn,   // test / node / id / path
+        KindColumn,    // freeze / waiver / journal / fixture / budget / file / "attribution run"
+        EntryColumn,   // test / node / id / path; run rows: "test — result"
         OwnerColumn,   // owner, approved_by, closed_by
         ExpiresColumn, // freezes: "in 2 days", "2026-12-02"
         FileColumn,    // "quarantine.toml:12" (PathRole has the path as given)
@@ -76,6 +84,8 @@ public:
     // by file and entry id, problems without an entry to their file's row.
     void setLedgers(const core::LedgerSet &set, const std::vector<core::LedgerProblem> &problems,
                     const QDate &today, int expiringSoonDays = 3);
+    // The rows of runs/ (replaced; the ledger rows stay): after the ledgers, by name.
+    void setRunRecords(const std::vector<core::RunRecordFile> &records);
     void clear();
 
     const LedgerRow *rowAt(int row) const;
@@ -94,7 +104,10 @@ public:
 private:
     QString text(const LedgerRow &row, int column) const;
     QString toolTip(const LedgerRow &row) const;
+    void showRows(); // m_rows = ledger rows, then run rows
 
+    std::vector<LedgerRow> m_ledgerRows;
+    std::vector<LedgerRow> m_runRows;
     std::vector<LedgerRow> m_rows;
 };
 

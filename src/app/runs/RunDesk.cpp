@@ -290,8 +290,10 @@ void RunDesk::showAttribution(const core::AttributionResult &result)
     m_replay->setText(QString::fromStdString(result.replay));
     m_copyReplay->setEnabled(!result.replay.empty());
     showCoverage(m_coverage, m_attribution->coverageLine(), m_attribution->coverageSeverity());
-    if (!result.recordPath.empty())
+    if (!result.recordPath.empty()) {
         Q_EMIT message(0, tr("Wrote %1").arg(QString::fromStdString(result.recordPath)));
+        Q_EMIT recordWritten(QString::fromStdString(result.recordPath));
+    }
     if (!result.recordError.empty())
         Q_EMIT message(2, QString::fromStdString(result.recordError));
     Q_EMIT attributionShown();
@@ -302,8 +304,10 @@ void RunDesk::showCells(const core::ReproCellsResult &result)
     m_cells->setResult(result);
     m_cellsPanel->setSummary(m_cells->summary());
     m_cellsPanel->setSummarySeverity(m_cells->summarySeverity());
-    if (!result.recordPath.empty())
+    if (!result.recordPath.empty()) {
         Q_EMIT message(0, tr("Wrote %1").arg(QString::fromStdString(result.recordPath)));
+        Q_EMIT recordWritten(QString::fromStdString(result.recordPath));
+    }
     if (!result.recordError.empty())
         Q_EMIT message(2, QString::fromStdString(result.recordError));
     Q_EMIT cellsShown();

@@ -114,6 +114,8 @@ Q_SIGNALS:
     // "Grant freeze…" on a PRE_EXISTING attribution: the ledger desk opens the form (its
     // pre-fill reads the record the attribution just wrote to runs/).
     void grantFreezeRequested(const QString &test);
+    // An evidence record was written to runs/ (attribution, cells, a merged sweep).
+    void recordWritten(const QString &path);
 
 private:
     // Whether runs of this repository may start, and with the sandbox or not.

@@ -1,0 +1,215 @@
+#include "ledger/RunRecords.h"
+
+#include "ledger/JsonText.h"
+#include "ledger/LedgerDate.h"
+#include "ledger/RunEvidence.h"
+#include "util/Error.h"
+#include "util/Files.h"
+
+#include <QDir>
+#include <QRegularExpression>
+#include <algorithm>
+#include <sstream>
+
+namespace pw::core {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// An Error::input of the JSON readers ("origin:line:column: message" or "origin: field:
+// message") as a problem of `record`.
+LedgerProblem problemOf(const RunRecordFile &record, const std::string &what)
+{
+    LedgerProblem p;
+    p.file = record.file;
+    p.entry = record.test;
+    std::string rest =
+        what.rfind(record.file + ":", 0) == 0 ? what.substr(record.file.size() + 1) : what;
+    static const QRegularExpression position(QStringLiteral("^(\\d+):(\\d+): (.*)$"),
+                                             QRegularExpression::DotMatchesEverythingOption);
+    static const QRegularExpression field(QStringLiteral("^ ([a-z_]+): (.*)$"),
+                                          QRegularExpression::DotMatchesEverythingOption);
+    const QString text = QString::fromStdString(rest);
+    if (const auto m = position.match(text); m.hasMatch()) {
+        p.rule = "parse";
+        p.line = m.captured(1).toInt();
+        p.column = m.captured(2).toInt();
+        p.message = m.captured(3).toStdString();
+    } else if (const auto f = field.match(text); f.hasMatch()) {
+        p.rule = "field";
+        p.field = f.captured(1).toStdString();
+        p.message = f.captured(2).toStdString();
+    } else {
+        p.rule = "parse";
+        p.message = rest.rfind(' ', 0) == 0 ? rest.substr(1) : rest;
+    }
+    return p;
+}
+
+std::string stringField(const Json &object, const char *key)
+{
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string count(const std::optional<long long> &fails, const std::optional<long long> &runs)
+{
+    return (fails ? std::to_string(*fails) : std::string("?")) + "/" +
+           (runs ? std::to_string(*runs) : std::string("?"));
+}
+
+void readAttribution(const std::string &text, RunRecordFile &record)
+{
+    const AttributionRecord rec = AttributionRecord::parse(text, record.file);
+    record.test = rec.test;
+    record.recorded = rec.recorded.value_or(std::string());
+    std::string result = rec.verdict.value_or("no verdict");
+    if (rec.mode)
+        result += " · " + *rec.mode;
+    if (rec.baseFail || rec.headFail)
+        result +=
+            " · base " + count(rec.baseFail, rec.runs) + ", head " + count(rec.headFail, rec.runs);
+    if (rec.attribution)
+        result += " · " + *rec.attribution;
+    record.result = result;
+}
+
+// A cells record or a shard ledger: the fields the panel shows, a missing test a problem.
+void readOther(const Json &root, RunRecordFile &record)
+{
+    const std::string schema = stringField(root, "schema");
+    record.recorded = stringField(root, "recorded");
+    if (schema == "patchwitness.cells/1") {
+        record.kind = "cells";
+        record.test = stringField(root, "test");
+        const std::string arm = stringField(root, "arm");
+        const std::string attribution = stringField(root, "attribution");
+        record.result = (attribution.empty() ? std::string("no attribution") : attribution) +
+                        (arm.empty() ? std::string() : " · at " + arm);
+    } else if (schema == "patchwitness.shard/1") {
+        record.kind = "shard";
+        const auto parameters = root.find("parameters");
+        if (parameters != root.end() && parameters->is_object())
+            record.test = stringField(*parameters, "test");
+        const auto shard = root.find("shard");
+        std::string name = "shard";
+        if (shard != root.end() && shard->is_object() &&
+            shard->value("index", Json()).is_number() && shard->value("count", Json()).is_number())
+            name += " " + std::to_string(shard->value("index", 0)) + "/" +
+                    std::to_string(shard->value("count", 0));
+        const std::string kind = stringField(root, "kind");
+        record.result = name + (kind.empty() ? std::string() : " of " + kind);
+    } else {
+        record.kind = "other";
+        record.result = schema.empty() ? std::string("no schema") : schema;
+        LedgerProblem p;
+        p.file = record.file;
+        p.rule = "field";
+        p.field = "schema";
+        p.message = schema.empty() ? "missing: not a patchwitness record"
+                                   : "\"" + schema + "\" is not a schema this version reads";
+        record.problems.push_back(std::move(p));
+        return;
+    }
+    if (record.test.empty()) {
+        LedgerProblem p;
+        p.file = record.file;
+        p.rule = "field";
+        p.field = record.kind == "shard" ? "parameters.test" : "test";
+        p.message = "missing (the test id the evidence is about)";
+        record.problems.push_back(std::move(p));
+    }
+    if (!record.recorded.empty() && !parseLedgerDate(record.recorded)) {
+        LedgerProblem p;
+        p.file = record.file;
+        p.entry = record.test;
+        p.rule = "field";
+        p.field = "recorded";
+        p.message = "\"" + record.recorded + "\" is not a date (YYYY-MM-DD)";
+        record.problems.push_back(std::move(p));
+    }
+}
+
+// JSON Lines: one object per line; the count of rows and the first line that does not parse.
+void readRows(const std::string &text, RunRecordFile &record)
+{
+    record.kind = "rows";
+    std::istringstream in(text);
+    std::string line;
+    int number = 0;
+    int rows = 0;
+    while (std::getline(in, line)) {
+        ++number;
+        if (line.find_first_not_of(" \t\r") == std::string::npos)
+            continue;
+        try {
+            const Json row = jsontext::parse(line, record.file, number);
+            ++rows;
+            if (record.test.empty() && row.is_object())
+                record.test = stringField(row, "test");
+        } catch (const Error &e) {
+            if (record.problems.empty())
+                record.problems.push_back(problemOf(record, e.what()));
+        }
+    }
+    record.result = std::to_string(rows) + (rows == 1 ? " row" : " rows");
+}
+
+} // namespace
+
+std::string RunRecordFile::name() const
+{
+    const size_t slash = file.rfind('/');
+    return slash == std::string::npos ? file : file.substr(slash + 1);
+}
+
+std::vector<RunRecordFile> readRunRecords(const std::string &runsDir, const std::string &shownAs)
+{
+    std::vector<RunRecordFile> out;
+    const QDir dir(QString::fromStdString(runsDir));
+    if (!dir.exists())
+        return out;
+    const QStringList names = dir.entryList({QStringLiteral("*.json"), QStringLiteral("*.jsonl")},
+                                            QDir::Files, QDir::Name);
+    for (const QString &name : names) {
+        RunRecordFile record;
+        record.file = shownAs + name.toStdString();
+        const std::optional<std::string> text = readWholeFile(dir.filePath(name).toStdString());
+        if (!text) {
+            LedgerProblem p;
+            p.file = record.file;
+            p.rule = "parse";
+            p.message = "cannot be read";
+            record.kind = "other";
+            record.problems.push_back(std::move(p));
+            out.push_back(std::move(record));
+            continue;
+        }
+        if (name.endsWith(QLatin1String(".jsonl"))) {
+            readRows(*text, record);
+            out.push_back(std::move(record));
+            continue;
+        }
+        try {
+            const Json root = jsontext::parse(*text, record.file);
+            if (!root.is_object())
+                throw Error::input(record.file + ":1:1: a run record must be a JSON object, got " +
+                                   jsontext::typeName(root));
+            if (stringField(root, "schema") == AttributionRecord::kSchema) {
+                record.kind = "attribution";
+                record.test = stringField(root, "test");
+                readAttribution(*text, record);
+            } else {
+                readOther(root, record);
+            }
+        } catch (const Error &e) {
+            if (record.kind.empty())
+                record.kind = "other";
+            record.problems.push_back(problemOf(record, e.what()));
+        }
+        out.push_back(std::move(record));
+    }
+    return out;
+}
+
+} // namespace pw::core
