@@ -609,6 +609,9 @@ void TstLedgerPanels::runRecordsFollowTheLedgers()
     model.setLedgers(set, validate(set, today), today);
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(model.rowAt(1)->kind, LedgerRow::Kind::Run);
+    LedgersModel runsOnly; // no ledger yet: no "0 entries"
+    runsOnly.setRunRecords({record});
+    QCOMPARE(runsOnly.summary(), QStringLiteral("1 run record"));
 
     EvidencePanel panel;
     panel.setModel(&model);

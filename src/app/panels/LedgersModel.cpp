@@ -378,7 +378,8 @@ QString LedgersModel::summary() const
             ++expiring;
     }
     QStringList parts;
-    parts << (entries == 1 ? tr("1 entry") : tr("%1 entries").arg(entries));
+    if (entries || !runRecords)
+        parts << (entries == 1 ? tr("1 entry") : tr("%1 entries").arg(entries));
     if (runRecords)
         parts << (runRecords == 1 ? tr("1 run record") : tr("%1 run records").arg(runRecords));
     if (withProblems)
