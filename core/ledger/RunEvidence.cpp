@@ -89,10 +89,25 @@ private:
     const std::string &m_origin;
 };
 
-const char *const kKnown[] = {
-    "schema", "test",        "verdict",      "mode",       "base_fail",     "head_fail",
-    "runs",   "seeds",       "witness_seed", "env_digest", "baseline_sha",  "base",
-    "head",   "attribution", "replay",       "recorded",   "diff_coverage", "diff_coverage_detail"};
+const char *const kKnown[] = {"schema",
+                              "test",
+                              "verdict",
+                              "mode",
+                              "base_fail",
+                              "head_fail",
+                              "runs",
+                              "seeds",
+                              "witness_seed",
+                              "env_digest",
+                              "baseline_sha",
+                              "base",
+                              "head",
+                              "attribution",
+                              "replay",
+                              "replay_exact",
+                              "recorded",
+                              "diff_coverage",
+                              "diff_coverage_detail"};
 
 } // namespace
 
@@ -128,6 +143,7 @@ AttributionRecord AttributionRecord::parse(const std::string &text, const std::s
     rec.head = r.string("head");
     rec.attribution = r.string("attribution");
     rec.replay = r.string("replay");
+    rec.replayExact = r.string("replay_exact");
     rec.recorded = r.string("recorded");
     if (rec.recorded && !parseLedgerDate(*rec.recorded))
         r.fail("recorded", "\"" + *rec.recorded + "\" is not a date (YYYY-MM-DD)");
@@ -166,6 +182,7 @@ std::string AttributionRecord::format() const
     put("head", head);
     put("attribution", attribution);
     put("replay", replay);
+    put("replay_exact", replayExact);
     put("recorded", recorded);
     put("diff_coverage", diffCoverage);
     put("diff_coverage_detail", diffCoverageDetail);

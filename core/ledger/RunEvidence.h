@@ -17,7 +17,8 @@ struct QuarantineEntry;
 //    "verdict": "PRE_EXISTING", "mode": "matched", "base_fail": 3, "head_fail": 3,
 //    "runs": 5, "seeds": [0, 1, 2, 3, 4], "witness_seed": 2, "env_digest": "…",
 //    "baseline_sha": "<40 hex>", "base": "<rev>", "head": "<rev>", "attribution": "solo",
-//    "replay": "python -m pytest …", "recorded": "2026-11-30",
+//    "replay": "patchwitness-cli attribute 'tests/t.py::test_a' --base <sha> --head <sha>
+//    --seed 2", "replay_exact": "cd … && env -i … python3 -m pytest …", "recorded": "2026-11-30",
 //    "diff_coverage": "untouched", "diff_coverage_detail": "did not touch the change …"}
 //
 // `schema` and `test` are required; every other field may be absent (or null).
@@ -40,7 +41,10 @@ struct AttributionRecord
     std::optional<std::string> base; // revision specs as the run was asked for
     std::optional<std::string> head;
     std::optional<std::string> attribution; // solo / order / isolate / clock / ...
+    // `replay` runs from any checkout (the CLI on the trees' commits at the witness seed);
+    // `replay_exact` is the run's own shell line on the machine that recorded it.
     std::optional<std::string> replay;
+    std::optional<std::string> replayExact;
     std::optional<std::string> recorded; // YYYY-MM-DD, or an ISO 8601 timestamp
     // SPEC §10 diff coverage of the failing test (absent in records before it, or when head
     // did not fail): "touched", "untouched" (did not touch the change) or "unknown", and

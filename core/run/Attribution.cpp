@@ -1,5 +1,6 @@
 #include "run/Attribution.h"
 
+#include "run/RunEnvironment.h"
 #include "run/RunsDir.h"
 #include "run/Sandbox.h"
 #include "run/ShardMerge.h"
@@ -306,8 +307,17 @@ void judgeRuns(AttributionResult &r)
     }
     if (!replay && !r.head.runs.empty())
         replay = &r.head.runs.front();
-    if (replay)
+    if (replay) {
         r.replay = replay->command;
+        auto revision = [](const std::string &spec, const std::string &commit) {
+            const bool local = spec == "WORKTREE" || spec.rfind("PATCH:", 0) == 0;
+            return shellQuote(local || commit.empty() ? spec : commit);
+        };
+        r.portableReplay = "patchwitness-cli attribute " + shellQuote(r.test) + " --base " +
+                           revision(r.baseSpec, r.baseCommit) + " --head " +
+                           revision(r.headSpec, r.headCommit) + " --seed " +
+                           std::to_string(replay->seed);
+    }
 
     if (r.interrupted) {
         r.sentence = "interrupted: " + std::to_string(r.cancelledRuns) + " of " +
@@ -518,8 +528,10 @@ AttributionRecord AttributionResult::record(const std::string &today) const
         rec.baselineSha = baseCommit;
     rec.base = baseSpec;
     rec.head = headSpec;
+    if (!portableReplay.empty())
+        rec.replay = portableReplay;
     if (!replay.empty())
-        rec.replay = replay;
+        rec.replayExact = replay;
     rec.recorded = today;
     if (coverage) {
         rec.diffCoverage = coverageVerdictName(coverage->verdict);

@@ -134,7 +134,12 @@ struct AttributionResult
     std::optional<uint32_t> witnessSeed;       // first failing seed at head
     std::string envDigest; // of the replay run; "" when base and head digests differ
     bool digestsMatch = true;
-    std::string replay;       // shell line: the witness run at head, else the first head run
+    std::string replay; // shell line: the witness run at head, else the first head run
+    // The same run for any checkout of the repository, where `replay` names this machine's
+    // tree cache, plugin directory and PATH: "patchwitness-cli attribute 'T' --base <sha>
+    // --head <sha> --seed S" (the specs themselves for WORKTREE and PATCH:file). What the
+    // record, and so a freeze, carries.
+    std::string portableReplay;
     bool interrupted = false; // a run was cancelled: no verdict, nothing recorded
     int cancelledRuns = 0;
     // Neither tree has the node: check its id (run() refuses such a node after its first

@@ -124,6 +124,7 @@ std::string attributionJson(const std::string &repoRoot, const core::Attribution
         {"env_digest", orNull(r.envDigest)},
         {"digests_match", r.digestsMatch},
         {"replay", orNull(r.replay)},
+        {"replay_portable", orNull(r.portableReplay)},
         {"interrupted", r.interrupted},
         {"notes", r.notes},
         {"record", r.recordPath.empty() ? json() : json(relativeTo(repoRoot, r.recordPath))},
@@ -209,6 +210,8 @@ std::string attributionText(const std::string &repoRoot, const core::Attribution
              ")\n";
     if (!r.replay.empty())
         t += "replay:\n  " + r.replay + "\n";
+    if (!r.portableReplay.empty()) // what the record (and a freeze) carries
+        t += "replay from any checkout:\n  " + r.portableReplay + "\n";
     if (!r.notes.empty()) {
         t += "notes:\n";
         for (const std::string &n : r.notes)

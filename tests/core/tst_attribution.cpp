@@ -607,7 +607,13 @@ void TestAttribution::recordIsWrittenAndReadBack()
     QCOMPARE(rec.baselineSha.value_or(""), m_base);
     QCOMPARE(rec.base.value_or(""), m_base);
     QCOMPARE(rec.head.value_or(""), m_head);
-    QCOMPARE(rec.replay.value_or(""), r.replay);
+    // The record's replay runs from any checkout (the witness seed, the trees' commits);
+    // the machine's own shell line (tree cache, PATH) is kept beside it.
+    QCOMPARE(rec.replay.value_or(""), "patchwitness-cli attribute " + req.test + " --base " +
+                                          m_base + " --head " + m_head + " --seed 1");
+    QCOMPARE(rec.replay.value_or(""), r.portableReplay);
+    QCOMPARE(rec.replayExact.value_or(""), r.replay);
+    QVERIFY(r.replay.find(m_ctx->treeDir(Arm::Head)) != std::string::npos);
     QCOMPARE(rec.recorded.value_or(""), kToday);
 
     // The same day again: a new file, the first one untouched; the newest wins for freeze.

@@ -39,6 +39,7 @@ const char *kFull = R"({
   "head": "WORKTREE",
   "attribution": "solo",
   "replay": "python -m pytest -p pw_plugin --seed 2 tests/t.py::test_a",
+  "replay_exact": "cd /cache/trees/0123 && env -i PYTHONHASHSEED=2 python3 -m pytest",
   "recorded": "2026-11-30",
   "runner": {
     "host": "ci-7",
@@ -107,6 +108,8 @@ void TstRunEvidence::readsEveryField()
     QCOMPARE(r.head.value_or(""), std::string("WORKTREE"));
     QCOMPARE(r.attribution.value_or(""), std::string("solo"));
     QVERIFY(r.replay && r.replay->find("--seed 2") != std::string::npos);
+    QCOMPARE(r.replayExact.value_or(""),
+             std::string("cd /cache/trees/0123 && env -i PYTHONHASHSEED=2 python3 -m pytest"));
     QCOMPARE(r.recorded.value_or(""), std::string("2026-11-30"));
     QCOMPARE(r.unknownFields.size(), size_t(1));
     QCOMPARE(r.unknownFields[0].first, std::string("runner"));
