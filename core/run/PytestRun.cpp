@@ -1,6 +1,7 @@
 #include "run/PytestRun.h"
 
 #include "run/Sandbox.h"
+#include "run/StrayProcesses.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -325,7 +326,11 @@ RunResult PytestRun::execute(const std::string &runDir)
 
     const size_t maxOutput = size_t(std::max(1024, m_spec.maxOutputBytes));
     GroupProcess process;
-    process.setProcessEnvironment(env.environment());
+    // Without the sandbox's pid namespace, what escapes the group kill is found by this.
+    const std::string token = stray::newToken();
+    QProcessEnvironment processEnv = env.environment();
+    processEnv.insert(QLatin1String(stray::kRunTokenVariable), QString::fromStdString(token));
+    process.setProcessEnvironment(processEnv);
     process.setWorkingDirectory(QString::fromStdString(m_spec.treeDir));
     process.setStandardInputFile(QProcess::nullDevice());
     QElapsedTimer clock;
@@ -361,8 +366,11 @@ RunResult PytestRun::execute(const std::string &runDir)
             break;
         }
     }
-    // Whatever of the group outlived pytest (a daemon a test forgot) dies with the run.
+    // Whatever of the group outlived pytest (a child a test forgot) dies with the run, and
+    // so does a daemon that left the group (the sandbox's pid namespace already took it).
     killProcessGroup(pid);
+    if (!result.sandboxed)
+        result.strayProcesses = stray::killHolders(token);
     result.durationMs = clock.elapsed();
     appendTail(result.stdoutTail, process.readAllStandardOutput(), maxOutput, result.outputDropped);
     appendTail(result.stderrTail, process.readAllStandardError(), maxOutput, result.outputDropped);

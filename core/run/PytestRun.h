@@ -59,6 +59,9 @@ struct RunResult
     std::string seedlessDigest;
     uint32_t seed = 0;      // PYTHONHASHSEED of the run
     bool sandboxed = false; // ran inside the sandbox (outcomes may be sandboxBlocked)
+    // Processes that outlived the run outside its process group (a daemon in a session of its
+    // own) and were killed by its token (StrayProcesses); 0 in the sandbox, which needs none.
+    int strayProcesses = 0;
     // From the JUnit file; without one, every selected node as HarnessError. Selected
     // node ids the run never reported are NotCollected.
     std::vector<NodeOutcome> outcomes;

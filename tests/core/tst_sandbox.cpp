@@ -449,6 +449,32 @@ private Q_SLOTS:
         QVERIFY(pw::test::waitUntilNoneWorkingIn(p.tree(), 10000));
     }
 
+    // Without the sandbox a daemon escapes the group kill, but not its run's token: it dies
+    // when the run ends or times out, and the run counts it.
+    void daemonWithoutTheSandboxIsKilledByTheRunsToken_data()
+    {
+        QTest::addColumn<bool>("hang");
+        QTest::newRow("the run ends") << false;
+        QTest::newRow("the run times out") << true;
+    }
+
+    void daemonWithoutTheSandboxIsKilledByTheRunsToken()
+    {
+        QFETCH(bool, hang);
+        Project p;
+        p.write("tests/test_daemon.py", pw::test::daemonTestSource(p.pidFile(), hang));
+        RunSpec spec = p.spec(false);
+        spec.timeoutMs = hang ? 3000 : spec.timeoutMs;
+        PytestRun run(spec);
+        const RunResult r = runBounded(run);
+        QVERIFY(!r.sandboxed);
+        QCOMPARE(r.status, hang ? RunStatus::TimedOut : RunStatus::Completed);
+        const std::vector<long> pids = pw::test::readPids(p.pidFile());
+        QCOMPARE(pids.size(), size_t(2));
+        QCOMPARE(r.strayProcesses, 1); // pytest died with its group; the daemon by the token
+        QVERIFY(pw::test::waitUntilGone({pids[1]}, 5000));
+    }
+
     void interpreterKilledInTheSandboxIsACrash()
     {
         REQUIRE_SANDBOX();
