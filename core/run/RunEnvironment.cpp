@@ -189,41 +189,53 @@ QStringList RunEnvironment::pytestArguments(const std::string &junitXml,
     return args;
 }
 
-const std::string &RunEnvironment::pluginSource()
+const std::vector<std::pair<std::string, std::string>> &RunEnvironment::pluginFiles()
 {
-    static const std::string text = [] {
+    static const std::vector<std::pair<std::string, std::string>> files = [] {
         initRunResources();
-        QFile f(QStringLiteral(":/patchwitness/pw_plugin.py"));
-        if (!f.open(QIODevice::ReadOnly))
-            return std::string();
-        return f.readAll().toStdString();
+        std::vector<std::pair<std::string, std::string>> out;
+        const QDir package(QStringLiteral(":/patchwitness/pw_plugin"));
+        for (const QString &name : package.entryList(QDir::Files, QDir::Name)) {
+            QFile f(package.filePath(name));
+            if (!f.open(QIODevice::ReadOnly))
+                return std::vector<std::pair<std::string, std::string>>();
+            out.emplace_back("pw_plugin/" + name.toStdString(), f.readAll().toStdString());
+        }
+        return out;
     }();
-    return text;
+    return files;
 }
 
 const std::string &RunEnvironment::pluginHash()
 {
-    static const std::string hash = sha256Hex(pluginSource(), 16);
+    static const std::string hash = [] {
+        std::string all;
+        for (const auto &[path, text] : pluginFiles())
+            all += path + '\0' + text + '\0';
+        return sha256Hex(all, 16);
+    }();
     return hash;
 }
 
 std::string RunEnvironment::pluginDir()
 {
     static std::mutex mutex;
-    if (pluginSource().empty())
+    if (pluginFiles().empty())
         throw Error::harness("the bundled pytest plugin is missing from this build");
     const std::string dir =
         QDir(QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation))
             .filePath(QStringLiteral("patchwitness/plugin/"))
             .toStdString() +
         pluginHash();
-    const std::string module = dir + "/pw_plugin.py";
     std::lock_guard<std::mutex> lock(mutex);
-    // Written to a temporary file and renamed: a run starting meanwhile (in this or
-    // another process) sees the old complete file or the new one, never a torn one.
-    if (readWholeFile(module) != pluginSource() &&
-        !writeFileReplacing(module, pluginSource(), /*createDirs=*/true))
-        throw Error::harness("cannot stage the bundled pytest plugin into " + dir);
+    // Each file written to a temporary file and renamed: a run starting meanwhile (in this
+    // or another process) sees the old complete file or the new one, never a torn one; the
+    // directory's name is the hash of them all, so no run mixes two versions.
+    for (const auto &[path, text] : pluginFiles()) {
+        const std::string file = dir + "/" + path;
+        if (readWholeFile(file) != text && !writeFileReplacing(file, text, /*createDirs=*/true))
+            throw Error::harness("cannot stage the bundled pytest plugin into " + dir);
+    }
     return dir;
 }
 
@@ -292,7 +304,9 @@ void cachePluginBytecode(const std::string &python)
     if (probe.cacheTag.empty())
         return; // an interpreter that writes no bytecode
     const std::string dir = RunEnvironment::pluginDir();
-    const std::string pyc = dir + "/__pycache__/pw_plugin." + probe.cacheTag + "-pytest-" +
+    // pytest rewrites the package's modules (it marks a `-p` plugin for rewriting) and
+    // imports them all with it: the package's own module stands for them.
+    const std::string pyc = dir + "/pw_plugin/__pycache__/__init__." + probe.cacheTag + "-pytest-" +
                             probe.pytestVersion + ".pyc";
     static std::mutex mutex;
     static std::set<std::string> tried; // once per process: a failure is not retried

@@ -11,7 +11,7 @@ namespace pw::core {
 
 struct Config;
 
-// Options of the bundled plugin (resources/python/pw_plugin.py, SPEC §5.1). When enabled,
+// Options of the bundled plugin (the package resources/python/pw_plugin/, SPEC §5.1). When enabled,
 // the run loads it with `-p pw_plugin` from RunEnvironment::pluginDir(), which is then the
 // whole PYTHONPATH. Empty paths/ids are not passed. The seed is a run parameter, not part
 // of the environment: runs with different seeds share an env digest.
@@ -87,12 +87,14 @@ struct RunEnvironment
     std::string shellCommand(const std::string &dir, const std::string &program,
                              const QStringList &arguments) const;
 
-    // The bundled plugin's source (compiled in) and its sha256 (first 16 hex).
-    static const std::string &pluginSource();
+    // The bundled plugin's files (compiled in): paths relative to the plugin directory
+    // ("pw_plugin/__init__.py", …) with their text, in a fixed order; and the sha256 (first
+    // 16 hex) of them all, paths included.
+    static const std::vector<std::pair<std::string, std::string>> &pluginFiles();
     static const std::string &pluginHash();
-    // A private directory holding only pw_plugin.py: <user cache>/patchwitness/plugin/
-    // <pluginHash()>, staged atomically and re-staged whenever the file is missing or
-    // differs. Throws Error::harness when it cannot be written. Thread-safe.
+    // A private directory holding only the pw_plugin package: <user cache>/patchwitness/
+    // plugin/<pluginHash()>, each file staged atomically and re-staged whenever it is
+    // missing or differs. Throws Error::harness when it cannot be written. Thread-safe.
     static std::string pluginDir();
 };
 

@@ -137,7 +137,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true); // stage under ~/.qttest, not the user cache
-        QVERIFY(!RunEnvironment::pluginSource().empty());
+        QVERIFY(!RunEnvironment::pluginFiles().empty());
     }
 
     void seedZeroKeepsPytestsOrder()
@@ -429,9 +429,19 @@ private Q_SLOTS:
         QVERIFY2(w.result.exitCode == 0, w.result.stdoutTail.c_str());
         QCOMPARE(w.rows.size(), size_t(3));
         QVERIFY(!QFileInfo::exists(QString::fromStdString(p.tree() + "/conftest.py")));
-        const QStringList staged =
-            QDir(QString::fromStdString(RunEnvironment::pluginDir())).entryList(QDir::Files);
-        QCOMPARE(staged, QStringList{QStringLiteral("pw_plugin.py")});
+        // The directory holds the package and nothing else (its bytecode cache aside).
+        const QDir dir(QString::fromStdString(RunEnvironment::pluginDir()));
+        QCOMPARE(dir.entryList(QDir::AllEntries | QDir::NoDotAndDotDot),
+                 QStringList{QStringLiteral("pw_plugin")});
+        QStringList staged = dir.entryList(QStringList{QStringLiteral("*")}, QDir::Files);
+        for (const QString &file :
+             QDir(dir.filePath(QStringLiteral("pw_plugin"))).entryList(QDir::Files, QDir::Name))
+            staged << QStringLiteral("pw_plugin/") + file;
+        QStringList expected;
+        for (const auto &file : RunEnvironment::pluginFiles())
+            expected << QString::fromStdString(file.first);
+        QCOMPARE(staged, expected);
+        QVERIFY(expected.contains(QStringLiteral("pw_plugin/__init__.py")));
         QVERIFY(w.result.command.find("-p pw_plugin --pw-seed 2") != std::string::npos);
     }
 
@@ -439,9 +449,13 @@ private Q_SLOTS:
     {
         const std::string dir = RunEnvironment::pluginDir();
         QVERIFY(dir.find(RunEnvironment::pluginHash()) != std::string::npos);
-        pw::test::writeText(dir, "pw_plugin.py", "raise SystemExit('damaged')\n");
+        const auto &[path, text] = RunEnvironment::pluginFiles().back();
+        pw::test::writeText(dir, path, "raise SystemExit('damaged')\n");
+        QFile::remove(QString::fromStdString(dir + "/pw_plugin/__init__.py"));
         QCOMPARE(RunEnvironment::pluginDir(), dir);
-        QCOMPARE(readText(dir + "/pw_plugin.py"), RunEnvironment::pluginSource());
+        QCOMPARE(readText(dir + "/" + path), text);
+        for (const auto &file : RunEnvironment::pluginFiles())
+            QCOMPARE(readText(dir + "/" + file.first), file.second);
     }
 
     void argumentsAndEnvironment()
