@@ -7,14 +7,33 @@
 #include "util/Files.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 namespace pw::core {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+// Evidence records are a few KB; a file past this is named, not read (the panel reads
+// runs/ on the GUI thread).
+constexpr qint64 kMaxRecordBytes = 8 * 1024 * 1024;
+constexpr long long kMaxShards = 1000000;
+
+LedgerProblem fieldProblem(const RunRecordFile &record, const std::string &field,
+                           const std::string &message)
+{
+    LedgerProblem p;
+    p.file = record.file;
+    p.entry = record.test;
+    p.rule = "field";
+    p.field = field;
+    p.message = message;
+    return p;
+}
 
 // An Error::input of the JSON readers ("origin:line:column: message" or "origin: field:
 // message") as a problem of `record`.
@@ -93,10 +112,21 @@ void readOther(const Json &root, RunRecordFile &record)
             record.test = stringField(*parameters, "test");
         const auto shard = root.find("shard");
         std::string name = "shard";
-        if (shard != root.end() && shard->is_object() &&
-            shard->value("index", Json()).is_number() && shard->value("count", Json()).is_number())
-            name += " " + std::to_string(shard->value("index", 0)) + "/" +
-                    std::to_string(shard->value("count", 0));
+        auto position = [&](const char *key) -> std::optional<long long> {
+            const Json value = shard->value(key, Json());
+            if (!value.is_number_integer())
+                return std::nullopt;
+            const long long n = value.get<long long>();
+            return n >= 1 && n <= kMaxShards ? std::optional<long long>(n) : std::nullopt;
+        };
+        if (shard != root.end() && shard->is_object()) {
+            const std::optional<long long> index = position("index"), count = position("count");
+            if (index && count && *index <= *count)
+                name += " " + std::to_string(*index) + "/" + std::to_string(*count);
+            else
+                record.problems.push_back(fieldProblem(
+                    record, "shard", "index and count must be whole numbers, 1 <= index <= count"));
+        }
         const std::string kind = stringField(root, "kind");
         record.result = name + (kind.empty() ? std::string() : " of " + kind);
     } else {
@@ -174,6 +204,18 @@ std::vector<RunRecordFile> readRunRecords(const std::string &runsDir, const std:
     for (const QString &name : names) {
         RunRecordFile record;
         record.file = shownAs + name.toStdString();
+        const qint64 size = QFileInfo(dir.filePath(name)).size();
+        if (size > kMaxRecordBytes) {
+            LedgerProblem p;
+            p.file = record.file;
+            p.rule = "parse";
+            p.message = "too large to be a run record (" + std::to_string(size / (1024 * 1024)) +
+                        " MB); not read";
+            record.kind = "other";
+            record.problems.push_back(std::move(p));
+            out.push_back(std::move(record));
+            continue;
+        }
         const std::optional<std::string> text = readWholeFile(dir.filePath(name).toStdString());
         if (!text) {
             LedgerProblem p;

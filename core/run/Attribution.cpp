@@ -94,8 +94,8 @@ std::string count(int fails, const ArmEvidence &arm)
 
 // Throws Error::input when the first base/head pair (`pair`) finished and collected the node
 // on neither tree: no such test, whatever the other runs would say. A sweep's first pair is
-// seed 0; a node only some seeds collect (a parametrize drawn from a set) is named by the
-// hint, which a typo costs nothing.
+// its first seed (a shard's first own one); a node only some seeds collect (a parametrize
+// drawn from a set) is named by the hint, which a typo costs nothing.
 void refuseIfCollectedNowhere(const RunContext &ctx, const std::string &nodeId, bool swept,
                               const std::vector<RunResult> &pair)
 {
@@ -107,7 +107,9 @@ void refuseIfCollectedNowhere(const RunContext &ctx, const std::string &nodeId, 
     }
     throw Error::input(
         "'" + nodeId + "': not collected at base nor at head (base " + ctx.base().spec + ", head " +
-        ctx.head().spec + ")" + (swept ? " at seed 0 (the first of the sweep)" : "") +
+        ctx.head().spec + ")" +
+        (swept ? " at seed " + std::to_string(pair.front().seed) + " (the first the sweep ran)"
+               : std::string()) +
         ": no such test on either tree, nothing else was run; check the node id (pytest's "
         "spelling: path/to/test_file.py::Class::test_name[param])" +
         (swept ? "; a node that only some seeds collect: --mode matched --seed S" : ""));
@@ -307,16 +309,18 @@ void judgeRuns(AttributionResult &r)
     }
     if (!replay && !r.head.runs.empty())
         replay = &r.head.runs.front();
+    r.portableReplay.clear();
     if (replay) {
         r.replay = replay->command;
-        auto revision = [](const std::string &spec, const std::string &commit) {
-            const bool local = spec == "WORKTREE" || spec.rfind("PATCH:", 0) == 0;
-            return shellQuote(local || commit.empty() ? spec : commit);
+        // Only commits name the same trees on another machine: a working tree or a patch
+        // file is this checkout's.
+        auto committed = [](const std::string &spec, const std::string &commit) {
+            return !commit.empty() && spec != "WORKTREE" && spec.rfind("PATCH:", 0) != 0;
         };
-        r.portableReplay = "patchwitness-cli attribute " + shellQuote(r.test) + " --base " +
-                           revision(r.baseSpec, r.baseCommit) + " --head " +
-                           revision(r.headSpec, r.headCommit) + " --seed " +
-                           std::to_string(replay->seed);
+        if (committed(r.baseSpec, r.baseCommit) && committed(r.headSpec, r.headCommit))
+            r.portableReplay = "patchwitness-cli attribute " + shellQuote(r.test) + " --base " +
+                               r.baseCommit + " --head " + r.headCommit + " --seed " +
+                               std::to_string(replay->seed) + " --no-record";
     }
 
     if (r.interrupted) {
@@ -528,8 +532,11 @@ AttributionRecord AttributionResult::record(const std::string &today) const
         rec.baselineSha = baseCommit;
     rec.base = baseSpec;
     rec.head = headSpec;
+    // The portable replay when the trees are commits; else this machine's line is all there is.
     if (!portableReplay.empty())
         rec.replay = portableReplay;
+    else if (!replay.empty())
+        rec.replay = replay;
     if (!replay.empty())
         rec.replayExact = replay;
     rec.recorded = today;

@@ -137,8 +137,9 @@ struct AttributionResult
     std::string replay; // shell line: the witness run at head, else the first head run
     // The same run for any checkout of the repository, where `replay` names this machine's
     // tree cache, plugin directory and PATH: "patchwitness-cli attribute 'T' --base <sha>
-    // --head <sha> --seed S" (the specs themselves for WORKTREE and PATCH:file). What the
-    // record, and so a freeze, carries.
+    // --head <sha> --seed S --no-record". Empty unless both trees are commits (a working
+    // tree or a patch file is this checkout's). The record, and so a freeze, carries it as
+    // `replay` when there is one, else the shell line.
     std::string portableReplay;
     bool interrupted = false; // a run was cancelled: no verdict, nothing recorded
     int cancelledRuns = 0;

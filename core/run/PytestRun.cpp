@@ -370,7 +370,7 @@ RunResult PytestRun::execute(const std::string &runDir)
     // so does a daemon that left the group (the sandbox's pid namespace already took it).
     killProcessGroup(pid);
     if (!result.sandboxed)
-        result.strayProcesses = stray::killHolders(token);
+        result.strayProcesses = stray::killHolders(token, pid);
     result.durationMs = clock.elapsed();
     appendTail(result.stdoutTail, process.readAllStandardOutput(), maxOutput, result.outputDropped);
     appendTail(result.stderrTail, process.readAllStandardError(), maxOutput, result.outputDropped);

@@ -17,10 +17,13 @@ inline constexpr const char *kRunTokenVariable = "PATCHWITNESS_RUN_TOKEN";
 // A token no other run has: "<pid>-<random hex>".
 std::string newToken();
 
-// SIGKILLs every process of this user whose environment holds `token` (not this process),
-// scanning /proc again until a pass finds none (a daemon may fork while it is being
-// killed; at most 20 passes). Returns how many it killed; 0 where /proc is not Linux's.
-int killHolders(const std::string &token);
+// SIGKILLs every process of this user whose environment holds `token` — not this process,
+// nor a member of process group `group` (the run's own, already killed, maybe still
+// exiting) — scanning /proc again until a pass finds none (a daemon may fork while it is
+// being killed; at most 20 passes). The signal goes through a pidfd opened before the
+// environment is read, so a pid reused meanwhile is never hit. Returns how many it killed;
+// 0 where /proc is not Linux's.
+int killHolders(const std::string &token, long long group);
 
 } // namespace stray
 } // namespace pw::core

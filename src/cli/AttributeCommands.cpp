@@ -123,8 +123,10 @@ std::string attributionJson(const std::string &repoRoot, const core::Attribution
         {"witness_seed", r.witnessSeed ? json(*r.witnessSeed) : json()},
         {"env_digest", orNull(r.envDigest)},
         {"digests_match", r.digestsMatch},
-        {"replay", orNull(r.replay)},
-        {"replay_portable", orNull(r.portableReplay)},
+        // as the record names them: `replay` runs from any checkout when the trees are
+        // commits, `replay_exact` is the run's own shell line here
+        {"replay", orNull(r.portableReplay.empty() ? r.replay : r.portableReplay)},
+        {"replay_exact", orNull(r.replay)},
         {"interrupted", r.interrupted},
         {"notes", r.notes},
         {"record", r.recordPath.empty() ? json() : json(relativeTo(repoRoot, r.recordPath))},

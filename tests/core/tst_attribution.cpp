@@ -111,6 +111,7 @@ private Q_SLOTS:
     void cancelDuringTheFirstPairStartsNothingElse();
     void differentEnvDigestsAreNotCompared();
     void recordIsWrittenAndReadBack();
+    void portableReplayOnlyBetweenCommits();
     void badNodeIdsAreRefused_data();
     void badNodeIdsAreRefused();
     void runsBelowOneAreRefused();
@@ -445,7 +446,7 @@ void TestAttribution::collectedNowhereIsRefusedAfterOnePair()
                  e.what());
         QVERIFY2(message.contains(QLatin1String("no such test on either tree")), e.what());
         // a swept run refuses at seed 0 and says how to try a seed that may collect it
-        QCOMPARE(message.contains(QLatin1String("at seed 0 (the first of the sweep)")), swept);
+        QCOMPARE(message.contains(QLatin1String("at seed 0 (the first the sweep ran)")), swept);
         QCOMPARE(message.contains(QLatin1String("--mode matched --seed S")), swept);
     }
     QCOMPARE(ticks.size(), size_t(2)); // one pair ran, of ten
@@ -610,7 +611,7 @@ void TestAttribution::recordIsWrittenAndReadBack()
     // The record's replay runs from any checkout (the witness seed, the trees' commits);
     // the machine's own shell line (tree cache, PATH) is kept beside it.
     QCOMPARE(rec.replay.value_or(""), "patchwitness-cli attribute " + req.test + " --base " +
-                                          m_base + " --head " + m_head + " --seed 1");
+                                          m_base + " --head " + m_head + " --seed 1 --no-record");
     QCOMPARE(rec.replay.value_or(""), r.portableReplay);
     QCOMPARE(rec.replayExact.value_or(""), r.replay);
     QVERIFY(r.replay.find(m_ctx->treeDir(Arm::Head)) != std::string::npos);
@@ -641,6 +642,44 @@ void TestAttribution::recordIsWrittenAndReadBack()
 
 // An interpreter the config names and that is not there: refused when the context opens,
 // naming the config file and the field (not by the first run, naming neither).
+// A working tree or a patch file exists on this checkout only: the record then carries the
+// machine's own line as `replay`; between two commits, the CLI line any checkout can run.
+void TestAttribution::portableReplayOnlyBetweenCommits()
+{
+    AttributionResult r;
+    r.test = "tests/t.py::test_p[a b]";
+    r.runsPerArm = 1;
+    r.seeds = {0};
+    r.baseSpec = "main";
+    r.baseCommit = std::string(40, 'a');
+    r.headSpec = "WORKTREE";
+    r.headCommit = std::string(40, 'b');
+    for (pw::core::ArmEvidence *arm : {&r.base, &r.head}) {
+        pw::core::NodeRun run;
+        run.label = arm == &r.base ? "base" : "head";
+        run.outcome = Outcome::Fail;
+        run.seed = 3;
+        run.command = "cd /cache/" + run.label + " && python3 -m pytest";
+        arm->runs.push_back(run);
+    }
+    Attribution::judge(r);
+    QCOMPARE(r.replay, std::string("cd /cache/head && python3 -m pytest"));
+    QVERIFY(r.portableReplay.empty());
+    QCOMPARE(r.record(kToday).replay.value_or(""), r.replay);
+    QCOMPARE(r.record(kToday).replayExact.value_or(""), r.replay);
+
+    r.headSpec = "PATCH:/home/ada/fix.diff";
+    Attribution::judge(r);
+    QVERIFY(r.portableReplay.empty());
+
+    r.headSpec = "HEAD";
+    Attribution::judge(r);
+    QCOMPARE(r.portableReplay, "patchwitness-cli attribute 'tests/t.py::test_p[a b]' --base " +
+                                   r.baseCommit + " --head " + r.headCommit +
+                                   " --seed 3 --no-record");
+    QCOMPARE(r.record(kToday).replay.value_or(""), r.portableReplay);
+}
+
 void TestAttribution::missingInterpreterNamesItsConfigFile()
 {
     const std::string config = m_scratch->path().toStdString() + "/no-python.toml";

@@ -159,6 +159,12 @@ void TestRunCli::attributeText()
     QVERIFY(r.out.contains(QLatin1String("env digest: ")));
     QVERIFY(r.out.contains(QLatin1String("freeze: not allowed")));
     QVERIFY(r.out.contains(QLatin1String("replay:\n  cd ")));
+    QVERIFY2(r.out.contains(QString::fromLatin1("replay from any checkout:\n  patchwitness-cli "
+                                                "attribute tests/induced/test_induced.py::"
+                                                "test_value --base ") +
+                            QString::fromStdString(m_base)),
+             qPrintable(r.out));
+    QVERIFY(r.out.contains(QLatin1String(" --seed 0 --no-record\n")));
     QVERIFY(r.out.contains(QLatin1String("tests/induced/test_induced.py::test_value\n")));
     // Progress on stderr, one line per finished run.
     QVERIFY2(r.err.contains(QLatin1String("attribute: 4/4 ")), qPrintable(r.err));
@@ -204,6 +210,11 @@ void TestRunCli::attributeJsonAndRecord()
     QCOMPARE(rec["verdict"].get<std::string>(), std::string("PRE_EXISTING"));
     QCOMPARE(rec["baseline_sha"].get<std::string>(), m_base);
     QCOMPARE(rec["recorded"].get<std::string>(), std::string("2024-05-10"));
+    // The document names its replays as the record does.
+    QCOMPARE(doc["replay"], rec["replay"]);
+    QCOMPARE(doc["replay_exact"], rec["replay_exact"]);
+    QVERIFY(doc["replay"].get<std::string>().rfind("patchwitness-cli attribute ", 0) == 0);
+    QVERIFY(doc["replay_exact"].get<std::string>().rfind("cd ", 0) == 0);
 }
 
 void TestRunCli::attributeNoRecord()

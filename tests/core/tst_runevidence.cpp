@@ -390,15 +390,19 @@ void TstRunEvidence::readRunRecordsListsEveryFile()
                         R"( "recorded": "yesterday"})");
     put("trials.jsonl", "{\"test\": \"tests/t.py::test_d\"}\n\n{\"test\": \"x\"}\nnot json\n");
     put("notes.txt", "not a record");
+    put("shard-bad.json", R"({"schema": "patchwitness.shard/1", "parameters": {"test": "t.py::x"},)"
+                          R"( "shard": {"index": 1e300, "count": 3}})");
+    put("huge.json", std::string(9 * 1024 * 1024, ' '));
 
     const std::vector<RunRecordFile> files = readRunRecords(runs, ".patchwitness/runs/");
     std::vector<std::string> names;
     for (const RunRecordFile &f : files)
         names.push_back(f.name());
-    QCOMPARE(names, (std::vector<std::string>{"2026-11-30-tests_t.py_test_a-cells.json",
-                                              "2026-11-30-tests_t.py_test_a-matched.json",
-                                              "bad-day.json", "broken.json", "foreign.json",
-                                              "no-test.json", "shard-2.json", "trials.jsonl"}));
+    QCOMPARE(names,
+             (std::vector<std::string>{"2026-11-30-tests_t.py_test_a-cells.json",
+                                       "2026-11-30-tests_t.py_test_a-matched.json", "bad-day.json",
+                                       "broken.json", "foreign.json", "huge.json", "no-test.json",
+                                       "shard-2.json", "shard-bad.json", "trials.jsonl"}));
     auto at = [&](const std::string &name) -> const RunRecordFile & {
         return *std::find_if(files.begin(), files.end(),
                              [&](const RunRecordFile &f) { return f.name() == name; });
@@ -446,6 +450,16 @@ void TstRunEvidence::readRunRecordsListsEveryFile()
     QCOMPARE(badDay.problems.size(), size_t(1));
     QCOMPARE(badDay.problems.front().field, std::string("recorded"));
     QCOMPARE(badDay.problems.front().entry, std::string("tests/t.py::test_c"));
+
+    const RunRecordFile &badShard = at("shard-bad.json");
+    QCOMPARE(badShard.result, std::string("shard")); // no "1e300/3"
+    QCOMPARE(badShard.problems.size(), size_t(1));
+    QCOMPARE(badShard.problems.front().field, std::string("shard"));
+
+    const RunRecordFile &huge = at("huge.json"); // named, not read
+    QCOMPARE(huge.problems.size(), size_t(1));
+    QVERIFY2(huge.problems.front().message.find("too large to be a run record (9 MB)") == 0,
+             huge.problems.front().message.c_str());
 
     const RunRecordFile &rows = at("trials.jsonl");
     QCOMPARE(rows.kind, std::string("rows"));

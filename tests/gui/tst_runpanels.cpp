@@ -354,9 +354,20 @@ private Q_SLOTS:
                  QFileInfo(QString::fromStdString(pre.recordPath)).fileName());
         QVERIFY(ledgers.ledgersPanel()->summary().contains(QStringLiteral("1 run record")));
         // Grant freeze on the PRE_EXISTING record's row: the form is about its test and
-        // pre-filled from it.
+        // pre-filled from that very record, even when a newer one (here a NO_REPRO of a
+        // later day) is what `freeze` would take by default.
+        const QString runsDir = QFileInfo(QString::fromStdString(pre.recordPath)).path();
+        pw::test::writeText(runsDir.toStdString(), "2099-01-01-later-matched.json",
+                            R"({"schema": "patchwitness.attribution/1", "test": )"
+                            R"("tests/test_x.py::test_old_bug", "verdict": "NO_REPRO", )"
+                            R"("base_fail": 0, "head_fail": 0, "recorded": "2099-01-01"})");
+        ledgers.refreshRunRecords();
+        QCOMPARE(listed.rowCount(), 2);
+        const int preRow =
+            listed.rowAt(0)->result.startsWith(QStringLiteral("PRE_EXISTING")) ? 0 : 1;
         EvidencePanel *ledgersPanel = ledgers.ledgersPanel();
-        ledgersPanel->view()->setCurrentIndex(ledgersPanel->proxy()->index(0, 0));
+        ledgersPanel->view()->setCurrentIndex(
+            ledgersPanel->proxy()->mapFromSource(listed.index(preRow, 0)));
         ledgers.action(QStringLiteral("actionGrantFreeze"))->trigger();
         auto *form = window.findChild<LedgerFormDialog *>();
         QVERIFY(form);
@@ -365,8 +376,11 @@ private Q_SLOTS:
                  qPrintable(form->previewText()));
         QVERIFY2(form->previewText().contains(QStringLiteral("base_fail = 5")),
                  qPrintable(form->previewText()));
+        QVERIFY2(form->previewText().contains(QStringLiteral("verdict = \"PRE_EXISTING\"")),
+                 qPrintable(form->previewText()));
         form->reject();
         delete form;
+        QVERIFY(QFile::remove(runsDir + QStringLiteral("/2099-01-01-later-matched.json")));
         QVERIFY(desk.grantFreezeButton()->isEnabled());
         QVERIFY(copyReplay->isEnabled());
         // SPEC §10 diff coverage: test_old_bug never runs the changed line (test_new_bug's).

@@ -13,9 +13,11 @@
 #include "panels/LedgersModel.h"
 #include "repo/Codeowners.h"
 #include "util/Error.h"
+#include "util/Files.h"
 
 #include <QAction>
 #include <QDir>
+#include <QFileInfo>
 #include <QItemSelectionModel>
 #include <QMenu>
 #include <QRegularExpression>
@@ -95,8 +97,14 @@ LedgerDesk::LedgerDesk(QWidget *window)
     });
     connect(m_freeze, &QAction::triggered, this, [this] {
         const Target t = currentTarget();
-        // a PRE_EXISTING record in runs/ is about its test; another ledger row is no test
-        grantFreeze(t.ledgerRow && t.ledgerRow->kind != LedgerRow::Kind::Run ? QString() : t.test);
+        // A finding's test; a runs/ row's test, pre-filled from that very record; another
+        // ledger row (or a run file that names no test) is about no test to freeze.
+        if (!t.ledgerRow)
+            grantFreeze(t.test);
+        else if (t.ledgerRow->kind == LedgerRow::Kind::Run && t.ledgerRow->present)
+            grantFreeze(t.ledgerRow->entry, recordPath(*t.ledgerRow));
+        else
+            grantFreeze(QString());
     });
     connect(m_renew, &QAction::triggered, this, [this] { renewFreeze(currentTarget().test); });
     connect(m_close, &QAction::triggered, this, [this] {
@@ -138,6 +146,13 @@ void LedgerDesk::clear()
     m_lookup.reset();
     m_repo.reset();
     updateActions();
+}
+
+QString LedgerDesk::recordPath(const LedgerRow &row) const
+{
+    return QDir(m_ledgerDir)
+        .filePath(QLatin1String(core::AttributionRecord::kRunsDir) + QLatin1Char('/') +
+                  QFileInfo(row.file).fileName());
 }
 
 void LedgerDesk::refreshRunRecords()
@@ -268,7 +283,7 @@ WaiverSeed LedgerDesk::waiverSeed(const QString &node)
     return seed;
 }
 
-FreezeSeed LedgerDesk::freezeSeed(const QString &test)
+FreezeSeed LedgerDesk::freezeSeed(const QString &test, const QString &recordFile)
 {
     FreezeSeed seed;
     core::QuarantineEntry &e = seed.entry;
@@ -280,8 +295,22 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test)
             QDir(m_ledgerDir)
                 .filePath(QString::fromLatin1(core::AttributionRecord::kRunsDir))
                 .toStdString();
-        if (const std::optional<core::AttributionRecord> record =
-                core::AttributionRecord::latestFor(runs, test.toStdString())) {
+        std::optional<core::AttributionRecord> record;
+        if (recordFile.isEmpty()) {
+            record = core::AttributionRecord::latestFor(runs, test.toStdString());
+        } else {
+            // The record a Ledgers row stands for; the panel listed it as one that parses.
+            try {
+                const std::string path = recordFile.toStdString();
+                record = core::AttributionRecord::parse(
+                    core::readWholeFile(path).value_or(std::string()), path);
+            } catch (const core::Error &e) {
+                seed.evidenceNote = QString::fromStdString(e.what());
+            }
+            if (record && record->test != test.toStdString())
+                record.reset();
+        }
+        if (record) {
             const QString name =
                 QDir(m_ledgerDir).relativeFilePath(QString::fromStdString(record->file));
             // A record the patch under review brings is its own testimony, not evidence.
@@ -371,12 +400,12 @@ LedgerFormDialog *LedgerDesk::approveWaiver(const QString &node)
     return open(new WaiverForm(waiverSeed(node), c), c);
 }
 
-LedgerFormDialog *LedgerDesk::grantFreeze(const QString &test)
+LedgerFormDialog *LedgerDesk::grantFreeze(const QString &test, const QString &record)
 {
     if (!ready())
         return nullptr;
     const LedgerFormContext c = formContext();
-    return open(new FreezeForm(freezeSeed(test), c), c);
+    return open(new FreezeForm(freezeSeed(test, record), c), c);
 }
 
 LedgerFormDialog *LedgerDesk::renewFreeze(const QString &test)

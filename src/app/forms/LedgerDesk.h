@@ -58,7 +58,9 @@ public:
     // Each opens its form window-modal (deleted when closed) and returns it; null when
     // there is no audited repository (or no such freeze / open journal row).
     LedgerFormDialog *approveWaiver(const QString &node);
-    LedgerFormDialog *grantFreeze(const QString &test);
+    // `record`: the runs/ record to pre-fill from (a Ledgers row's own); empty: the newest
+    // record for the test.
+    LedgerFormDialog *grantFreeze(const QString &test, const QString &record = {});
     LedgerFormDialog *renewFreeze(const QString &test);
     LedgerFormDialog *closeJournalRow(const QString &id);
     LedgerFormDialog *editFixtureNote(const QString &path);
@@ -70,13 +72,15 @@ public:
     // What the forms are pre-filled with (for tests).
     LedgerFormContext formContext();
     WaiverSeed waiverSeed(const QString &node);
-    FreezeSeed freezeSeed(const QString &test);
+    FreezeSeed freezeSeed(const QString &test, const QString &record = {});
     FixtureNoteSeed fixtureSeed(const QString &path) const;
 
 Q_SIGNALS:
     void ledgerWritten(const QString &path);
 
 private:
+    // The file on disk of a Ledgers row of runs/.
+    QString recordPath(const LedgerRow &row) const;
     // What the selected row is about.
     struct Target
     {

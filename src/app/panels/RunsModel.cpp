@@ -101,6 +101,10 @@ QString RunsModel::runLog(const QString &job, const core::RunResult &r)
                        .arg(r.durationMs / 1000.0, 0, 'f', 2);
     if (r.harnessError)
         text += tr("not evidence: %1\n").arg(qs(r.harnessReason));
+    if (r.strayProcesses > 0)
+        text += tr("killed %n process(es) the run left outside its process group (a daemon a "
+                   "test started; the sandbox would have contained it)\n",
+                   nullptr, r.strayProcesses);
     text +=
         tr("\ncommand (copy to repeat):\n%1\n").arg(qs(r.replay.empty() ? r.command : r.replay));
     if (r.sandboxed || r.replay.empty())
