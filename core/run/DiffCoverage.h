@@ -49,7 +49,7 @@ struct ChangedLines
     }
 };
 
-// What `pw_plugin.py --pw-cover PATH` wrote: executed lines per rootdir-relative file.
+// What the plugin's `--pw-cover PATH` wrote: executed lines per rootdir-relative file.
 struct CoverageReport
 {
     std::optional<std::string> unavailable;        // coverage was not importable: why

@@ -10,7 +10,7 @@
 
 namespace pw::core {
 
-// One line of the bundled plugin's JSONL file (--pw-out, resources/python/pw_plugin.py).
+// One line of the bundled plugin's JSONL file (--pw-out, resources/python/pw_plugin/session.py).
 // `when` is a test phase ("setup", "call", "teardown") or one of the plugin's own rows:
 // "leak" (state probe: kind + detail), "budget" (outcome "budget_exhausted", nodeId = the
 // first test not run), "replay" (a fork-server child that ended without a verdict:
