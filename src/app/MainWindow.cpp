@@ -2,7 +2,6 @@
 
 #include "ChangedFilesModel.h"
 #include "FindingsModel.h"
-#include "audit/ReportFormat.h"
 #include "diff/DiffView.h"
 #include "forms/LedgerDesk.h"
 #include "forms/LedgerFormDialog.h"
@@ -23,43 +22,22 @@
 #include "workspace/RepositoryWatcher.h"
 #include "workspace/RevisionLoader.h"
 #include "workspace/RevisionPicker.h"
-#include "workspace/SettingsDialog.h"
-#include "workspace/ShortcutsDialog.h"
 #include "workspace/VerdictChip.h"
 #include "workspace/ViewedMarks.h"
 
-#include <QClipboard>
-#include <QCloseEvent>
 #include <QDialog>
+#include <QDir>
 #include <QDockWidget>
 #include <QEventLoop>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QGuiApplication>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QMimeData>
 #include <QSettings>
 #include <QTimer>
 
 namespace pw::gui {
-namespace {
-
-enum LogLevel
-{
-    LogInfo,
-    LogWarning,
-    LogError
-};
-
-bool isPatchFile(const QString &path)
-{
-    return path.endsWith(QLatin1String(".diff")) || path.endsWith(QLatin1String(".patch"));
-}
-
-} // namespace
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_ui(std::make_unique<Ui::MainWindow>()),
@@ -532,286 +510,12 @@ void MainWindow::showVerdict()
     m_verdictChip->showReport(r, m_runDesk->dynamicSources());
 }
 
-void MainWindow::showFile(const QString &path)
-{
-    const AuditOutcome &out = m_runner->outcome();
-    const core::GateReport shown = report();
-    for (const core::FileDiff &f : out.diff.files) {
-        if (QString::fromStdString(f.path()) != path)
-            continue;
-        std::vector<core::Finding> findings;
-        for (const core::Finding &finding : shown.findings) {
-            if (finding.path == f.path())
-                findings.push_back(finding);
-        }
-        m_currentPath = path;
-        m_ui->diffView->setFile(f);
-        m_ui->diffView->setFindings(findings);
-        QString label = path;
-        if (f.status == core::ChangeStatus::Renamed)
-            label +=
-                tr("  ← %1 (%2% similar)").arg(QString::fromStdString(f.oldPath)).arg(f.similarity);
-        if (!f.binary)
-            label += tr("  +%1 −%2").arg(f.additions).arg(f.deletions);
-        m_ui->fileLabel->setText(label);
-        const QModelIndex index = m_files->indexOfPath(path);
-        if (index.isValid() && m_ui->filesView->currentIndex().siblingAtColumn(0) != index) {
-            QSignalBlocker block(m_ui->filesView->selectionModel());
-            m_ui->filesView->setCurrentIndex(index);
-        }
-        return;
-    }
-    // The file changed without a textual diff being kept (e.g. ignore-whitespace hid it).
-    m_currentPath = path;
-    m_ui->diffView->clear();
-    m_ui->fileLabel->setText(tr("%1: no textual change with the current options").arg(path));
-}
-
-void MainWindow::onPanelRowActivated(const QString &path, int line)
-{
-    if (path.isEmpty())
-        return;
-    // A finding on a renamed file's old path (a census row of the base) opens the file under
-    // its new name; its line is the base's, so the view does not jump to it. A run's finding
-    // on a file the patch does not change has no place in the diff: the status bar says so.
-    QString target = path;
-    bool oldSide = false;
-    const core::GateReport &r = m_runner->outcome().report;
-    const auto changed = std::find_if(r.changedFiles.begin(), r.changedFiles.end(),
-                                      [&path](const core::ChangedFile &f) {
-                                          return QString::fromStdString(f.path) == path ||
-                                                 QString::fromStdString(f.oldPath) == path;
-                                      });
-    if (changed == r.changedFiles.end()) {
-        statusBar()->showMessage(
-            tr("%1 is not changed by the patch: the finding is about its tests, not a line of "
-               "the diff")
-                .arg(path),
-            6000);
-        return;
-    }
-    if (QString::fromStdString(changed->path) != path) {
-        target = QString::fromStdString(changed->path);
-        oldSide = true;
-    }
-    m_syncing = true;
-    if (target != m_currentPath)
-        showFile(target);
-    if (line > 0 && !oldSide)
-        m_ui->diffView->scrollToLine(line);
-    m_syncing = false;
-}
-
-void MainWindow::onDiffLineChanged(int line, bool)
-{
-    if (m_syncing || m_currentPath.isEmpty())
-        return;
-    // The reviewer is reading this file: the panels follow it.
-    for (EvidencePanel *p : {m_findingsPanel, m_manifestPanel, m_latitudePanel, m_strengthPanel}) {
-        p->setFileFilter(m_currentPath);
-        p->selectRow(m_currentPath, line);
-    }
-}
-
-void MainWindow::stepFile(int delta)
-{
-    // Walk the files in tree order (directories expanded).
-    QList<QModelIndex> files;
-    std::function<void(const QModelIndex &)> collect = [&](const QModelIndex &parent) {
-        for (int r = 0; r < m_files->rowCount(parent); ++r) {
-            const QModelIndex i = m_files->index(r, 0, parent);
-            if (i.data(ChangedFilesModel::IsFileRole).toBool())
-                files << i;
-            else
-                collect(i);
-        }
-    };
-    collect({});
-    if (files.isEmpty())
-        return;
-    int at = -1;
-    for (int i = 0; i < files.size(); ++i) {
-        if (files[i].data(ChangedFilesModel::PathRole).toString() == m_currentPath)
-            at = i;
-    }
-    const int next = at < 0 ? 0 : (at + delta + int(files.size())) % int(files.size());
-    m_ui->filesView->setCurrentIndex(files[next]);
-}
-
-void MainWindow::stepFinding(bool forward)
-{
-    if (forward ? m_ui->diffView->nextFinding() : m_ui->diffView->previousFinding())
-        return;
-    // No more findings in this file: go to the next file that has findings.
-    const AuditOutcome &out = m_runner->outcome();
-    const core::GateReport shown = report();
-    std::vector<QString> paths; // files with anchored findings, in report order
-    for (const core::ChangedFile &f : out.report.changedFiles) {
-        const bool anchored =
-            std::any_of(shown.findings.begin(), shown.findings.end(),
-                        [&f](const core::Finding &x) { return x.path == f.path && x.line > 0; });
-        if (anchored)
-            paths.push_back(QString::fromStdString(f.path));
-    }
-    if (paths.empty())
-        return;
-    auto it = std::find(paths.begin(), paths.end(), m_currentPath);
-    size_t at = it == paths.end() ? 0 : size_t(it - paths.begin());
-    at = forward ? (at + 1) % paths.size() : (at + paths.size() - 1) % paths.size();
-    showFile(paths[at]);
-    if (forward)
-        m_ui->diffView->nextFinding();
-    else
-        m_ui->diffView->previousFinding();
-}
-
-void MainWindow::toggleViewed()
-{
-    const QModelIndex index = m_files->indexOfPath(m_currentPath, ChangedFilesModel::ViewedColumn);
-    if (!index.isValid())
-        return;
-    const bool viewed = index.data(Qt::CheckStateRole).toInt() == Qt::Checked;
-    m_files->setData(index, viewed ? Qt::Unchecked : Qt::Checked, Qt::CheckStateRole);
-    if (!viewed)
-        stepFile(+1);
-}
-
-void MainWindow::updateViewedStatus()
-{
-    m_viewedLabel->setText(
-        tr("%1/%2 viewed").arg(m_files->viewedCount()).arg(m_files->fileCount()));
-}
-
-void MainWindow::chooseRepository()
-{
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Repository"), m_repo);
-    if (dir.isEmpty())
-        return;
-    m_recent->add(dir);
-    refreshRecentMenu();
-    openRepository(dir);
-}
-
-void MainWindow::choosePatch()
-{
-    if (m_repo.isEmpty()) {
-        QMessageBox::information(this, tr("Open Patch"),
-                                 tr("Open the repository the patch applies to first."));
-        return;
-    }
-    const QString file = QFileDialog::getOpenFileName(
-        this, tr("Open Patch File as Head"), m_repo, tr("Patches (*.diff *.patch);;All files (*)"));
-    if (file.isEmpty())
-        return;
-    m_ui->headPicker->setSpec(QStringLiteral("PATCH:") + file);
-    startAudit();
-}
-
-void MainWindow::exportReport()
-{
-    const AuditOutcome &out = m_runner->outcome();
-    if (!out.ok)
-        return;
-    const QString file = QFileDialog::getSaveFileName(
-        this, tr("Export Report"), QStringLiteral("patchwitness-report.md"),
-        tr("Markdown (*.md);;HTML (*.html);;JSON (*.json)"));
-    if (file.isEmpty())
-        return;
-    const core::ReportFormat format =
-        file.endsWith(QLatin1String(".json"))   ? core::ReportFormat::Json
-        : file.endsWith(QLatin1String(".html")) ? core::ReportFormat::Html
-                                                : core::ReportFormat::Markdown;
-    std::string error;
-    if (!core::writeFileAtomically(file.toStdString(), core::formatReport(report(), format), false,
-                                   &error)) {
-        log(LogError, QString::fromStdString(error));
-        QMessageBox::warning(this, tr("Export Report"), QString::fromStdString(error));
-        return;
-    }
-    log(LogInfo, tr("Report written to %1").arg(file));
-}
-
-void MainWindow::copyMarkdown()
-{
-    const AuditOutcome &out = m_runner->outcome();
-    if (!out.ok)
-        return;
-    QGuiApplication::clipboard()->setText(
-        QString::fromStdString(core::formatReport(report(), core::ReportFormat::Markdown)));
-    statusBar()->showMessage(tr("Report copied as Markdown"), 3000);
-}
-
-void MainWindow::openSettings()
-{
-    if (m_repoRoot.isEmpty())
-        return;
-    SettingsDialog dialog(m_repoRoot, QStringLiteral(".patchwitness"), this);
-    if (dialog.exec() == QDialog::Accepted && dialog.written()) {
-        // The gate reads config.toml from the base revision (a patch cannot loosen its
-        // own gate): the new values count once they are committed.
-        log(LogInfo, tr("Settings written to %1; they apply to audits whose base revision "
-                        "contains them (commit the file)")
-                         .arg(dialog.configPath()));
-    }
-}
-
-void MainWindow::showShortcuts()
-{
-    ShortcutsDialog dialog(this);
-    dialog.exec();
-}
-
-void MainWindow::about()
-{
-    QMessageBox::about(this, tr("About patchwitness"),
-                       tr("<h3>patchwitness %1</h3><p>Review workbench for agent-written patches "
-                          "against pytest repositories.</p><p>Qt %2 (built with %3)<br>Syntax "
-                          "highlighting: %4</p>")
-                           .arg(QStringLiteral(PATCHWITNESS_VERSION),
-                                QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR),
-                                DiffView::highlightingDescription()));
-}
-
 void MainWindow::log(int level, const QString &message)
 {
     m_log->append(level == LogError     ? LogModel::Level::Error
                   : level == LogWarning ? LogModel::Level::Warning
                                         : LogModel::Level::Info,
                   message);
-}
-
-void MainWindow::dragEnterEvent(QDragEnterEvent *event)
-{
-    if (event->mimeData()->hasUrls() && event->mimeData()->urls().size() == 1 &&
-        event->mimeData()->urls().constFirst().isLocalFile())
-        event->acceptProposedAction();
-}
-
-void MainWindow::dropEvent(QDropEvent *event)
-{
-    const QString path = event->mimeData()->urls().constFirst().toLocalFile();
-    if (QFileInfo(path).isDir()) {
-        m_recent->add(path);
-        refreshRecentMenu();
-        openRepository(path);
-    } else if (isPatchFile(path) && !m_repo.isEmpty()) {
-        m_ui->headPicker->setSpec(QStringLiteral("PATCH:") + path);
-        startAudit();
-    } else {
-        log(LogWarning, tr("Dropped %1: drop a repository folder, or a .diff/.patch file onto an "
-                           "open repository")
-                            .arg(path));
-        return;
-    }
-    event->acceptProposedAction();
-}
-
-void MainWindow::closeEvent(QCloseEvent *event)
-{
-    QSettings settings;
-    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
-    QMainWindow::closeEvent(event);
 }
 
 } // namespace pw::gui

@@ -68,6 +68,14 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    // log() levels, as the Log panel shows them.
+    enum LogLevel
+    {
+        LogInfo,
+        LogWarning,
+        LogError
+    };
+
     void setupPanels();
     void setupActions();
     QDockWidget *addPanelDock(const QString &title, const QString &objectName, QWidget *panel,
