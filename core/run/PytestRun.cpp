@@ -206,7 +206,7 @@ bool reported(const std::vector<NodeOutcome> &rows, const std::string &selected)
     return false;
 }
 
-// What the plugin's per-test timeout puts in the failure message (pw_plugin.TIMEOUT_MARK).
+// What the plugin's per-test timeout puts in the failure message (pw_plugin.cells.TIMEOUT_MARK).
 constexpr const char *kTestTimeoutMark = "patchwitness: per-test timeout";
 
 } // namespace

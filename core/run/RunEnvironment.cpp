@@ -305,13 +305,19 @@ void cachePluginBytecode(const std::string &python)
         return; // an interpreter that writes no bytecode
     const std::string dir = RunEnvironment::pluginDir();
     // pytest rewrites the package's modules (it marks a `-p` plugin for rewriting) and
-    // imports them all with it: the package's own module stands for them.
-    const std::string pyc = dir + "/pw_plugin/__pycache__/__init__." + probe.cacheTag + "-pytest-" +
-                            probe.pytestVersion + ".pyc";
+    // caches each beside it; one older than its source (staging repaired the file) is stale.
+    bool fresh = true;
+    for (const auto &file : RunEnvironment::pluginFiles()) {
+        const QFileInfo source(qs(dir + "/" + file.first));
+        const QFileInfo pyc(source.dir().filePath(
+            QStringLiteral("__pycache__/%1.%2-pytest-%3.pyc")
+                .arg(source.completeBaseName(), qs(probe.cacheTag), qs(probe.pytestVersion))));
+        fresh = fresh && pyc.exists() && pyc.lastModified() >= source.lastModified();
+    }
     static std::mutex mutex;
     static std::set<std::string> tried; // once per process: a failure is not retried
     const std::lock_guard<std::mutex> lock(mutex);
-    if (QFileInfo::exists(qs(pyc)) || !tried.insert(python + '\0' + pyc).second)
+    if (fresh || !tried.insert(python + '\0' + dir).second)
         return;
     QTemporaryDir empty(QDir::tempPath() + QStringLiteral("/patchwitness-plugin-XXXXXX"));
     if (!empty.isValid())

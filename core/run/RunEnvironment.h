@@ -121,10 +121,11 @@ std::string envDigest(const InterpreterProbe &probe, const RunEnvironment &env);
 std::string envDigest(const RunEnvironment &env);
 
 // pytest rewrites the modules `-p` names and caches their bytecode beside them
-// (__pycache__/pw_plugin.<tag>-pytest-<version>.pyc). A sandboxed run sees the staged
-// plugin read-only and cannot write that file, so without it every sandboxed run compiled
-// the plugin again: ≈ 50 ms of CPU, about 15 % of a small suite's run. When the file is
-// missing this writes it, once per interpreter and process, by collecting an empty
+// (pw_plugin/__pycache__/<module>.<tag>-pytest-<version>.pyc, one per module of the
+// package). A sandboxed run sees the staged plugin read-only and cannot write those files,
+// so without them every sandboxed run compiled the plugin again: ≈ 50 ms of CPU, about
+// 15 % of a small suite's run. When one is missing or older than its source this writes
+// them, once per interpreter, plugin directory and process, by collecting an empty
 // directory outside the sandbox (pytest and the plugin only: no project code runs).
 void cachePluginBytecode(const std::string &python);
 

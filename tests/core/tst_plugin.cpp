@@ -1,5 +1,5 @@
-// The bundled pytest plugin (resources/python/pw_plugin.py, SPEC §5.1) run for real through
-// PytestRun with Debian's pytest: seeded order, per-test random seed, witness_seed, JSONL
+// The bundled pytest plugin (the package resources/python/pw_plugin/, SPEC §5.1) run for real
+// through PytestRun with Debian's pytest: seeded order, per-test random seed, witness_seed, JSONL
 // rows that survive a killed interpreter, the collect-only census dump, and loading from
 // the private directory without the project's cooperation.
 

@@ -381,6 +381,25 @@ private Q_SLOTS:
         form->reject();
         delete form;
         QVERIFY(QFile::remove(runsDir + QStringLiteral("/2099-01-01-later-matched.json")));
+        // A shard ledger's row is about its test, but is no attribution record: the form
+        // takes the test's newest record instead.
+        pw::test::writeText(runsDir.toStdString(), "shard-1.json",
+                            R"({"schema": "patchwitness.shard/1", "kind": "attribution", )"
+                            R"("parameters": {"test": "tests/test_x.py::test_old_bug"}, )"
+                            R"("shard": {"index": 1, "count": 2}})");
+        ledgers.refreshRunRecords();
+        QCOMPARE(listed.rowCount(), 2);
+        const int shardRow = listed.rowAt(0)->recordKind == QLatin1String("shard") ? 0 : 1;
+        ledgersPanel->view()->setCurrentIndex(
+            ledgersPanel->proxy()->mapFromSource(listed.index(shardRow, 0)));
+        ledgers.action(QStringLiteral("actionGrantFreeze"))->trigger();
+        form = window.findChild<LedgerFormDialog *>();
+        QVERIFY(form);
+        QVERIFY2(form->previewText().contains(QStringLiteral("base_fail = 5")),
+                 qPrintable(form->previewText()));
+        form->reject();
+        delete form;
+        QVERIFY(QFile::remove(runsDir + QStringLiteral("/shard-1.json")));
         QVERIFY(desk.grantFreezeButton()->isEnabled());
         QVERIFY(copyReplay->isEnabled());
         // SPEC §10 diff coverage: test_old_bug never runs the changed line (test_new_bug's).

@@ -102,7 +102,13 @@ LedgerDesk::LedgerDesk(QWidget *window)
         if (!t.ledgerRow)
             grantFreeze(t.test);
         else if (t.ledgerRow->kind == LedgerRow::Kind::Run && t.ledgerRow->present)
-            grantFreeze(t.ledgerRow->entry, recordPath(*t.ledgerRow));
+            // an attribution record that reads is the evidence; for a shard ledger or a
+            // broken record, the test's newest attribution record is
+            grantFreeze(t.ledgerRow->entry,
+                        t.ledgerRow->recordKind == QLatin1String("attribution") &&
+                                t.ledgerRow->problems.empty()
+                            ? recordPath(*t.ledgerRow)
+                            : QString());
         else
             grantFreeze(QString());
     });
@@ -299,7 +305,8 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test, const QString &recordFile
         if (recordFile.isEmpty()) {
             record = core::AttributionRecord::latestFor(runs, test.toStdString());
         } else {
-            // The record a Ledgers row stands for; the panel listed it as one that parses.
+            // The attribution record a Ledgers row stands for (one the panel read without
+            // problems; read again here, as it is now).
             try {
                 const std::string path = recordFile.toStdString();
                 record = core::AttributionRecord::parse(
