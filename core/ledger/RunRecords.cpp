@@ -2,6 +2,7 @@
 
 #include "ledger/JsonText.h"
 #include "ledger/LedgerDate.h"
+#include "ledger/LedgerSet.h"
 #include "ledger/RunEvidence.h"
 #include "util/Error.h"
 #include "util/Files.h"
@@ -35,33 +36,20 @@ LedgerProblem fieldProblem(const RunRecordFile &record, const std::string &field
     return p;
 }
 
-// An Error::input of the JSON readers ("origin:line:column: message" or "origin: field:
-// message") as a problem of `record`.
+// An Error::input of the JSON readers as a problem of `record`: "origin: field: message"
+// (a field check) names the field; anything else ("origin:line:column: message") is read
+// as LedgerSet's parseProblem reads a ledger's.
 LedgerProblem problemOf(const RunRecordFile &record, const std::string &what)
 {
-    LedgerProblem p;
-    p.file = record.file;
-    p.entry = record.test;
-    std::string rest =
-        what.rfind(record.file + ":", 0) == 0 ? what.substr(record.file.size() + 1) : what;
-    static const QRegularExpression position(QStringLiteral("^(\\d+):(\\d+): (.*)$"),
-                                             QRegularExpression::DotMatchesEverythingOption);
     static const QRegularExpression field(QStringLiteral("^ ([a-z_]+): (.*)$"),
                                           QRegularExpression::DotMatchesEverythingOption);
-    const QString text = QString::fromStdString(rest);
-    if (const auto m = position.match(text); m.hasMatch()) {
-        p.rule = "parse";
-        p.line = m.captured(1).toInt();
-        p.column = m.captured(2).toInt();
-        p.message = m.captured(3).toStdString();
-    } else if (const auto f = field.match(text); f.hasMatch()) {
-        p.rule = "field";
-        p.field = f.captured(1).toStdString();
-        p.message = f.captured(2).toStdString();
-    } else {
-        p.rule = "parse";
-        p.message = rest.rfind(' ', 0) == 0 ? rest.substr(1) : rest;
+    if (what.rfind(record.file + ":", 0) == 0) {
+        const auto f = field.match(QString::fromStdString(what.substr(record.file.size() + 1)));
+        if (f.hasMatch())
+            return fieldProblem(record, f.captured(1).toStdString(), f.captured(2).toStdString());
     }
+    LedgerProblem p = parseProblem(record.file, what);
+    p.entry = record.test;
     return p;
 }
 
@@ -132,32 +120,19 @@ void readOther(const Json &root, RunRecordFile &record)
     } else {
         record.kind = "other";
         record.result = schema.empty() ? std::string("no schema") : schema;
-        LedgerProblem p;
-        p.file = record.file;
-        p.rule = "field";
-        p.field = "schema";
-        p.message = schema.empty() ? "missing: not a patchwitness record"
-                                   : "\"" + schema + "\" is not a schema this version reads";
-        record.problems.push_back(std::move(p));
+        record.problems.push_back(
+            fieldProblem(record, "schema",
+                         schema.empty() ? "missing: not a patchwitness record"
+                                        : "\"" + schema + "\" is not a schema this version reads"));
         return;
     }
-    if (record.test.empty()) {
-        LedgerProblem p;
-        p.file = record.file;
-        p.rule = "field";
-        p.field = record.kind == "shard" ? "parameters.test" : "test";
-        p.message = "missing (the test id the evidence is about)";
-        record.problems.push_back(std::move(p));
-    }
-    if (!record.recorded.empty() && !parseLedgerDate(record.recorded)) {
-        LedgerProblem p;
-        p.file = record.file;
-        p.entry = record.test;
-        p.rule = "field";
-        p.field = "recorded";
-        p.message = "\"" + record.recorded + "\" is not a date (YYYY-MM-DD)";
-        record.problems.push_back(std::move(p));
-    }
+    if (record.test.empty())
+        record.problems.push_back(fieldProblem(record,
+                                               record.kind == "shard" ? "parameters.test" : "test",
+                                               "missing (the test id the evidence is about)"));
+    if (!record.recorded.empty() && !parseLedgerDate(record.recorded))
+        record.problems.push_back(fieldProblem(
+            record, "recorded", "\"" + record.recorded + "\" is not a date (YYYY-MM-DD)"));
 }
 
 // JSON Lines: one object per line; the count of rows and the first line that does not parse.
