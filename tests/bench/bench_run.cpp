@@ -7,7 +7,8 @@
 //     interpreter per replay, both on one worker (the cost of a replay; (b) measures
 //     how the machine scales), every cell compared (target: >= 10x, outcomes identical),
 //     beside what one copy-on-write fault costs on this machine (a replay child's price).
-// `--quick`: fewer repetitions and a 20 x 2 matrix, for a smoke run.
+// `--quick`: fewer repetitions and a 20 x 2 matrix, for a smoke run; `--overhead`: (a)
+// alone, with 21 repetitions (to take the overhead apart without the long matrix).
 #include "RunFixtures.h"
 #include "TestSupport.h"
 #include "run/PytestRun.h"
@@ -199,11 +200,12 @@ int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-    const int reps = quick ? 3 : 11;      // (a)
-    const int poolReps = quick ? 1 : 3;   // (b)
-    const int poolRuns = quick ? 10 : 40; // (b)
-    const int seeds = quick ? 20 : 200;   // (c)
-    const int replays = quick ? 2 : 5;    // (c)
+    const bool overheadOnly = argc > 1 && std::strcmp(argv[1], "--overhead") == 0;
+    const int reps = quick ? 3 : overheadOnly ? 21 : 11; // (a)
+    const int poolReps = quick ? 1 : 3;                  // (b)
+    const int poolRuns = quick ? 10 : 40;                // (b)
+    const int seeds = quick ? 20 : 200;                  // (c)
+    const int replays = quick ? 2 : 5;                   // (c)
 
     QTemporaryDir dir;
     const std::string root = dir.path().toStdString();
@@ -234,11 +236,21 @@ int main(int argc, char **argv)
     };
     if (boxable)
         PytestRun(boxedSpec()).run();
-    std::vector<Sample> bare, witnessed, probed, boxed;
+    // The engine without the plugin: what PytestRun itself (process group, pinned
+    // environment, JUnit file and its reading) adds to bare pytest.
+    auto plainSpec = [&] {
+        RunSpec spec = pw::test::runSpec(tree, nextDir());
+        spec.arm = "head";
+        spec.selection = {"tests"};
+        return spec;
+    };
+    std::vector<Sample> bare, plain, witnessed, probed, boxed;
     int bareExit = -1;
     RunResult last;
     for (int i = 0; i < reps; ++i) {
         bare.push_back(measure([&] { bareExit = barePytest(tree); }));
+        const RunSpec engine = plainSpec();
+        plain.push_back(measure([&] { PytestRun(engine).run(); }));
         const RunSpec spec = suiteSpec();
         witnessed.push_back(measure([&] { last = PytestRun(spec).run(); }));
         RunSpec probe = suiteSpec();
@@ -249,16 +261,19 @@ int main(int argc, char **argv)
             boxed.push_back(measure([&] { PytestRun(box).run(); }));
         }
     }
-    const Sample b = median(bare), w = median(witnessed), p = median(probed);
+    const Sample b = median(bare), e = median(plain), w = median(witnessed), p = median(probed);
     std::printf("(a) 40-test suite, %d interleaved repetitions (bare exit %d, patchwitness exit "
                 "%d, %zu outcomes)\n",
                 reps, bareExit, last.exitCode, last.outcomes.size());
     line("reference: python3 -m pytest -q -p no:cacheprovider", b);
+    line("PytestRun, plugin off (process group, pinned env, JUnit)", e);
     line("PytestRun, plugin on (seed 1: shuffled, JSONL, order log)", w);
     line("PytestRun, plugin on + state probe", p);
     verdict("overhead of PytestRun + plugin over bare pytest (wall)", (w.wall / b.wall - 1) * 100,
             " %", 10, true);
     std::printf("  %-58s %8.2f %%\n", "same, CPU", (w.cpu / b.cpu - 1) * 100);
+    std::printf("  %-58s %8.2f %%\n", "of which the engine, plugin off (wall)",
+                (e.wall / b.wall - 1) * 100);
     std::printf("  %-58s %8.2f %%\n", "with the state probe (wall)", (p.wall / b.wall - 1) * 100);
     if (boxable) {
         const Sample x = median(boxed);
@@ -267,6 +282,8 @@ int main(int argc, char **argv)
     } else {
         std::printf("  %-58s %s\n", "in the sandbox", Sandbox::status().reason.c_str());
     }
+    if (overheadOnly)
+        return 0;
 
     // (b) RunPool speed-up: the same 40 runs (one 10-test file each) on 1 and on 2 workers.
     auto poolSpecs = [&] {
