@@ -90,7 +90,7 @@ RunContext RunContext::open(const RunRequest &request)
     ctx.say("materialising head " + ctx.m_head.spec);
     ctx.m_headTree = cache.acquire(repo, ctx.m_head);
     // `python -m pytest` puts the tree first on sys.path: a project module of the same name
-    // would be loaded by `-p pw_plugin` instead of ours, and its "evidence" trusted.
+    // would be loaded as `pw_plugin` instead of ours, and its "evidence" trusted.
     for (const Arm arm : {Arm::Base, Arm::Head}) {
         for (const char *name : {"pw_plugin.py", "pw_plugin"}) {
             if (QFileInfo::exists(QString::fromStdString(ctx.treeDir(arm) + "/" + name)))

@@ -28,6 +28,11 @@ namespace {
 using nlohmann::json;
 
 constexpr int kProbeTimeoutMs = 60 * 1000;
+// The bundled plugin is named in PYTEST_PLUGINS, not with `-p`: pytest looks a `-p` name up
+// among the entry points of every installed distribution first (pluggy's
+// load_setuptools_entrypoints, even with autoload off), which costs more than the plugin.
+constexpr char kPluginsVariable[] = "PYTEST_PLUGINS";
+constexpr char kPluginModule[] = "pw_plugin";
 
 // Printed as one JSON line; pytest's absence is an answer, not a crash. -I keeps the
 // current directory (a stray pytest.py) and PYTHON* variables out of the answer.
@@ -133,10 +138,19 @@ QProcessEnvironment RunEnvironment::environment() const
     env.insert(QStringLiteral("TZ"), QStringLiteral("UTC"));
     env.insert(QStringLiteral("LC_ALL"), QStringLiteral("C.UTF-8"));
     env.insert(QStringLiteral("PYTEST_DISABLE_PLUGIN_AUTOLOAD"), QStringLiteral("1"));
-    if (witness.enabled) // only the private plugin directory: nothing of the parent's
+    if (witness.enabled) { // only the private plugin directory: nothing of the parent's
         env.insert(QStringLiteral("PYTHONPATH"), qs(pluginDir()));
+        env.insert(QLatin1String(kPluginsVariable), QLatin1String(kPluginModule));
+    }
     for (const auto &[key, value] : extraVariables)
         env.insert(qs(key), qs(value));
+    // A run's own PYTEST_PLUGINS names the bundled plugin too (the plugin takes itself out
+    // of the variable once imported, so the test's own pytest subprocesses see theirs only).
+    if (witness.enabled && extraVariables.count(kPluginsVariable) &&
+        extraVariables.at(kPluginsVariable) != kPluginModule)
+        env.insert(QLatin1String(kPluginsVariable), QString(QLatin1String(kPluginModule)) +
+                                                        QLatin1Char(',') +
+                                                        qs(extraVariables.at(kPluginsVariable)));
     return env;
 }
 
@@ -148,9 +162,8 @@ QStringList RunEnvironment::pytestArguments(const std::string &junitXml,
                         QStringLiteral("no:cacheprovider")};
     for (const std::string &plugin : plugins)
         args << QStringLiteral("-p") << qs(plugin);
-    if (witness.enabled) {
-        args << QStringLiteral("-p") << QStringLiteral("pw_plugin") << QStringLiteral("--pw-seed")
-             << QString::number(witness.seed);
+    if (witness.enabled) { // the plugin itself is named in PYTEST_PLUGINS (environment())
+        args << QStringLiteral("--pw-seed") << QString::number(witness.seed);
         const std::pair<const char *, const std::string *> named[] = {
             {"--pw-out", &witness.outFile},         {"--pw-order", &witness.orderFile},
             {"--pw-collect", &witness.collectFile}, {"--pw-arm", &witness.arm},
@@ -304,7 +317,7 @@ void cachePluginBytecode(const std::string &python)
     if (probe.cacheTag.empty())
         return; // an interpreter that writes no bytecode
     const std::string dir = RunEnvironment::pluginDir();
-    // pytest rewrites the package's modules (it marks a `-p` plugin for rewriting) and
+    // pytest rewrites the package's modules (it marks a plugin it loads for rewriting) and
     // caches each beside it; one older than its source (staging repaired the file) is stale.
     bool fresh = true;
     for (const auto &file : RunEnvironment::pluginFiles()) {
@@ -333,9 +346,8 @@ void cachePluginBytecode(const std::string &python)
     process.setStandardInputFile(QProcess::nullDevice());
     process.start(interpreterFile(python).absoluteFilePath(),
                   {QStringLiteral("-m"), QStringLiteral("pytest"), QStringLiteral("-p"),
-                   QStringLiteral("no:cacheprovider"), QStringLiteral("-p"),
-                   QStringLiteral("pw_plugin"), QStringLiteral("--collect-only"),
-                   QStringLiteral("-q"), empty.path()});
+                   QStringLiteral("no:cacheprovider"), QStringLiteral("--pw-precompile"),
+                   QStringLiteral("--collect-only"), QStringLiteral("-q"), empty.path()});
     if (process.waitForStarted(kProbeTimeoutMs) && !process.waitForFinished(kProbeTimeoutMs)) {
         process.kill();
         process.waitForFinished(5000);

@@ -12,8 +12,8 @@ namespace pw::core {
 struct Config;
 
 // Options of the bundled plugin (the package resources/python/pw_plugin/, SPEC §5.1). When enabled,
-// the run loads it with `-p pw_plugin` from RunEnvironment::pluginDir(), which is then the
-// whole PYTHONPATH. Empty paths/ids are not passed. The seed is a run parameter, not part
+// the run loads it (PYTEST_PLUGINS=pw_plugin) from RunEnvironment::pluginDir(), which is
+// then the whole PYTHONPATH. Empty paths/ids are not passed. The seed is a run parameter, not part
 // of the environment: runs with different seeds share an env digest.
 struct PluginOptions
 {
@@ -69,13 +69,14 @@ struct RunEnvironment
     static RunEnvironment fromConfig(const Config &config);
 
     // The whole environment of a run, built from nothing (no PYTHON* or PYTEST_ADDOPTS
-    // from the parent).
+    // from the parent). With the bundled plugin: PYTHONPATH=<pluginDir()> and
+    // PYTEST_PLUGINS=pw_plugin, which imports it by its module name alone (`-p` would
+    // first search every installed distribution's entry points for the name).
     QProcessEnvironment environment() const;
-    // Interpreter arguments: `-m pytest -p no:cacheprovider -p <plugin>… [-p pw_plugin
-    // --pw-seed N --pw-out F …] -o
-    // junit_family=xunit1 --junitxml=<junitXml> -q`, then `extraArgs`, then the
-    // selection (node ids or paths; empty = the whole suite). xunit1 keeps the `file`
-    // attribute JUnitReader maps node ids from (xunit2 drops it).
+    // Interpreter arguments: `-m pytest -p no:cacheprovider -p <plugin>… [--pw-seed N
+    // --pw-out F …] -o junit_family=xunit1 --junitxml=<junitXml> -q`, then `extraArgs`,
+    // then the selection (node ids or paths; empty = the whole suite). xunit1 keeps the
+    // `file` attribute JUnitReader maps node ids from (xunit2 drops it).
     QStringList pytestArguments(const std::string &junitXml,
                                 const std::vector<std::string> &selection = {},
                                 const QStringList &extraArgs = {}) const;
@@ -120,7 +121,7 @@ std::string envDigest(const InterpreterProbe &probe, const RunEnvironment &env);
 // probeInterpreter(env.python), then the digest.
 std::string envDigest(const RunEnvironment &env);
 
-// pytest rewrites the modules `-p` names and caches their bytecode beside them
+// pytest rewrites the plugin modules it is told to load and caches their bytecode beside them
 // (pw_plugin/__pycache__/<module>.<tag>-pytest-<version>.pyc, one per module of the
 // package). A sandboxed run sees the staged plugin read-only and cannot write those files,
 // so without them every sandboxed run compiled the plugin again: ≈ 50 ms of CPU, about

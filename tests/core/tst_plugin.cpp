@@ -424,7 +424,13 @@ private Q_SLOTS:
                     "'\n"
                     "    assert request.config.pluginmanager.has_plugin('pw_plugin')\n"
                     "    assert "
-                    "sys.modules['pw_plugin'].__file__.startswith(os.environ['PYTHONPATH'])\n");
+                    "sys.modules['pw_plugin'].__file__.startswith(os.environ['PYTHONPATH'])\n"
+                    // Out of the environment once loaded: a pytest the test starts in a
+                    // subprocess runs without it.
+                    "    assert 'PYTEST_PLUGINS' not in os.environ\n"
+                    // Seams whose options were not given are not in the hooks' way.
+                    "    for seam in ('pw_clock', 'pw_test_timer', 'pw_witness', 'pw_cover'):\n"
+                    "        assert not request.config.pluginmanager.has_plugin(seam), seam\n");
         const Witnessed w = p.run(2);
         QVERIFY2(w.result.exitCode == 0, w.result.stdoutTail.c_str());
         QCOMPARE(w.rows.size(), size_t(3));
@@ -442,7 +448,8 @@ private Q_SLOTS:
             expected << QString::fromStdString(file.first);
         QCOMPARE(staged, expected);
         QVERIFY(expected.contains(QStringLiteral("pw_plugin/__init__.py")));
-        QVERIFY(w.result.command.find("-p pw_plugin --pw-seed 2") != std::string::npos);
+        QVERIFY(w.result.command.find(" PYTEST_PLUGINS=pw_plugin ") != std::string::npos);
+        QVERIFY(w.result.command.find("no:cacheprovider --pw-seed 2") != std::string::npos);
     }
 
     void stagingRepairsADamagedCopy()
@@ -466,8 +473,10 @@ private Q_SLOTS:
         env.witness.outFile = "/r/o.jsonl";
         env.witness.arm = "base";
         const QStringList args = env.pytestArguments("/r/junit.xml");
-        const int at = int(args.indexOf(QStringLiteral("pw_plugin")));
-        QVERIFY(at > 0 && args[at - 1] == QStringLiteral("-p"));
+        // Named in the environment, not with `-p` (whose entry-point search costs more).
+        QVERIFY(!args.contains(QStringLiteral("pw_plugin")));
+        const int at = int(args.indexOf(QStringLiteral("--pw-seed"))) - 1;
+        QVERIFY(at > 0 && args[at] == QStringLiteral("no:cacheprovider"));
         // Path-valued options as one token: pytest's first pass would take a separate,
         // existing path for a test path and move the rootdir (node ids "tree/tests/…").
         QCOMPARE(args.mid(at + 1, 4),
@@ -491,9 +500,16 @@ private Q_SLOTS:
                               "--pw-replays=/r/plan.json", "--pw-replay-timeout=2.5"}));
         QCOMPARE(env.environment().value(QStringLiteral("PYTHONPATH")),
                  QString::fromStdString(RunEnvironment::pluginDir()));
+        QCOMPARE(env.environment().value(QStringLiteral("PYTEST_PLUGINS")),
+                 QStringLiteral("pw_plugin"));
+        env.extraVariables["PYTEST_PLUGINS"] = "theirs"; // a run's own plugin list keeps ours
+        QCOMPARE(env.environment().value(QStringLiteral("PYTEST_PLUGINS")),
+                 QStringLiteral("pw_plugin,theirs"));
+        env.extraVariables.clear();
         env.witness.enabled = false;
-        QVERIFY(!env.pytestArguments("/r/junit.xml").contains(QStringLiteral("pw_plugin")));
+        QVERIFY(!env.pytestArguments("/r/junit.xml").contains(QStringLiteral("--pw-seed")));
         QVERIFY(!env.environment().contains(QStringLiteral("PYTHONPATH")));
+        QVERIFY(!env.environment().contains(QStringLiteral("PYTEST_PLUGINS")));
     }
 
     void digestCoversThePluginButNotTheSeed()

@@ -1,8 +1,15 @@
-"""patchwitness' bundled pytest plugin (SPEC 5.1), loaded with ``-p pw_plugin``.
+"""patchwitness' bundled pytest plugin (SPEC 5.1), loaded with ``PYTEST_PLUGINS=pw_plugin``.
 
 patchwitness stages this package into a private directory and puts only that directory
 on PYTHONPATH, so the project under test needs no conftest or entry point (plugin
-autoloading is off in the pinned environment). Python 3.8+, stdlib and pytest only.
+autoloading is off in the pinned environment). It is named in PYTEST_PLUGINS rather
+than with ``-p pw_plugin``, which loads it the same way but first searches every
+installed distribution's entry points for the name. Once imported it takes itself out
+of PYTEST_PLUGINS, so a pytest the tests start in a subprocess does not load it.
+The core (session.py: options, rows, shuffle, order log, census dump) is always loaded;
+the seams -- the state probe, the fork server, the frozen clock, the per-test timer, skip
+witnesses and coverage -- are imported and registered only when their options are given.
+Python 3.8+, stdlib and pytest only.
 
 Options:
   --pw-seed N        0 (default) keeps pytest's own order; N > 0 shuffles the collected
@@ -53,6 +60,9 @@ Options:
                      files it touched, its fixtures and their source fingerprints, the
                      ambient fingerprint, and whether it is complete (no subprocess or
                      network use); see the "skip witnesses" section below.
+  --pw-precompile    import every module of the package without using it: patchwitness
+                     runs this once before sandboxed runs, which cannot write the bytecode
+                     cache of the read-only plugin directory themselves.
   --pw-test-timeout S  seconds per test, setup to teardown (0: none); an expired test
                      fails with "patchwitness: per-test timeout", which the harness reads
                      as harness_error (see the per-test timeout section).
@@ -65,16 +75,17 @@ option before the Hypothesis plugin reads it (tryfirst pytest_configure), which 
 Hypothesis' global seed. Without the plugin, Hypothesis is left alone.
 """
 
-from .cells import _PwClock, _PwTestTimer
-from .cover import _PwCover
-from .probe import pytest_runtest_protocol
-from .replays import pytest_runtestloop
+import importlib
+import os
+
+import pytest
+
+from . import session
 from .session import (
     pytest_addoption,
     pytest_collection_finish,
     pytest_collection_modifyitems,
     pytest_collectreport,
-    pytest_configure,
     pytest_runtest_call,
     pytest_runtest_logreport,
     pytest_runtest_logstart,
@@ -82,33 +93,79 @@ from .session import (
     pytest_unconfigure,
     witness_seed,
 )
-from .witness import _PwWitness
 
-# The hooks and the fixture pytest finds on this module (the plugin `-p pw_plugin` names).
+# The hooks and the fixture pytest finds on this module (the plugin PYTEST_PLUGINS names).
 __all__ = [
-    "pytest_addhooks",
     "pytest_addoption",
     "pytest_collection_finish",
     "pytest_collection_modifyitems",
     "pytest_collectreport",
     "pytest_configure",
+    "pytest_load_initial_conftests",
     "pytest_runtest_call",
     "pytest_runtest_logreport",
     "pytest_runtest_logstart",
-    "pytest_runtest_protocol",
     "pytest_runtest_setup",
-    "pytest_runtestloop",
     "pytest_unconfigure",
     "witness_seed",
 ]
 
 
-def pytest_addhooks(pluginmanager):
-    if not pluginmanager.has_plugin("pw_clock"):
-        pluginmanager.register(_PwClock(), "pw_clock")
-    if not pluginmanager.has_plugin("pw_test_timer"):
-        pluginmanager.register(_PwTestTimer(), "pw_test_timer")
-    if not pluginmanager.has_plugin("pw_witness"):
-        pluginmanager.register(_PwWitness(), "pw_witness")
-    if not pluginmanager.has_plugin("pw_cover"):
-        pluginmanager.register(_PwCover(), "pw_cover")
+def _leave_the_environment():
+    names = os.environ.get("PYTEST_PLUGINS", "").split(",")
+    rest = [name for name in names if name.strip() and name.strip() != __name__]
+    if rest:
+        os.environ["PYTEST_PLUGINS"] = ",".join(rest)
+    else:
+        os.environ.pop("PYTEST_PLUGINS", None)
+
+
+# pytest has read the variable before it imports the plugins it names.
+_leave_the_environment()
+
+# The seams: registered name -> (option attribute, module, plugin). A seam's module is
+# imported and its hooks registered only when its option is given, so a plain run pays
+# for none of them (their import, pytest's scan of them for hooks and fixtures, and the
+# wrappers they would put around every test). A plugin of None registers the module.
+# Registered in this order (pluggy calls the wrappers of later ones first): the probe's
+# snapshots innermost, then the clock, the per-test timer and the witness; coverage, which
+# starts before the initial conftests are imported, comes first of all.
+_SEAMS = (
+    ("pw_cover", "pw_cover", "cover", "_PwCover"),
+    ("pw_probe", "pw_probe", "probe", None),
+    ("pw_replays", "pw_replays", "replays", None),
+    ("pw_clock", "pw_freeze_time", "cells", "_PwClock"),
+    ("pw_test_timer", "pw_test_timeout", "cells", "_PwTestTimer"),
+    ("pw_witness", "pw_witness", "witness", "_PwWitness"),
+)
+
+
+def _register_seams(manager, options, names=None):
+    for name, option, module, plugin in _SEAMS:
+        if names is not None and name not in names:
+            continue
+        if not getattr(options, option, None) or manager.has_plugin(name):
+            continue
+        loaded = importlib.import_module("." + module, __name__)
+        manager.register(getattr(loaded, plugin)() if plugin else loaded, name)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    # Coverage must be measuring before the project's conftests are imported. The seam
+    # registered now misses this very hook call, so it is started here.
+    if getattr(early_config.known_args_namespace, "pw_cover", None):
+        _register_seams(early_config.pluginmanager, early_config.known_args_namespace,
+                        ("pw_cover",))
+        early_config.pluginmanager.get_plugin("pw_cover").pytest_load_initial_conftests(
+            early_config, parser, args)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    session.configure(config)
+    # A seam registered now still gets this (historic) hook: pluggy calls it at once.
+    _register_seams(config.pluginmanager, config.option)
+    if config.option.pw_precompile:  # imported (and so rewritten and cached), not registered
+        for module in sorted({seam[2] for seam in _SEAMS}):
+            importlib.import_module("." + module, __name__)

@@ -16,19 +16,13 @@ from .session import _STATE_KEY
 # run's TZ: freezegun is given TZ's offset at that instant, time_machine follows TZ by
 # itself. With neither importable the run stops with a usage error (exit 4) after writing
 # a row {"when": "clock", "outcome": "unsupported", "detail": ...}: a cell that cannot
-# freeze the clock is `unknown`, never a pass. A separate plugin object, registered from
-# pytest_addhooks, keeps these hooks apart from the module's own.
+# freeze the clock is `unknown`, never a pass. A separate plugin object, registered (by
+# __init__.py) only when the option is given.
 
 
 class _PwClock:
     def __init__(self):
         self.freezer = None  # () -> context manager, when the option is set
-
-    def pytest_addoption(self, parser):
-        parser.getgroup("patchwitness").addoption(
-            "--pw-freeze-time", default=None,
-            help="freeze the clock at this ISO 8601 instant in every test (freezegun or "
-                 "time_machine)")
 
     @pytest.hookimpl(trylast=True)
     def pytest_configure(self, config):
@@ -103,11 +97,6 @@ class _PwTestTimer:
         self.nodeid = None  # of the test whose protocol runs
         self.phase = None  # "setup", "call" or "teardown" while one runs
         self.expired = False  # the timer fired between phases: the next phase stops
-
-    def pytest_addoption(self, parser):
-        parser.getgroup("patchwitness").addoption(
-            "--pw-test-timeout", type=float, default=0.0,
-            help="seconds per test, setup to teardown (0: none)")
 
     def pytest_configure(self, config):
         import threading

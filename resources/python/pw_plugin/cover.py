@@ -35,11 +35,6 @@ class _PwCover:
         self.path = None
         self.root = None
 
-    def pytest_addoption(self, parser):
-        parser.getgroup("patchwitness").addoption(
-            "--pw-cover", default=None,
-            help="measure with coverage.py; write executed lines per file (JSON) to this path")
-
     def _write(self, payload):
         with open(self.path + ".tmp", "w", encoding="utf-8") as f:
             json.dump(payload, f, sort_keys=True)

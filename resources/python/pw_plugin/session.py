@@ -30,6 +30,19 @@ def pytest_addoption(parser):
     group.addoption("--pw-replay-timeout", type=float, default=0.0, help="seconds per replay")
     group.addoption("--pw-replay-nofork", action="store_true", default=False,
                     help="replays in this process (diagnostics)")
+    # The seams' options (cells.py, witness.py, cover.py): declared here, so a seam's
+    # module is imported and its hooks registered only when its option is given.
+    group.addoption("--pw-freeze-time", default=None,
+                    help="freeze the clock at this ISO 8601 instant in every test (freezegun or "
+                         "time_machine)")
+    group.addoption("--pw-test-timeout", type=float, default=0.0,
+                    help="seconds per test, setup to teardown (0: none)")
+    group.addoption("--pw-witness", default=None, help="skip witnesses: JSONL row per test")
+    group.addoption("--pw-precompile", action="store_true", default=False,
+                    help="import every module of the plugin, so pytest caches their bytecode")
+    group.addoption("--pw-cover", default=None,
+                    help="measure with coverage.py; write executed lines per file (JSON) to this "
+                         "path")
 
 
 class _State:
@@ -105,8 +118,7 @@ def _state(config):
     return getattr(config, _STATE_KEY)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_configure(config):
+def configure(config):  # the first of the package's pytest_configure (__init__.py)
     global _current
     state = _State(config)
     setattr(config, _STATE_KEY, state)

@@ -88,10 +88,6 @@ class _PwWitness:
         self.escape_files = ({}, ())  # (file -> escape, (package dir, escape)...)
         self.escape_count = -1  # len(sys.modules) when escape_files was built
 
-    def pytest_addoption(self, parser):
-        parser.getgroup("patchwitness").addoption(
-            "--pw-witness", default=None, help="skip witnesses: JSONL row per test")
-
     def pytest_configure(self, config):
         path = config.getoption("pw_witness", None)
         if not path:
