@@ -20,7 +20,9 @@ void MainWindow::showFile(const QString &path)
             continue;
         std::vector<core::Finding> findings;
         for (const core::Finding &finding : shown.findings) {
-            if (finding.path == f.path())
+            // A renamed file's census rows of the base name its old path and base lines.
+            if (finding.path == f.path() || (f.status == core::ChangeStatus::Renamed &&
+                                             !f.oldPath.empty() && finding.path == f.oldPath))
                 findings.push_back(finding);
         }
         m_currentPath = path;
@@ -51,7 +53,7 @@ void MainWindow::onPanelRowActivated(const QString &path, int line)
     if (path.isEmpty())
         return;
     // A finding on a renamed file's old path (a census row of the base) opens the file under
-    // its new name; its line is the base's, so the view does not jump to it. A run's finding
+    // its new name, at its line on the base side. A run's finding
     // on a file the patch does not change has no place in the diff: the status bar says so.
     QString target = path;
     bool oldSide = false;
@@ -76,8 +78,8 @@ void MainWindow::onPanelRowActivated(const QString &path, int line)
     m_syncing = true;
     if (target != m_currentPath)
         showFile(target);
-    if (line > 0 && !oldSide)
-        m_ui->diffView->scrollToLine(line);
+    if (line > 0)
+        m_ui->diffView->scrollToLine(line, oldSide);
     m_syncing = false;
 }
 
@@ -127,8 +129,9 @@ void MainWindow::stepFinding(bool forward)
     std::vector<QString> paths; // files with anchored findings, in report order
     for (const core::ChangedFile &f : out.report.changedFiles) {
         const bool anchored =
-            std::any_of(shown.findings.begin(), shown.findings.end(),
-                        [&f](const core::Finding &x) { return x.path == f.path && x.line > 0; });
+            std::any_of(shown.findings.begin(), shown.findings.end(), [&f](const core::Finding &x) {
+                return x.line > 0 && (x.path == f.path || (f.status == "R" && x.path == f.oldPath));
+            });
         if (anchored)
             paths.push_back(QString::fromStdString(f.path));
     }

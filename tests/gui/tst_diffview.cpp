@@ -354,6 +354,27 @@ void TstDiffView::findingsMarkTheGutterAndNavigate()
     // A new file drops the old findings.
     view.setFile(sampleFile());
     QCOMPARE(view.rowMarker(10), std::optional<Severity>());
+
+    // A renamed file: a finding on its old path (the base's census of it) names a base line.
+    // Line 23 is "# end" at base (row 13, after the "renamed from" row) and "    pass" at
+    // head (row 12).
+    FileDiff renamed = sampleFile();
+    renamed.status = ChangeStatus::Renamed;
+    renamed.oldPath = "src/pkg/old_mod.py";
+    view.setMode(DiffMode::SideBySide);
+    view.setFile(renamed);
+    Finding removed = finding(Severity::Block, "C-REMOVED", 23, "collected at base only");
+    removed.path = renamed.oldPath;
+    view.setFindings({removed, finding(Severity::Review, "LATITUDE", 23, "head line 23")});
+    QCOMPARE(view.rowMarker(13), std::optional<Severity>(Severity::Block));
+    QCOMPARE(view.rowMarker(12), std::optional<Severity>(Severity::Review));
+    QVERIFY(view.nextFinding());
+    QCOMPARE(view.currentRow(), 12);
+    QVERIFY(!view.currentLineIsOldSide());
+    QVERIFY(view.nextFinding());
+    QCOMPARE(view.currentRow(), 13);
+    QVERIFY(view.currentLineIsOldSide());
+    QCOMPARE(view.currentLine(), 23);
 }
 
 void TstDiffView::scrollToLineSelectsAndCentres()

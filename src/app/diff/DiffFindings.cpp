@@ -10,8 +10,10 @@ using core::DiffLine;
 
 bool DiffFindings::namesOldLine(const core::Finding &f) const
 {
-    // A deleted test has no head line: its finding carries the line of the test at base.
-    return m_deletedFile || f.code.rfind("T-DEL", 0) == 0;
+    // A deleted test has no head line: its finding carries the line of the test at base; so
+    // does a finding on a renamed file's old path (the base's census of it).
+    return m_deletedFile || f.code.rfind("T-DEL", 0) == 0 ||
+           (!m_oldPath.empty() && f.path == m_oldPath);
 }
 
 void DiffFindings::anchor(const core::FileDiff &file, const DiffRows &rows, bool capped)
@@ -19,6 +21,9 @@ void DiffFindings::anchor(const core::FileDiff &file, const DiffRows &rows, bool
     m_rows.clear();
     m_markers.clear();
     m_deletedFile = file.newPath.empty();
+    m_oldPath = file.status == core::ChangeStatus::Renamed && file.oldPath != file.newPath
+                    ? file.oldPath
+                    : std::string();
     for (size_t i = 0; i < m_findings.size(); ++i) {
         const int row = rowFor(m_findings[i], file, rows, capped);
         if (row < 0)

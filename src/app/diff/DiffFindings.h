@@ -7,12 +7,14 @@
 #include <QString>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace pw::gui {
 
 // The findings of one file anchored to the rows that show their lines (the gutter markers).
-// A finding names a head-side line; a deleted test (T-DEL) names its base-side line; a line
+// A finding names a head-side line; a deleted test (T-DEL) and a finding on a renamed file's
+// old path name base-side lines; a line
 // the diff does not show anchors at the nearest hunk header, a file-level finding (line 0)
 // at the first row, and everything at the summary row of a capped file.
 class DiffFindings
@@ -43,6 +45,7 @@ private:
     std::map<int, std::vector<int>> m_rows; // row -> indices into m_findings
     std::map<int, core::Severity> m_markers;
     bool m_deletedFile = false;
+    std::string m_oldPath; // of a renamed file: findings on it name base-side lines
 };
 
 } // namespace pw::gui
