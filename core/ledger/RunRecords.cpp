@@ -180,26 +180,24 @@ std::vector<RunRecordFile> readRunRecords(const std::string &runsDir, const std:
         RunRecordFile record;
         record.file = shownAs + name.toStdString();
         const qint64 size = QFileInfo(dir.filePath(name)).size();
-        if (size > kMaxRecordBytes) {
+        // A file that is not read at all: one parse problem, and the row says no more.
+        auto unread = [&](const std::string &message) {
             LedgerProblem p;
             p.file = record.file;
             p.rule = "parse";
-            p.message = "too large to be a run record (" + std::to_string(size / (1024 * 1024)) +
-                        " MB); not read";
+            p.message = message;
             record.kind = "other";
             record.problems.push_back(std::move(p));
             out.push_back(std::move(record));
+        };
+        if (size > kMaxRecordBytes) {
+            unread("too large to be a run record (" + std::to_string(size / (1024 * 1024)) +
+                   " MB); not read");
             continue;
         }
         const std::optional<std::string> text = readWholeFile(dir.filePath(name).toStdString());
         if (!text) {
-            LedgerProblem p;
-            p.file = record.file;
-            p.rule = "parse";
-            p.message = "cannot be read";
-            record.kind = "other";
-            record.problems.push_back(std::move(p));
-            out.push_back(std::move(record));
+            unread("cannot be read");
             continue;
         }
         if (name.endsWith(QLatin1String(".jsonl"))) {
