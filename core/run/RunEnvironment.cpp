@@ -146,11 +146,13 @@ QProcessEnvironment RunEnvironment::environment() const
         env.insert(qs(key), qs(value));
     // A run's own PYTEST_PLUGINS names the bundled plugin too (the plugin takes itself out
     // of the variable once imported, so the test's own pytest subprocesses see theirs only).
-    if (witness.enabled && extraVariables.count(kPluginsVariable) &&
-        extraVariables.at(kPluginsVariable) != kPluginModule)
-        env.insert(QLatin1String(kPluginsVariable), QString(QLatin1String(kPluginModule)) +
-                                                        QLatin1Char(',') +
-                                                        qs(extraVariables.at(kPluginsVariable)));
+    if (witness.enabled && extraVariables.count(kPluginsVariable)) {
+        const std::string &theirs = extraVariables.at(kPluginsVariable);
+        env.insert(QLatin1String(kPluginsVariable),
+                   theirs.empty() || theirs == kPluginModule
+                       ? QString(QLatin1String(kPluginModule))
+                       : QString(QLatin1String(kPluginModule)) + QLatin1Char(',') + qs(theirs));
+    }
     return env;
 }
 

@@ -9,12 +9,14 @@
 #include "util/Files.h"
 
 #include <QDir>
+#include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -429,7 +431,8 @@ private Q_SLOTS:
                     // subprocess runs without it.
                     "    assert 'PYTEST_PLUGINS' not in os.environ\n"
                     // Seams whose options were not given are not in the hooks' way.
-                    "    for seam in ('pw_clock', 'pw_test_timer', 'pw_witness', 'pw_cover'):\n"
+                    "    for seam in ('pw_clock', 'pw_test_timer', 'pw_witness', 'pw_cover',\n"
+                    "                 'pw_probe', 'pw_replays'):\n"
                     "        assert not request.config.pluginmanager.has_plugin(seam), seam\n");
         const Witnessed w = p.run(2);
         QVERIFY2(w.result.exitCode == 0, w.result.stdoutTail.c_str());
@@ -505,6 +508,9 @@ private Q_SLOTS:
         env.extraVariables["PYTEST_PLUGINS"] = "theirs"; // a run's own plugin list keeps ours
         QCOMPARE(env.environment().value(QStringLiteral("PYTEST_PLUGINS")),
                  QStringLiteral("pw_plugin,theirs"));
+        env.extraVariables["PYTEST_PLUGINS"] = ""; // an empty list: ours alone, not "pw_plugin,"
+        QCOMPARE(env.environment().value(QStringLiteral("PYTEST_PLUGINS")),
+                 QStringLiteral("pw_plugin"));
         env.extraVariables.clear();
         env.witness.enabled = false;
         QVERIFY(!env.pytestArguments("/r/junit.xml").contains(QStringLiteral("--pw-seed")));
@@ -527,6 +533,30 @@ private Q_SLOTS:
         reseeded.witness.seed = 11;
         reseeded.witness.outFile = "/elsewhere.jsonl";
         QCOMPARE(pw::core::envDigest(probe, reseeded), digest);
+    }
+
+    // pytest-xdist's workers are interpreters of their own that get the run's --pw-*
+    // arguments: they load the plugin and write the rows, the controller none (no test's
+    // rows twice).
+    void xdistWorkersLoadThePluginAndWriteTheRows()
+    {
+        if (QProcess::execute(QString::fromStdString(pw::test::testPython()),
+                              {QStringLiteral("-c"), QStringLiteral("import xdist")}) != 0)
+            QSKIP("pytest-xdist is not importable by the test interpreter");
+        Project p;
+        writeTenTests(p);
+        RunSpec spec = p.spec(4);
+        spec.env.plugins = {"xdist.plugin"};
+        spec.extraArgs = QStringList{QStringLiteral("-n"), QStringLiteral("2")};
+        const Witnessed w = p.run(spec);
+        QVERIFY2(w.result.exitCode == 0, (w.result.stdoutTail + w.result.stderrTail).c_str());
+        QCOMPARE(w.result.outcomes.size(), size_t(10));
+        QCOMPARE(w.rows.size(), size_t(30)); // setup, call, teardown of each test, once
+        const std::set<std::string> started(w.order.begin(), w.order.end());
+        QCOMPARE(w.order.size(), size_t(10));
+        QCOMPARE(started.size(), size_t(10));
+        for (const json &row : w.rows)
+            QCOMPARE(row.value("seed", 0), 4);
     }
 
     void hypothesisSeedPassthrough()

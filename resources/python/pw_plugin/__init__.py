@@ -5,7 +5,9 @@ on PYTHONPATH, so the project under test needs no conftest or entry point (plugi
 autoloading is off in the pinned environment). It is named in PYTEST_PLUGINS rather
 than with ``-p pw_plugin``, which loads it the same way but first searches every
 installed distribution's entry points for the name. Once imported it takes itself out
-of PYTEST_PLUGINS, so a pytest the tests start in a subprocess does not load it.
+of PYTEST_PLUGINS, so a pytest the tests start in a subprocess does not load it -- except
+with pytest-xdist, whose workers load it from there (and write the rows and the order log
+of the tests they run; the controller writes none).
 The core (session.py: options, rows, shuffle, order log, census dump) is always loaded;
 the seams -- the state probe, the fork server, the frozen clock, the per-test timer, skip
 witnesses and coverage -- are imported and registered only when their options are given.
@@ -77,6 +79,7 @@ Hypothesis' global seed. Without the plugin, Hypothesis is left alone.
 
 import importlib
 import os
+import sys
 
 import pytest
 
@@ -112,8 +115,12 @@ __all__ = [
 
 
 def _leave_the_environment():
-    names = os.environ.get("PYTEST_PLUGINS", "").split(",")
-    rest = [name for name in names if name.strip() and name.strip() != __name__]
+    names = [name.strip() for name in os.environ.get("PYTEST_PLUGINS", "").split(",")]
+    # pytest-xdist's workers are new interpreters that get the run's arguments (--pw-*): they
+    # must load the plugin too.
+    if any(name.split(".")[0] == "xdist" for name in list(sys.modules) + names):
+        return
+    rest = [name for name in names if name and name != __name__]
     if rest:
         os.environ["PYTEST_PLUGINS"] = ",".join(rest)
     else:
@@ -127,45 +134,40 @@ _leave_the_environment()
 # imported and its hooks registered only when its option is given, so a plain run pays
 # for none of them (their import, pytest's scan of them for hooks and fixtures, and the
 # wrappers they would put around every test). A plugin of None registers the module.
-# Registered in this order (pluggy calls the wrappers of later ones first): the probe's
-# snapshots innermost, then the clock, the per-test timer and the witness; coverage, which
-# starts before the initial conftests are imported, comes first of all.
+# Registered in this order, so that (pluggy calls the wrappers of later ones first) the
+# probe's snapshots are outermost, then coverage's context switch, the witness, the per-test
+# timer and, innermost, the frozen clock -- the order in which they always ran.
 _SEAMS = (
-    ("pw_cover", "pw_cover", "cover", "_PwCover"),
-    ("pw_probe", "pw_probe", "probe", None),
-    ("pw_replays", "pw_replays", "replays", None),
     ("pw_clock", "pw_freeze_time", "cells", "_PwClock"),
     ("pw_test_timer", "pw_test_timeout", "cells", "_PwTestTimer"),
     ("pw_witness", "pw_witness", "witness", "_PwWitness"),
+    ("pw_cover", "pw_cover", "cover", "_PwCover"),
+    ("pw_replays", "pw_replays", "replays", None),
+    ("pw_probe", "pw_probe", "probe", None),
 )
 
 
-def _register_seams(manager, options, names=None):
+# Every --pw-* option is parsed by now, and the seams registered here take part in
+# pytest_configure like any plugin (registering them during that historic hook instead
+# skips another plugin's pytest_configure on pluggy 1.1-1.3).
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    manager, options = early_config.pluginmanager, early_config.known_args_namespace
     for name, option, module, plugin in _SEAMS:
-        if names is not None and name not in names:
-            continue
         if not getattr(options, option, None) or manager.has_plugin(name):
             continue
         loaded = importlib.import_module("." + module, __name__)
         manager.register(getattr(loaded, plugin)() if plugin else loaded, name)
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config, parser, args):
-    # Coverage must be measuring before the project's conftests are imported. The seam
-    # registered now misses this very hook call, so it is started here.
-    if getattr(early_config.known_args_namespace, "pw_cover", None):
-        _register_seams(early_config.pluginmanager, early_config.known_args_namespace,
-                        ("pw_cover",))
-        early_config.pluginmanager.get_plugin("pw_cover").pytest_load_initial_conftests(
-            early_config, parser, args)
+    # Coverage must be measuring before the project's conftests are imported; the seam
+    # registered just now misses this very hook call.
+    cover = manager.get_plugin("pw_cover")
+    if cover is not None:
+        cover.pytest_load_initial_conftests(early_config, parser, args)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     session.configure(config)
-    # A seam registered now still gets this (historic) hook: pluggy calls it at once.
-    _register_seams(config.pluginmanager, config.option)
     if config.option.pw_precompile:  # imported (and so rewritten and cached), not registered
         for module in sorted({seam[2] for seam in _SEAMS}):
             importlib.import_module("." + module, __name__)

@@ -49,6 +49,8 @@ class _State:
     def __init__(self, config):
         opt = config.option
         self.seed = opt.pw_seed
+        self.manager = config.pluginmanager
+        self.worker = hasattr(config, "workerinput")  # a pytest-xdist worker
         self.replay = None  # the replay index while a replay runs
         self.arm = opt.pw_arm
         self.run = opt.pw_run
@@ -72,6 +74,11 @@ class _State:
             if fd is not None:
                 os.close(fd)
         self.out_fd = self.order_fd = None
+
+    def relayed(self):
+        # pytest-xdist's controller hears of every test from the worker that ran it, which
+        # writes its rows and order lines itself (the plugin is loaded there too).
+        return not self.worker and self.manager.has_plugin("dsession")
 
     def row(self, nodeid, when, outcome, **extra):
         row = {
@@ -210,7 +217,7 @@ def pytest_collection_finish(session):
 
 
 def pytest_runtest_logstart(nodeid, location):
-    if _current is not None:
+    if _current is not None and not _current.relayed():
         _write_line(_current.order_fd, nodeid)
 
 
@@ -226,7 +233,7 @@ def pytest_runtest_call(item):
 
 def pytest_runtest_logreport(report):
     state = _current
-    if state is None:
+    if state is None or state.relayed():
         return
     if report.failed:
         state.trial_failed = True
