@@ -145,7 +145,8 @@ QProcessEnvironment RunEnvironment::environment() const
     for (const auto &[key, value] : extraVariables)
         env.insert(qs(key), qs(value));
     // A run's own PYTEST_PLUGINS names the bundled plugin too (the plugin takes itself out
-    // of the variable once imported, so the test's own pytest subprocesses see theirs only).
+    // of the variable once imported, so the test's own pytest subprocesses see theirs only;
+    // under pytest-xdist the controller puts it back for the workers it starts).
     if (witness.enabled && extraVariables.count(kPluginsVariable)) {
         const std::string &theirs = extraVariables.at(kPluginsVariable);
         env.insert(QLatin1String(kPluginsVariable),

@@ -545,18 +545,74 @@ private Q_SLOTS:
             QSKIP("pytest-xdist is not importable by the test interpreter");
         Project p;
         writeTenTests(p);
+        // The workers take the plugin out of their environment, as a plain run does.
+        p.write("tests/test_env.py",
+                "import os\n\ndef test_env():\n    assert 'PYTEST_PLUGINS' not in os.environ\n");
         RunSpec spec = p.spec(4);
         spec.env.plugins = {"xdist.plugin"};
         spec.extraArgs = QStringList{QStringLiteral("-n"), QStringLiteral("2")};
+        spec.env.witness.coverFile = p.path("cover.json");
         const Witnessed w = p.run(spec);
         QVERIFY2(w.result.exitCode == 0, (w.result.stdoutTail + w.result.stderrTail).c_str());
-        QCOMPARE(w.result.outcomes.size(), size_t(10));
-        QCOMPARE(w.rows.size(), size_t(30)); // setup, call, teardown of each test, once
+        QCOMPARE(w.result.outcomes.size(), size_t(11));
+        QCOMPARE(w.rows.size(), size_t(33)); // setup, call, teardown of each test, once
         const std::set<std::string> started(w.order.begin(), w.order.end());
-        QCOMPARE(w.order.size(), size_t(10));
-        QCOMPARE(started.size(), size_t(10));
+        QCOMPARE(w.order.size(), size_t(11));
+        QCOMPARE(started.size(), size_t(11));
         for (const json &row : w.rows)
             QCOMPARE(row.value("seed", 0), 4);
+        // Each worker would write its own coverage over the others': not measured, said so.
+        const json cover = json::parse(readText(p.path("cover.json")));
+        QVERIFY2(cover.contains("unavailable"), cover.dump().c_str());
+
+        // The fork server runs replays itself: refused under xdist, with the reason.
+        RunSpec replays = p.spec(4);
+        replays.env.plugins = {"xdist.plugin"};
+        replays.extraArgs = spec.extraArgs;
+        replays.env.witness.replayPlan =
+            R"({"nodeids": ["tests/test_a.py::test_a0"], "seeds": [1], "replays": 1})";
+        const RunResult refused = PytestRun(replays).run();
+        QCOMPARE(refused.exitCode, 4);
+        QVERIFY2(refused.errorDetail.find("pytest-xdist") != std::string::npos ||
+                     refused.stderrTail.find("pytest-xdist") != std::string::npos,
+                 refused.harnessReason.c_str());
+    }
+
+    // A pytest the test runs in-process (pytester) that loads the plugin too has its own
+    // session; the outer run's rows go on after it.
+    void anInnerPytestSessionGivesTheOuterOneBack()
+    {
+        Project p;
+        p.write("tests/test_inner.py",
+                "pytest_plugins = ['pytester']\n\n"
+                "def test_before():\n    pass\n\n"
+                "def test_inner(pytester):\n"
+                "    pytester.makepyfile(test_x='def test_x():\\n    pass\\n')\n"
+                "    pytester.runpytest('-p', 'pw_plugin').assert_outcomes(passed=1)\n\n"
+                "def test_after():\n    pass\n");
+        const Witnessed w = p.run(0);
+        QVERIFY2(w.result.exitCode == 0, w.result.stdoutTail.c_str());
+        QCOMPARE(w.rows.size(), size_t(9));
+        QCOMPARE(w.order.size(), size_t(3));
+    }
+
+    // The probe is the innermost wrapper: what the frozen clock imports around the test is
+    // not the test's leak.
+    void probeSeesTheTestNotTheSeamsAroundIt()
+    {
+        if (QProcess::execute(QString::fromStdString(pw::test::testPython()),
+                              {QStringLiteral("-c"), QStringLiteral("import freezegun")}) != 0)
+            QSKIP("freezegun is not importable by the test interpreter");
+        Project p;
+        p.write("tests/test_plain.py", "def test_one():\n    pass\n\ndef test_two():\n    pass\n");
+        RunSpec spec = p.spec(0);
+        spec.env.witness.probe = true;
+        spec.env.witness.freezeTime = "2020-01-02T03:04:05Z";
+        const Witnessed w = p.run(spec);
+        QVERIFY2(w.result.exitCode == 0, w.result.stdoutTail.c_str());
+        for (const json &row : w.rows)
+            QVERIFY2(row["when"] != "leak", row.dump().c_str());
+        QCOMPARE(w.rows.size(), size_t(6));
     }
 
     void hypothesisSeedPassthrough()

@@ -5,9 +5,11 @@ on PYTHONPATH, so the project under test needs no conftest or entry point (plugi
 autoloading is off in the pinned environment). It is named in PYTEST_PLUGINS rather
 than with ``-p pw_plugin``, which loads it the same way but first searches every
 installed distribution's entry points for the name. Once imported it takes itself out
-of PYTEST_PLUGINS, so a pytest the tests start in a subprocess does not load it -- except
-with pytest-xdist, whose workers load it from there (and write the rows and the order log
-of the tests they run; the controller writes none).
+of PYTEST_PLUGINS, so a pytest the tests start in a subprocess does not load it. Under
+pytest-xdist the controller puts it back before it starts its workers, which load it from
+there, run the tests and write their rows and order lines; the controller writes none and
+registers no seam. The fork server (--pw-replays) refuses to run under xdist, and
+coverage (--pw-cover) is reported unavailable there.
 The core (session.py: options, rows, shuffle, order log, census dump) is always loaded;
 the seams -- the state probe, the fork server, the frozen clock, the per-test timer, skip
 witnesses and coverage -- are imported and registered only when their options are given.
@@ -78,8 +80,8 @@ Hypothesis' global seed. Without the plugin, Hypothesis is left alone.
 """
 
 import importlib
+import json
 import os
-import sys
 
 import pytest
 
@@ -109,20 +111,21 @@ __all__ = [
     "pytest_runtest_logreport",
     "pytest_runtest_logstart",
     "pytest_runtest_setup",
+    "pytest_sessionstart",
     "pytest_unconfigure",
     "witness_seed",
 ]
 
 
+def _plugin_list(names):
+    return ",".join(name for name in names if name)
+
+
 def _leave_the_environment():
     names = [name.strip() for name in os.environ.get("PYTEST_PLUGINS", "").split(",")]
-    # pytest-xdist's workers are new interpreters that get the run's arguments (--pw-*): they
-    # must load the plugin too.
-    if any(name.split(".")[0] == "xdist" for name in list(sys.modules) + names):
-        return
-    rest = [name for name in names if name and name != __name__]
+    rest = _plugin_list(name for name in names if name != __name__)
     if rest:
-        os.environ["PYTEST_PLUGINS"] = ",".join(rest)
+        os.environ["PYTEST_PLUGINS"] = rest
     else:
         os.environ.pop("PYTEST_PLUGINS", None)
 
@@ -130,21 +133,58 @@ def _leave_the_environment():
 # pytest has read the variable before it imports the plugins it names.
 _leave_the_environment()
 
+
+def _xdist_controller(options):
+    # pytest-xdist's controller (-n N, or --dist with --tx): it starts workers that run
+    # the tests and hears of each from the worker that ran it. A worker is given the same
+    # arguments, and PYTEST_XDIST_WORKER before it parses them.
+    if session.xdist_worker():
+        return False
+    return bool(getattr(options, "numprocesses", None)) or getattr(options, "dist", "no") not in (
+        "no", None)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    # The workers xdist is about to start (its trylast sessionstart) are new interpreters
+    # given the run's --pw-* arguments: they load the plugin from the environment they
+    # inherit, and take it out of theirs again. The controller itself runs no test.
+    if session.config.pluginmanager.has_plugin("dsession"):
+        names = [name.strip() for name in os.environ.get("PYTEST_PLUGINS", "").split(",")]
+        os.environ["PYTEST_PLUGINS"] = _plugin_list([__name__] + names)
+
+
 # The seams: registered name -> (option attribute, module, plugin). A seam's module is
 # imported and its hooks registered only when its option is given, so a plain run pays
 # for none of them (their import, pytest's scan of them for hooks and fixtures, and the
-# wrappers they would put around every test). A plugin of None registers the module.
-# Registered in this order, so that (pluggy calls the wrappers of later ones first) the
-# probe's snapshots are outermost, then coverage's context switch, the witness, the per-test
-# timer and, innermost, the frozen clock -- the order in which they always ran.
+# wrappers they would put around every test); an xdist controller, which runs no test,
+# registers none. A plugin of None registers the module. Registered in this order, so that
+# (pluggy calls the wrappers of later ones first) coverage's context switch is outermost,
+# then the witness, the per-test timer, the frozen clock and, innermost, the probe's
+# snapshots -- which then see the test alone, not what the seams around it import.
 _SEAMS = (
+    ("pw_probe", "pw_probe", "probe", None),
     ("pw_clock", "pw_freeze_time", "cells", "_PwClock"),
     ("pw_test_timer", "pw_test_timeout", "cells", "_PwTestTimer"),
     ("pw_witness", "pw_witness", "witness", "_PwWitness"),
     ("pw_cover", "pw_cover", "cover", "_PwCover"),
     ("pw_replays", "pw_replays", "replays", None),
-    ("pw_probe", "pw_probe", "probe", None),
 )
+_SEAMS_REGISTERED = "_pw_seams_registered"  # a config attribute
+
+
+def _register_seams(config, options):
+    setattr(config, _SEAMS_REGISTERED, True)
+    if _xdist_controller(options):
+        return
+    manager = config.pluginmanager
+    for name, option, module, plugin in _SEAMS:
+        if not getattr(options, option, None) or manager.has_plugin(name):
+            continue
+        if name == "pw_cover" and session.xdist_worker():
+            continue  # each worker would write the report over the others' (see configure)
+        loaded = importlib.import_module("." + module, __name__)
+        manager.register(getattr(loaded, plugin)() if plugin else loaded, name)
 
 
 # Every --pw-* option is parsed by now, and the seams registered here take part in
@@ -152,15 +192,10 @@ _SEAMS = (
 # skips another plugin's pytest_configure on pluggy 1.1-1.3).
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config, parser, args):
-    manager, options = early_config.pluginmanager, early_config.known_args_namespace
-    for name, option, module, plugin in _SEAMS:
-        if not getattr(options, option, None) or manager.has_plugin(name):
-            continue
-        loaded = importlib.import_module("." + module, __name__)
-        manager.register(getattr(loaded, plugin)() if plugin else loaded, name)
+    _register_seams(early_config, early_config.known_args_namespace)
     # Coverage must be measuring before the project's conftests are imported; the seam
     # registered just now misses this very hook call.
-    cover = manager.get_plugin("pw_cover")
+    cover = early_config.pluginmanager.get_plugin("pw_cover")
     if cover is not None:
         cover.pytest_load_initial_conftests(early_config, parser, args)
 
@@ -168,6 +203,20 @@ def pytest_load_initial_conftests(early_config, parser, args):
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     session.configure(config)
+    if config.option.pw_replays and (session.xdist_worker() or _xdist_controller(config.option)):
+        raise pytest.UsageError("--pw-replays: the fork server runs the replays itself; it "
+                                "cannot run under pytest-xdist (-n)")
+    if config.option.pw_cover and _xdist_controller(config.option):
+        # Coverage of tests spread over workers is not measured: the report says so (diff
+        # coverage is then unknown) and the run goes on.
+        path = config.option.pw_cover
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
+            json.dump({"unavailable": "coverage is not measured under pytest-xdist (-n)"}, f)
+        os.replace(path + ".tmp", path)
+    if not getattr(config, _SEAMS_REGISTERED, False):
+        # Loaded after the initial conftests (from a conftest's pytest_plugins): too late
+        # for coverage of the conftests, in time for the rest.
+        _register_seams(config, config.option)
     if config.option.pw_precompile:  # imported (and so rewritten and cached), not registered
         for module in sorted({seam[2] for seam in _SEAMS}):
             importlib.import_module("." + module, __name__)

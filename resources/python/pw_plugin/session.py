@@ -49,8 +49,9 @@ class _State:
     def __init__(self, config):
         opt = config.option
         self.seed = opt.pw_seed
+        self.outer = None  # the session this one interrupted (configure)
         self.manager = config.pluginmanager
-        self.worker = hasattr(config, "workerinput")  # a pytest-xdist worker
+        self.worker = xdist_worker()
         self.replay = None  # the replay index while a replay runs
         self.arm = opt.pw_arm
         self.run = opt.pw_run
@@ -121,13 +122,21 @@ def _write_line(fd, text):
         os.write(fd, (text + "\n").encode("utf-8"))
 
 
+def xdist_worker():
+    # Set by pytest-xdist in a worker before it parses its arguments.
+    return bool(os.environ.get("PYTEST_XDIST_WORKER"))
+
+
 def _state(config):
     return getattr(config, _STATE_KEY)
 
 
-def configure(config):  # the first of the package's pytest_configure (__init__.py)
+def configure(config):  # called from the package's tryfirst pytest_configure (__init__.py)
     global _current
     state = _State(config)
+    # A pytest run in-process inside a test (pytester) configures its own session, which
+    # has its turn and then gives the outer one back at its unconfigure.
+    state.outer = _current
     setattr(config, _STATE_KEY, state)
     _current = state
     if hasattr(config.option, "hypothesis_seed") and config.option.hypothesis_seed is None:
@@ -140,8 +149,8 @@ def pytest_unconfigure(config):
     state = getattr(config, _STATE_KEY, None)
     if state is not None:
         state.close()
-    if _current is state:
-        _current = None
+    if state is not None and _current is state:
+        _current = state.outer
 
 
 @pytest.hookimpl(trylast=True)
