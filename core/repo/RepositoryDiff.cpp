@@ -6,10 +6,7 @@
 #include "repo/RepositoryImpl.h"
 
 #include <algorithm>
-#include <cctype>
 #include <fstream>
-#include <functional>
-#include <string_view>
 
 namespace pw::core {
 

@@ -1,7 +1,8 @@
 #pragma once
 
 // Private to core/repo: the state behind Repository and the libgit2 helpers its
-// source files (Repository.cpp, RepositoryFiles.cpp, RepositoryDiff.cpp) share.
+// source files (Repository.cpp, RepositoryFiles.cpp, RepositoryDiff.cpp, PatchFile.cpp,
+// RepositoryMaterialize.cpp) share.
 
 #include "repo/GitHandles.h"
 #include "repo/Repository.h"

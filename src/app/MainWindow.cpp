@@ -6,6 +6,7 @@
 #include "forms/LedgerDesk.h"
 #include "forms/LedgerFormDialog.h"
 #include "panels/EvidencePanel.h"
+#include "panels/EvidenceProxyModel.h"
 #include "panels/LatitudeModel.h"
 #include "panels/LedgerHistoryPanel.h"
 #include "panels/LogModel.h"
@@ -508,6 +509,14 @@ void MainWindow::showVerdict()
     m_findings->setFindings(r.findings);
     m_files->setFindings(r.findings);
     m_verdictChip->showReport(r, m_runDesk->dynamicSources());
+    // A panel filtered to a renamed file keeps the rows of its old path (the base's census).
+    QHash<QString, QString> renames;
+    for (const core::ChangedFile &f : r.changedFiles) {
+        if (f.status == "R" && !f.oldPath.empty())
+            renames.insert(QString::fromStdString(f.path), QString::fromStdString(f.oldPath));
+    }
+    for (EvidencePanel *p : {m_findingsPanel, m_manifestPanel, m_latitudePanel, m_strengthPanel})
+        p->proxy()->setRenames(renames);
 }
 
 void MainWindow::log(int level, const QString &message)

@@ -83,14 +83,23 @@ void MainWindow::onPanelRowActivated(const QString &path, int line)
     m_syncing = false;
 }
 
-void MainWindow::onDiffLineChanged(int line, bool)
+void MainWindow::onDiffLineChanged(int line, bool oldSide)
 {
     if (m_syncing || m_currentPath.isEmpty())
         return;
-    // The reviewer is reading this file: the panels follow it.
+    // The reviewer is reading this file: the panels follow it. A base-side line of a renamed
+    // file is a line of its old path (the base's census rows name that one).
+    QString rowPath = m_currentPath;
+    if (oldSide) {
+        for (const core::ChangedFile &f : m_runner->outcome().report.changedFiles) {
+            if (f.status == "R" && QString::fromStdString(f.path) == m_currentPath)
+                rowPath = QString::fromStdString(f.oldPath);
+        }
+    }
     for (EvidencePanel *p : {m_findingsPanel, m_manifestPanel, m_latitudePanel, m_strengthPanel}) {
         p->setFileFilter(m_currentPath);
-        p->selectRow(m_currentPath, line);
+        if (!p->selectRow(rowPath, line) && rowPath != m_currentPath)
+            p->selectRow(m_currentPath, line);
     }
 }
 

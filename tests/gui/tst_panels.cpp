@@ -601,6 +601,20 @@ void TstPanels::fileFilterShowsOnlyThatFileAndChipClearsIt()
     QCOMPARE(panel.proxy()->rowCount(), 1);
     panel.setFilterText({});
 
+    // Had another file been renamed to this one, the rows of its old path would show too.
+    int otherRows = 0;
+    for (int row = 0; row < model.rowCount(); ++row)
+        otherRows += model.index(row, 0).data(PathRole).toString() ==
+                             QStringLiteral("tests/test_rounding.py")
+                         ? 1
+                         : 0;
+    QVERIFY(otherRows > 0);
+    panel.proxy()->setRenames(
+        {{QStringLiteral("tests/test_parsing.py"), QStringLiteral("tests/test_rounding.py")}});
+    QCOMPARE(panel.proxy()->rowCount(), 3 + otherRows);
+    panel.proxy()->setRenames({});
+    QCOMPARE(panel.proxy()->rowCount(), 3);
+
     QTest::mouseClick(chip, Qt::LeftButton);
     QVERIFY(!chip->isVisible());
     QVERIFY(panel.fileFilter().isEmpty());

@@ -12,8 +12,12 @@ bool DiffFindings::namesOldLine(const core::Finding &f) const
 {
     // A deleted test has no head line: its finding carries the line of the test at base; so
     // does a finding on a renamed file's old path (the base's census of it).
-    return m_deletedFile || f.code.rfind("T-DEL", 0) == 0 ||
-           (!m_oldPath.empty() && f.path == m_oldPath);
+    return m_deletedFile || f.code.rfind("T-DEL", 0) == 0 || onOldPath(f);
+}
+
+bool DiffFindings::onOldPath(const core::Finding &f) const
+{
+    return !m_oldPath.empty() && f.path == m_oldPath;
 }
 
 void DiffFindings::anchor(const core::FileDiff &file, const DiffRows &rows, bool capped)
@@ -58,7 +62,8 @@ int DiffFindings::rowFor(const core::Finding &f, const core::FileDiff &file, con
     };
     const bool oldFirst = namesOldLine(f);
     int row = find(oldFirst);
-    if (row < 0 && !m_deletedFile)
+    // A line of the renamed file's base is never one of its head (they only share a number).
+    if (row < 0 && !m_deletedFile && !onOldPath(f))
         row = find(!oldFirst);
     if (row >= 0)
         return row;

@@ -38,6 +38,7 @@ public:
 
 private:
     bool namesOldLine(const core::Finding &f) const;
+    bool onOldPath(const core::Finding &f) const; // a renamed file's base path
     int rowFor(const core::Finding &f, const core::FileDiff &file, const DiffRows &rows,
                bool capped) const;
 

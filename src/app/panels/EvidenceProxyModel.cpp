@@ -54,11 +54,21 @@ void EvidenceProxyModel::setFileFilter(const QString &path)
     invalidateFilter();
 }
 
+void EvidenceProxyModel::setRenames(QHash<QString, QString> renames)
+{
+    if (renames == m_renames)
+        return;
+    m_renames = std::move(renames);
+    if (!m_path.isEmpty())
+        invalidateFilter();
+}
+
 bool EvidenceProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
 {
     if (!m_path.isEmpty()) {
         const QModelIndex index = sourceModel()->index(sourceRow, 0, sourceParent);
-        if (index.data(PathRole).toString() != m_path)
+        const QString path = index.data(PathRole).toString();
+        if (path != m_path && (path.isEmpty() || path != m_renames.value(m_path)))
             return false;
     }
     return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);

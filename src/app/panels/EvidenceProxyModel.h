@@ -1,11 +1,13 @@
 #pragma once
 
+#include <QHash>
 #include <QSortFilterProxyModel>
 
 namespace pw::gui {
 
 // The proxy between an evidence model and its view: free text across every column (case
-// insensitive), an optional "only this file" filter on PathRole, and sorting by SortRole
+// insensitive), an optional "only this file" filter on PathRole (a renamed file's rows under
+// its old path included), and sorting by SortRole
 // (numbers as numbers), falling back to the display text for models without SortRole.
 class EvidenceProxyModel : public QSortFilterProxyModel
 {
@@ -17,6 +19,9 @@ public:
     QString filterText() const { return m_text; }
     void setFileFilter(const QString &path); // empty: every file
     QString fileFilter() const { return m_path; }
+    // Renamed files, new path -> old path: the file filter of a new path also keeps the rows
+    // of its old one (the base's census names the old path).
+    void setRenames(QHash<QString, QString> renames);
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
@@ -25,6 +30,7 @@ protected:
 private:
     QString m_text;
     QString m_path;
+    QHash<QString, QString> m_renames;
 };
 
 } // namespace pw::gui
