@@ -54,6 +54,17 @@ const char *const kFiles[][2] = {
                                   "'strict'\n\n\ndef test_p():\n    pass\n"},
     {"tests/leak/test_leak_v.py", "import leak_registry\n\n\ndef test_v():\n"
                                   "    assert leak_registry.CACHE.get('mode') != 'strict'\n"},
+    // proc: a module sets the cache when imported; a later test repairs it. So test_c fails
+    // in a fresh process after the scope's collection and whenever test_b has not run
+    // before it (seeds 1 and 3), passes alone and on seed 2.
+    {"tests/proc/proc_registry.py", "CACHE = {}\n"},
+    {"tests/proc/test_proc_a.py", "import proc_registry\n\nproc_registry.CACHE['mode'] = "
+                                  "'strict'\n\n\ndef test_a():\n    pass\n"},
+    {"tests/proc/test_proc_b.py", "import proc_registry\n\n\ndef test_b():\n"
+                                  "    proc_registry.CACHE.pop('mode', None)\n"},
+    {"tests/proc/test_proc_c.py", "import proc_registry\n\n\ndef test_c():\n"
+                                  "    assert proc_registry.CACHE.get('mode') != 'strict'\n"},
+    {"tests/proc/test_proc_d.py", "def test_d():\n    pass\n"},
     {"tests/broken/test_broken.py", "def test_broken():\n    assert [] == [1]\n"},
     // clock: "today" in local time is the UTC day — true with TZ=UTC, false at 12:00 UTC
     // in Kiritimati (UTC+14).
@@ -75,6 +86,7 @@ private Q_SLOTS:
     void orderCoupledVictimFailsOnSomeSeeds();
     void dependentTestFailsSolo();
     void leakageFromSiblingModule();
+    void processStateFromTheScopesImports();
     void brokenTestFailsSolo();
     void clockFindsTimeDependence();
     void clockIsUnknownWithoutFreezegun();
@@ -179,6 +191,22 @@ void TestReproCells::leakageFromSiblingModule()
     QVERIFY(shell.waitForFinished(120000));
     QVERIFY2(shell.readAllStandardOutput().contains("patchwitness replays: 3 run, 3 failed"),
              shell.readAllStandardError().constData());
+}
+
+// The isolate cell alone fails: not on every order seed (a test repairs the state on one),
+// so it is the process state of the scope's imports, not leakage before every run.
+void TestReproCells::processStateFromTheScopesImports()
+{
+    const ReproCellsResult r = cells("tests/proc/test_proc_c.py::test_c");
+    QCOMPARE(r.cell("solo").status, CellStatus::Pass);
+    QCOMPARE(r.cell("isolate").status, CellStatus::Fail);
+    QCOMPARE(r.cell("isolate").fails, 3);
+    QCOMPARE(r.cell("order").fails, 2);
+    QCOMPARE(r.findings.front().attribution, std::string("isolate"));
+    QVERIFY2(r.findings.front().sentence.rfind("process state", 0) == 0,
+             r.findings.front().sentence.c_str());
+    QCOMPARE(r.findings.size(), size_t(2));
+    QCOMPARE(r.findings[1].attribution, std::string("order"));
 }
 
 void TestReproCells::brokenTestFailsSolo()
