@@ -54,6 +54,9 @@ const char *const kBaseFiles[][2] = {
      "from src.calc import parse\n\n\ndef test_parse_garbage():\n    assert parse('x') == 0\n"},
     {"tests/env/test_env.py",
      "import random\n\n\ndef test_seeded():\n    assert random.randrange(3) != 1\n"},
+    // randrange(3) for seeds 0-5 is 1 0 0 0 0 2: base fails on seed 0, head on seed 5.
+    {"tests/env/test_env_same.py",
+     "import random\n\n\ndef test_seeded():\n    assert random.randrange(3) != 1\n"},
     {"tests/gone/test_gone.py", "def test_removed_later():\n    assert True\n\n\n"
                                 "def test_failing_removed():\n    assert False\n"},
     {"tests/brokenmod/test_brokenmod.py", "def test_imports():\n    assert True\n"},
@@ -71,6 +74,8 @@ const char *const kHeadFiles[][2] = {
                     "        return int(text)\n    except ValueError:\n        return 0\n"},
     {"tests/env/test_env.py",
      "import random\n\n\ndef test_seeded():\n    assert random.randrange(3) != 0\n"},
+    {"tests/env/test_env_same.py",
+     "import random\n\n\ndef test_seeded():\n    assert random.randrange(3) != 2\n"},
     {"tests/green/test_green.py",
      "def test_fine():\n    assert True\n\n\ndef test_new_here():\n    assert True\n"},
     {"tests/added/test_added.py", "def test_brand_new():\n    assert True\n"},
@@ -357,6 +362,15 @@ void TestAttribution::harnessEnvWhenFailingSeedsDiffer()
     QVERIFY2(r.sentence.find("different seeds") != std::string::npos, r.sentence.c_str());
     QCOMPARE(r.finding()->code, std::string("A-HARNESS_ENV"));
     QCOMPARE(r.finding()->severity, pw::core::Severity::Review);
+
+    // SPEC 5.3's own case: the same count on both trees (1 of 6), on different seeds.
+    const AttributionResult same =
+        attribute("tests/env/test_env_same.py::test_seeded", AttributionRequest::Mode::Swept, 6);
+    QCOMPARE(same.verdict.value_or(AttributionVerdict::NoRepro), AttributionVerdict::HarnessEnv);
+    QCOMPARE(same.base.failingSeeds, std::set<uint32_t>{0});
+    QCOMPARE(same.head.failingSeeds, std::set<uint32_t>{5});
+    QCOMPARE(same.base.fails, same.head.fails);
+    QVERIFY2(same.sentence.find("different seeds") != std::string::npos, same.sentence.c_str());
 }
 
 void TestAttribution::notCollected_data()
