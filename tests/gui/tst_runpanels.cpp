@@ -174,6 +174,13 @@ private Q_SLOTS:
         QCOMPARE(desk.controller()->done(), 3);
         QTest::qWait(500);
         QVERIFY(desk.controller()->isRunning());
+        // Results stream in while runs proceed: the three finished runs are rows already, and
+        // the progress line counts them and estimates what is left.
+        QCOMPARE(desk.runsPanel()->model()->rowCount(), 3);
+        const QString progress = desk.controller()->progressText();
+        QVERIFY2(progress.startsWith(QStringLiteral("census: 3/5 runs · about ")) &&
+                     progress.endsWith(QStringLiteral(" s left")),
+                 qPrintable(progress));
         clock.restart();
         desk.runsPanel()->findChild<QPushButton *>(QStringLiteral("cancelRuns"))->click();
         QVERIFY(waitFor(desk.controller(), 30000));
