@@ -80,7 +80,6 @@ Hypothesis' global seed. Without the plugin, Hypothesis is left alone.
 """
 
 import importlib
-import json
 import os
 
 import pytest
@@ -95,7 +94,6 @@ from .session import (
     pytest_runtest_logreport,
     pytest_runtest_logstart,
     pytest_runtest_setup,
-    pytest_unconfigure,
     witness_seed,
 )
 
@@ -134,31 +132,61 @@ def _leave_the_environment():
 _leave_the_environment()
 
 
-def _xdist_controller(options):
-    # pytest-xdist's controller (-n N, or --dist with --tx): it starts workers that run
-    # the tests and hears of each from the worker that ran it. A worker is given the same
-    # arguments, and PYTEST_XDIST_WORKER before it parses them.
-    if session.xdist_worker():
-        return False
-    return bool(getattr(options, "numprocesses", None)) or getattr(options, "dist", "no") not in (
-        "no", None)
+_XDIST_NOTE = "under pytest-xdist (-n)"
+_PLUGINS_BEFORE = "_pw_plugins_before"  # a config attribute: PYTEST_PLUGINS before the workers
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
-    # The workers xdist is about to start (its trylast sessionstart) are new interpreters
-    # given the run's --pw-* arguments: they load the plugin from the environment they
-    # inherit, and take it out of theirs again. The controller itself runs no test.
-    if session.config.pluginmanager.has_plugin("dsession"):
-        names = [name.strip() for name in os.environ.get("PYTEST_PLUGINS", "").split(",")]
-        os.environ["PYTEST_PLUGINS"] = _plugin_list([__name__] + names)
+    # pytest-xdist's controller (its `dsession`, registered at configure when it will start
+    # workers) runs no test: its workers, started in its trylast sessionstart, run them and
+    # write their rows. They are new interpreters given the run's --pw-* arguments, which
+    # load the plugin from the PYTEST_PLUGINS they inherit (and take it out of theirs).
+    config = session.config
+    if not config.pluginmanager.has_plugin("dsession"):
+        return
+    if config.option.pw_replays:
+        raise pytest.UsageError("--pw-replays: the fork server runs the replays itself; it "
+                                "cannot run " + _XDIST_NOTE)
+    _retire_seams(config)
+    before = os.environ.get("PYTEST_PLUGINS")
+    setattr(config, _PLUGINS_BEFORE, before)
+    names = [name.strip() for name in (before or "").split(",")]
+    os.environ["PYTEST_PLUGINS"] = _plugin_list([__name__] + names)
+
+
+def _retire_seams(config):
+    # The controller's seams have nothing to do. Coverage of tests spread over workers is
+    # not measured (each would write the report over the others'): the report says so, diff
+    # coverage is then unknown, and the run goes on.
+    manager = config.pluginmanager
+    cover = manager.get_plugin("pw_cover")
+    if cover is not None:
+        cover.discard("coverage is not measured " + _XDIST_NOTE)
+    witness = manager.get_plugin("pw_witness")
+    if witness is not None:
+        witness.pytest_unconfigure(config)
+    for name, _, _, _ in _SEAMS:
+        seam = manager.get_plugin(name)
+        if seam is not None:
+            manager.unregister(seam, name)
+
+
+def pytest_unconfigure(config):
+    session.unconfigure(config)
+    if hasattr(config, _PLUGINS_BEFORE):  # the workers are gone
+        before = getattr(config, _PLUGINS_BEFORE)
+        if before is None:
+            os.environ.pop("PYTEST_PLUGINS", None)
+        else:
+            os.environ["PYTEST_PLUGINS"] = before
 
 
 # The seams: registered name -> (option attribute, module, plugin). A seam's module is
 # imported and its hooks registered only when its option is given, so a plain run pays
 # for none of them (their import, pytest's scan of them for hooks and fixtures, and the
 # wrappers they would put around every test); an xdist controller, which runs no test,
-# registers none. A plugin of None registers the module. Registered in this order, so that
+# retires them when it knows it is one. A plugin of None registers the module. Registered in this order, so that
 # (pluggy calls the wrappers of later ones first) coverage's context switch is outermost,
 # then the witness, the per-test timer, the frozen clock and, innermost, the probe's
 # snapshots -- which then see the test alone, not what the seams around it import.
@@ -175,14 +203,12 @@ _SEAMS_REGISTERED = "_pw_seams_registered"  # a config attribute
 
 def _register_seams(config, options):
     setattr(config, _SEAMS_REGISTERED, True)
-    if _xdist_controller(options):
-        return
     manager = config.pluginmanager
     for name, option, module, plugin in _SEAMS:
         if not getattr(options, option, None) or manager.has_plugin(name):
             continue
         if name == "pw_cover" and session.xdist_worker():
-            continue  # each worker would write the report over the others' (see configure)
+            continue  # each would write the report over the others' (_retire_seams)
         loaded = importlib.import_module("." + module, __name__)
         manager.register(getattr(loaded, plugin)() if plugin else loaded, name)
 
@@ -203,16 +229,9 @@ def pytest_load_initial_conftests(early_config, parser, args):
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     session.configure(config)
-    if config.option.pw_replays and (session.xdist_worker() or _xdist_controller(config.option)):
+    if config.option.pw_replays and session.xdist_worker():
         raise pytest.UsageError("--pw-replays: the fork server runs the replays itself; it "
-                                "cannot run under pytest-xdist (-n)")
-    if config.option.pw_cover and _xdist_controller(config.option):
-        # Coverage of tests spread over workers is not measured: the report says so (diff
-        # coverage is then unknown) and the run goes on.
-        path = config.option.pw_cover
-        with open(path + ".tmp", "w", encoding="utf-8") as f:
-            json.dump({"unavailable": "coverage is not measured under pytest-xdist (-n)"}, f)
-        os.replace(path + ".tmp", path)
+                                "cannot run " + _XDIST_NOTE)
     if not getattr(config, _SEAMS_REGISTERED, False):
         # Loaded after the initial conftests (from a conftest's pytest_plugins): too late
         # for coverage of the conftests, in time for the rest.

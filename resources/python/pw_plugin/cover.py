@@ -35,6 +35,14 @@ class _PwCover:
         self.path = None
         self.root = None
 
+    def discard(self, reason):
+        # Measuring stops and the report says why there is none (pytest-xdist's controller).
+        if self.cov is not None:
+            cov, self.cov = self.cov, None
+            cov.stop()
+        if self.path is not None:
+            self._write({"unavailable": reason})
+
     def _write(self, payload):
         with open(self.path + ".tmp", "w", encoding="utf-8") as f:
             json.dump(payload, f, sort_keys=True)

@@ -144,7 +144,7 @@ def configure(config):  # called from the package's tryfirst pytest_configure (_
         state.hypothesis_seeded = True
 
 
-def pytest_unconfigure(config):
+def unconfigure(config):  # called from the package's pytest_unconfigure (__init__.py)
     global _current
     state = getattr(config, _STATE_KEY, None)
     if state is not None:

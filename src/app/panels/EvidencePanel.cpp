@@ -255,7 +255,9 @@ void EvidencePanel::setFileFilter(const QString &path)
     beginQuiet();
     m_proxy->setFileFilter(path);
     endQuiet();
-    m_fileChip->setText(tr("only %1 ✕").arg(path));
+    const QString oldPath = m_proxy->renamedFrom(path);
+    m_fileChip->setText(oldPath.isEmpty() ? tr("only %1 ✕").arg(path)
+                                          : tr("only %1 (renamed from %2) ✕").arg(path, oldPath));
     m_fileChip->setVisible(!path.isEmpty());
     updateRowCount();
     Q_EMIT fileFilterChanged(path);

@@ -22,6 +22,7 @@ public:
     // Renamed files, new path -> old path: the file filter of a new path also keeps the rows
     // of its old one (the base's census names the old path).
     void setRenames(QHash<QString, QString> renames);
+    QString renamedFrom(const QString &path) const { return m_renames.value(path); }
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
