@@ -8,8 +8,8 @@ installed distribution's entry points for the name. Once imported it takes itsel
 of PYTEST_PLUGINS, so a pytest the tests start in a subprocess does not load it. Under
 pytest-xdist the controller puts it back before it starts its workers, which load it from
 there, run the tests and write their rows and order lines; the controller writes none and
-registers no seam. The fork server (--pw-replays) refuses to run under xdist, and
-coverage (--pw-cover) is reported unavailable there.
+retires its seams at session start. The fork server (--pw-replays) refuses to run under
+xdist, and coverage (--pw-cover) is reported unavailable there.
 The core (session.py: options, rows, shuffle, order log, census dump) is always loaded;
 the seams -- the state probe, the fork server, the frozen clock, the per-test timer, skip
 witnesses and coverage -- are imported and registered only when their options are given.
@@ -186,10 +186,11 @@ def pytest_unconfigure(config):
 # imported and its hooks registered only when its option is given, so a plain run pays
 # for none of them (their import, pytest's scan of them for hooks and fixtures, and the
 # wrappers they would put around every test); an xdist controller, which runs no test,
-# retires them when it knows it is one. A plugin of None registers the module. Registered in this order, so that
-# (pluggy calls the wrappers of later ones first) coverage's context switch is outermost,
-# then the witness, the per-test timer, the frozen clock and, innermost, the probe's
-# snapshots -- which then see the test alone, not what the seams around it import.
+# retires them once it knows it is one (pytest_sessionstart). A plugin of None registers
+# the module. Registered in this order, so that (pluggy calls the wrappers of later ones
+# first) coverage's context switch is outermost, then the witness, the per-test timer, the
+# frozen clock and, innermost, the probe's snapshots -- which then see the test alone, not
+# what the seams around it import.
 _SEAMS = (
     ("pw_probe", "pw_probe", "probe", None),
     ("pw_clock", "pw_freeze_time", "cells", "_PwClock"),

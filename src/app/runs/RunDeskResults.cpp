@@ -13,8 +13,8 @@
 #include "util/Error.h"
 
 #include <QDir>
-#include <QPushButton>
 #include <QLabel>
+#include <QPushButton>
 #include <QTime>
 #include <exception>
 
