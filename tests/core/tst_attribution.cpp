@@ -54,6 +54,9 @@ const char *const kBaseFiles[][2] = {
      "from src.calc import parse\n\n\ndef test_parse_garbage():\n    assert parse('x') == 0\n"},
     {"tests/env/test_env.py",
      "import random\n\n\ndef test_seeded():\n    assert random.randrange(3) != 1\n"},
+    // Fails on both trees; in the sandbox, because the sandbox has no network.
+    {"tests/net/test_net.py", "import socket\n\n\ndef test_connect():\n"
+                              "    socket.create_connection(('192.0.2.1', 9), timeout=2)\n"},
     // randrange(3) for seeds 0-5 is 1 0 0 0 0 2: base fails on seed 0, head on seed 5.
     {"tests/env/test_env_same.py",
      "import random\n\n\ndef test_seeded():\n    assert random.randrange(3) != 1\n"},
@@ -105,9 +108,11 @@ private Q_SLOTS:
     void noRepro();
     void skippedAtHeadIsNoPass();
     void sandboxBlockedFailuresAreNamedInTheSentence();
+    void sandboxBlockedNetworkIsNamedAfterRealRuns();
     void brokenModuleAtHeadIsAHarnessErrorNamingIt();
     void patchMasks();
     void harnessEnvWhenFailingSeedsDiffer();
+    void baseAndHeadRunsInterleave();
     void notCollected_data();
     void notCollected();
     void collectedNowhereIsRefusedAfterOnePair_data();
@@ -323,6 +328,27 @@ void TestAttribution::sandboxBlockedFailuresAreNamedInTheSentence()
              r.sentence.c_str());
 }
 
+// The same, end to end: sandboxed runs of a test that connects out, on both trees.
+void TestAttribution::sandboxBlockedNetworkIsNamedAfterRealRuns()
+{
+    const pw::core::SandboxStatus status = pw::core::Sandbox::status();
+    if (!status.available)
+        QSKIP(("bubblewrap unavailable: " + status.reason).c_str());
+    RunRequest sandboxed = request();
+    sandboxed.sandbox = true;
+    const RunContext ctx = RunContext::open(sandboxed);
+    AttributionRequest req;
+    req.test = "tests/net/test_net.py::test_connect";
+    req.runs = 1;
+    req.record = false;
+    RunPool pool(2);
+    const AttributionResult r = Attribution::run(ctx, req, pool);
+    QCOMPARE(r.verdict.value_or(AttributionVerdict::NoRepro), AttributionVerdict::PreExisting);
+    QVERIFY2(r.sentence.find("the sandbox blocked network access in 2 failing run(s)") !=
+                 std::string::npos,
+             r.sentence.c_str());
+}
+
 // pytest says "not found" (exit 4) for a node whose module fails to import: that is no
 // removed test but a harness error naming the file and the exception.
 void TestAttribution::brokenModuleAtHeadIsAHarnessErrorNamingIt()
@@ -371,6 +397,38 @@ void TestAttribution::harnessEnvWhenFailingSeedsDiffer()
     QCOMPARE(same.head.failingSeeds, std::set<uint32_t>{5});
     QCOMPARE(same.base.fails, same.head.fails);
     QVERIFY2(same.sentence.find("different seeds") != std::string::npos, same.sentence.c_str());
+}
+
+// Base, head, base, head, …: both trees meet the same machine noise. On one worker the runs
+// also finish in that order.
+void TestAttribution::baseAndHeadRunsInterleave()
+{
+    AttributionRequest req;
+    req.test = "tests/env/test_env.py::test_seeded";
+    req.mode = AttributionRequest::Mode::Swept;
+    req.runs = 3;
+    req.record = false;
+    std::vector<std::pair<pw::core::Arm, uint32_t>> queued;
+    req.adjust = [&queued](pw::core::Arm arm, pw::core::RunSpec &spec) {
+        queued.emplace_back(arm, spec.env.hashSeed);
+    };
+    std::vector<std::string> finished;
+    RunPool pool(1);
+    const AttributionResult r =
+        Attribution::run(*m_ctx, req, pool, [&finished](const pw::core::NodeRunProgress &p) {
+            finished.push_back(p.run.label + " " + std::to_string(p.run.seed));
+        });
+    QVERIFY(r.verdict.has_value());
+    // (A diff-coverage run of the test may follow the six.)
+    QVERIFY(queued.size() >= 6 && finished.size() >= 6);
+    queued.resize(6);
+    finished.resize(6);
+    for (size_t i = 0; i < queued.size(); ++i) {
+        QCOMPARE(queued[i].first, i % 2 ? pw::core::Arm::Head : pw::core::Arm::Base);
+        QCOMPARE(queued[i].second, uint32_t(i / 2));
+    }
+    QCOMPARE(finished, (std::vector<std::string>{"base 0", "head 0", "base 1", "head 1", "base 2",
+                                                 "head 2"}));
 }
 
 void TestAttribution::notCollected_data()
