@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QProcess>
 #include <QThread>
 #include <algorithm>
 #include <chrono>
@@ -184,6 +185,13 @@ std::vector<long> processesWorkingIn(const std::string &dir)
 bool waitUntilNoneWorkingIn(const std::string &dir, int timeoutMs)
 {
     return pollUntil([&dir] { return processesWorkingIn(dir).empty(); }, timeoutMs);
+}
+
+bool testPythonImports(const std::string &module)
+{
+    return QProcess::execute(QString::fromStdString(testPython()),
+                             {QStringLiteral("-c"), QString::fromStdString("import " + module)}) ==
+           0;
 }
 
 } // namespace pw::test

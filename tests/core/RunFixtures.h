@@ -42,6 +42,9 @@ std::vector<long> readPids(const std::string &pidFile);
 bool pollUntil(const std::function<bool()> &done, int timeoutMs);
 // Polls until `path` exists (true) or `timeoutMs` passes (false).
 bool waitForFile(const std::string &path, int timeoutMs);
+// Whether testPython() can import `module` (an optional package a test needs: coverage,
+// freezegun, pytest-xdist).
+bool testPythonImports(const std::string &module);
 
 // Alive = exists and is not a zombie (an orphan's zombie waits for a reaper we do not
 // control; it runs nothing).

@@ -65,8 +65,7 @@ QString describe(const ChangedLines &c)
 // The new end-to-end checks need coverage.py; the older ones predate this guard.
 bool coverageImportable()
 {
-    return QProcess::execute(QString::fromStdString(pw::test::testPython()),
-                             {QStringLiteral("-c"), QStringLiteral("import coverage")}) == 0;
+    return pw::test::testPythonImports("coverage");
 }
 
 // The statements fixture (base). test_total runs total(); test_broken only imports the

@@ -9,7 +9,6 @@
 #include "util/Files.h"
 
 #include <QDir>
-#include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -540,8 +539,7 @@ private Q_SLOTS:
     // rows twice).
     void xdistWorkersLoadThePluginAndWriteTheRows()
     {
-        if (QProcess::execute(QString::fromStdString(pw::test::testPython()),
-                              {QStringLiteral("-c"), QStringLiteral("import xdist")}) != 0)
+        if (!pw::test::testPythonImports("xdist"))
             QSKIP("pytest-xdist is not importable by the test interpreter");
         Project p;
         writeTenTests(p);
@@ -600,8 +598,7 @@ private Q_SLOTS:
     // not the test's leak.
     void probeSeesTheTestNotTheSeamsAroundIt()
     {
-        if (QProcess::execute(QString::fromStdString(pw::test::testPython()),
-                              {QStringLiteral("-c"), QStringLiteral("import freezegun")}) != 0)
+        if (!pw::test::testPythonImports("freezegun"))
             QSKIP("freezegun is not importable by the test interpreter");
         Project p;
         p.write("tests/test_plain.py", "def test_one():\n    pass\n\ndef test_two():\n    pass\n");
