@@ -129,6 +129,8 @@ private:
     EvidencePanel *panelFor(const QString &job) const;
     // Says that `job` waits in the queue, when it does.
     void noteQueued(const QString &job);
+    // The evidence record a result wrote (or could not write), in the log and to listeners.
+    void noteRecord(const std::string &path, const std::string &error);
     void showAttribution(const core::AttributionResult &result);
     void showCells(const core::ReproCellsResult &result);
     void showShadow(const core::ShadowReport &report);

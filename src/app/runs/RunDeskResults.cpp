@@ -74,13 +74,18 @@ void RunDesk::showAttribution(const core::AttributionResult &result)
     m_replay->setText(QString::fromStdString(result.replay));
     m_copyReplay->setEnabled(!result.replay.empty());
     showCoverage(m_coverage, m_attribution->coverageLine(), m_attribution->coverageSeverity());
-    if (!result.recordPath.empty()) {
-        Q_EMIT message(0, tr("Wrote %1").arg(QString::fromStdString(result.recordPath)));
-        Q_EMIT recordWritten(QString::fromStdString(result.recordPath));
-    }
-    if (!result.recordError.empty())
-        Q_EMIT message(2, QString::fromStdString(result.recordError));
+    noteRecord(result.recordPath, result.recordError);
     Q_EMIT attributionShown();
+}
+
+void RunDesk::noteRecord(const std::string &path, const std::string &error)
+{
+    if (!path.empty()) {
+        Q_EMIT message(0, tr("Wrote %1").arg(QString::fromStdString(path)));
+        Q_EMIT recordWritten(QString::fromStdString(path));
+    }
+    if (!error.empty())
+        Q_EMIT message(2, QString::fromStdString(error));
 }
 
 void RunDesk::showCells(const core::ReproCellsResult &result)
@@ -88,12 +93,7 @@ void RunDesk::showCells(const core::ReproCellsResult &result)
     m_cells->setResult(result);
     m_cellsPanel->setSummary(m_cells->summary());
     m_cellsPanel->setSummarySeverity(m_cells->summarySeverity());
-    if (!result.recordPath.empty()) {
-        Q_EMIT message(0, tr("Wrote %1").arg(QString::fromStdString(result.recordPath)));
-        Q_EMIT recordWritten(QString::fromStdString(result.recordPath));
-    }
-    if (!result.recordError.empty())
-        Q_EMIT message(2, QString::fromStdString(result.recordError));
+    noteRecord(result.recordPath, result.recordError);
     Q_EMIT cellsShown();
 }
 
