@@ -115,21 +115,21 @@ __all__ = [
 ]
 
 
-def _plugin_list(names):
-    return ",".join(name for name in names if name)
+def _listed_plugins():
+    return [name.strip() for name in os.environ.get("PYTEST_PLUGINS", "").split(",")]
 
 
-def _leave_the_environment():
-    names = [name.strip() for name in os.environ.get("PYTEST_PLUGINS", "").split(",")]
-    rest = _plugin_list(name for name in names if name != __name__)
-    if rest:
-        os.environ["PYTEST_PLUGINS"] = rest
+def _set_plugins(names):
+    # The list without empty names; an empty list unsets the variable.
+    value = ",".join(name for name in names if name)
+    if value:
+        os.environ["PYTEST_PLUGINS"] = value
     else:
         os.environ.pop("PYTEST_PLUGINS", None)
 
 
 # pytest has read the variable before it imports the plugins it names.
-_leave_the_environment()
+_set_plugins(name for name in _listed_plugins() if name != __name__)
 
 
 _XDIST_NOTE = "under pytest-xdist (-n)"
@@ -145,14 +145,17 @@ def pytest_sessionstart(session):
     config = session.config
     if not config.pluginmanager.has_plugin("dsession"):
         return
+    _refuse_replays(config)
+    _retire_seams(config)
+    setattr(config, _PLUGINS_BEFORE, _listed_plugins())
+    _set_plugins([__name__] + _listed_plugins())
+
+
+def _refuse_replays(config):
+    # In xdist's controller or one of its workers.
     if config.option.pw_replays:
         raise pytest.UsageError("--pw-replays: the fork server runs the replays itself; it "
                                 "cannot run " + _XDIST_NOTE)
-    _retire_seams(config)
-    before = os.environ.get("PYTEST_PLUGINS")
-    setattr(config, _PLUGINS_BEFORE, before)
-    names = [name.strip() for name in (before or "").split(",")]
-    os.environ["PYTEST_PLUGINS"] = _plugin_list([__name__] + names)
 
 
 def _retire_seams(config):
@@ -175,11 +178,7 @@ def _retire_seams(config):
 def pytest_unconfigure(config):
     session.unconfigure(config)
     if hasattr(config, _PLUGINS_BEFORE):  # the workers are gone
-        before = getattr(config, _PLUGINS_BEFORE)
-        if before is None:
-            os.environ.pop("PYTEST_PLUGINS", None)
-        else:
-            os.environ["PYTEST_PLUGINS"] = before
+        _set_plugins(getattr(config, _PLUGINS_BEFORE))
 
 
 # The seams: registered name -> (option attribute, module, plugin). A seam's module is
@@ -230,9 +229,8 @@ def pytest_load_initial_conftests(early_config, parser, args):
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     session.configure(config)
-    if config.option.pw_replays and session.xdist_worker():
-        raise pytest.UsageError("--pw-replays: the fork server runs the replays itself; it "
-                                "cannot run " + _XDIST_NOTE)
+    if session.xdist_worker():
+        _refuse_replays(config)
     if not getattr(config, _SEAMS_REGISTERED, False):
         # Loaded after the initial conftests (from a conftest's pytest_plugins): too late
         # for coverage of the conftests, in time for the rest.
