@@ -138,21 +138,20 @@ QProcessEnvironment RunEnvironment::environment() const
     env.insert(QStringLiteral("TZ"), QStringLiteral("UTC"));
     env.insert(QStringLiteral("LC_ALL"), QStringLiteral("C.UTF-8"));
     env.insert(QStringLiteral("PYTEST_DISABLE_PLUGIN_AUTOLOAD"), QStringLiteral("1"));
-    if (witness.enabled) { // only the private plugin directory: nothing of the parent's
+    if (witness.enabled) // only the private plugin directory: nothing of the parent's
         env.insert(QStringLiteral("PYTHONPATH"), qs(pluginDir()));
-        env.insert(QLatin1String(kPluginsVariable), QLatin1String(kPluginModule));
-    }
     for (const auto &[key, value] : extraVariables)
         env.insert(qs(key), qs(value));
-    // A run's own PYTEST_PLUGINS names the bundled plugin too (the plugin takes itself out
+    // The bundled plugin first, then a run's own PYTEST_PLUGINS (the plugin takes itself out
     // of the variable once imported, so the test's own pytest subprocesses see theirs only;
     // under pytest-xdist the controller puts it back for the workers it starts).
-    if (witness.enabled && extraVariables.count(kPluginsVariable)) {
-        const std::string &theirs = extraVariables.at(kPluginsVariable);
-        env.insert(QLatin1String(kPluginsVariable),
-                   theirs.empty() || theirs == kPluginModule
-                       ? QString(QLatin1String(kPluginModule))
-                       : QString(QLatin1String(kPluginModule)) + QLatin1Char(',') + qs(theirs));
+    if (witness.enabled) {
+        QString list = QLatin1String(kPluginModule);
+        const auto theirs = extraVariables.find(kPluginsVariable);
+        if (theirs != extraVariables.end() && !theirs->second.empty() &&
+            theirs->second != kPluginModule)
+            list += QLatin1Char(',') + qs(theirs->second);
+        env.insert(QLatin1String(kPluginsVariable), list);
     }
     return env;
 }
