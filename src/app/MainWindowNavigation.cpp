@@ -5,6 +5,7 @@
 #include "MainWindow.h"
 #include "diff/DiffView.h"
 #include "panels/EvidencePanel.h"
+#include "panels/EvidenceProxyModel.h"
 #include "ui_MainWindow.h"
 
 #include <QLabel>
@@ -89,13 +90,8 @@ void MainWindow::onDiffLineChanged(int line, bool oldSide)
         return;
     // The reviewer is reading this file: the panels follow it. A base-side line of a renamed
     // file is a line of its old path (the base's census rows name that one).
-    QString rowPath = m_currentPath;
-    if (oldSide) {
-        for (const core::ChangedFile &f : m_runner->outcome().report.changedFiles) {
-            if (f.status == "R" && QString::fromStdString(f.path) == m_currentPath)
-                rowPath = QString::fromStdString(f.oldPath);
-        }
-    }
+    const QString renamedFrom = m_findingsPanel->proxy()->renamedFrom(m_currentPath);
+    const QString rowPath = oldSide && !renamedFrom.isEmpty() ? renamedFrom : m_currentPath;
     for (EvidencePanel *p : {m_findingsPanel, m_manifestPanel, m_latitudePanel, m_strengthPanel}) {
         p->setFileFilter(m_currentPath);
         if (!p->selectRow(rowPath, line) && rowPath != m_currentPath)
