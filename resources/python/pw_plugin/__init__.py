@@ -146,9 +146,15 @@ def pytest_sessionstart(session):
     if not config.pluginmanager.has_plugin("dsession"):
         return
     _refuse_replays(config)
+    _relay(config)
     _retire_seams(config)
     setattr(config, _PLUGINS_BEFORE, _listed_plugins())
     _set_plugins([__name__] + _listed_plugins())
+
+
+def _relay(config):
+    # (A function of its own: in pytest_sessionstart, `session` is pytest's, not the module.)
+    session._state(config).relayed = True
 
 
 def _refuse_replays(config):

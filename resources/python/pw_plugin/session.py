@@ -50,8 +50,9 @@ class _State:
         opt = config.option
         self.seed = opt.pw_seed
         self.outer = None  # the session this one interrupted (configure)
-        self.manager = config.pluginmanager
-        self.worker = xdist_worker()
+        # pytest-xdist's controller hears of every test from the worker that ran it, which
+        # writes its rows and order lines itself: set at session start (__init__.py).
+        self.relayed = False
         self.replay = None  # the replay index while a replay runs
         self.arm = opt.pw_arm
         self.run = opt.pw_run
@@ -75,11 +76,6 @@ class _State:
             if fd is not None:
                 os.close(fd)
         self.out_fd = self.order_fd = None
-
-    def relayed(self):
-        # pytest-xdist's controller hears of every test from the worker that ran it, which
-        # writes its rows and order lines itself (the plugin is loaded there too).
-        return not self.worker and self.manager.has_plugin("dsession")
 
     def row(self, nodeid, when, outcome, **extra):
         row = {
@@ -226,7 +222,7 @@ def pytest_collection_finish(session):
 
 
 def pytest_runtest_logstart(nodeid, location):
-    if _current is not None and not _current.relayed():
+    if _current is not None and not _current.relayed:
         _write_line(_current.order_fd, nodeid)
 
 
@@ -242,7 +238,7 @@ def pytest_runtest_call(item):
 
 def pytest_runtest_logreport(report):
     state = _current
-    if state is None or state.relayed():
+    if state is None or state.relayed:
         return
     if report.failed:
         state.trial_failed = True
