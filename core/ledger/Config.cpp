@@ -117,7 +117,11 @@ Config Config::parse(const std::string &text, const std::string &origin)
 
     using Handler = std::function<void(const toml::node &, const std::string &)>;
     const std::map<std::string, Handler> handlers = {
-        {"python", [&](auto &n, auto &k) { r.string(n, k, &c.python); }},
+        {"python",
+         [&](auto &n, auto &k) {
+             r.string(n, k, &c.python);
+             c.pythonSet = true;
+         }},
         {"test_globs", [&](auto &n, auto &k) { r.strings(n, k, &c.testGlobs); }},
         {"fixture_globs",
          [&](auto &n, auto &k) {

@@ -10,7 +10,10 @@ namespace pw::core {
 // the defaults are SPEC's.
 struct Config
 {
+    // Unset (pythonSet false): runs choose one (chooseInterpreter: the repository's venv,
+    // the first python3 on PATH that imports pytest, /usr/bin/python3).
     std::string python = "python3";
+    bool pythonSet = false;
     std::vector<std::string> testGlobs = {"tests/**/*.py", "test/**/*.py", "**/test_*.py",
                                           "**/*_test.py"};
     // Always fixtures; `fixture_globs` adds to these.

@@ -40,6 +40,7 @@ using StatusListPtr = GitPtr<git_status_list, git_status_list_free>;
 using SignaturePtr = GitPtr<git_signature, git_signature_free>;
 using ConfigPtr = GitPtr<git_config, git_config_free>;
 using OdbPtr = GitPtr<git_odb, git_odb_free>;
+using DescribeResultPtr = GitPtr<git_describe_result, git_describe_result_free>;
 
 // git_buf is a value filled by libgit2 and released with git_buf_dispose.
 class Buf

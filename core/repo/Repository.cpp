@@ -429,4 +429,48 @@ std::vector<CommitInfo> Repository::recentCommits(int max) const
     return result;
 }
 
+TagDistance Repository::describe(const std::string &commit) const
+{
+    git_oid id;
+    if (git_oid_fromstr(&id, commit.c_str()) != 0)
+        throw Error::input("not a commit id: " + commit);
+    git::CommitPtr target = lookupCommit(d->get(), id);
+    TagDistance out;
+    out.shortId = git::oidToHex(&id).substr(0, 7);
+    git_describe_options options = GIT_DESCRIBE_OPTIONS_INIT;
+    options.describe_strategy = GIT_DESCRIBE_TAGS;
+    options.pattern = "*[0-9]*";
+    git_describe_result *raw = nullptr;
+    const int rc =
+        git_describe_commit(&raw, reinterpret_cast<git_object *>(target.get()), &options);
+    if (rc == 0) {
+        git::DescribeResultPtr result(raw);
+        git_describe_format_options format = GIT_DESCRIBE_FORMAT_OPTIONS_INIT;
+        format.always_use_long_format = 1;
+        format.abbreviated_size = 7;
+        git_buf buf = GIT_BUF_INIT;
+        gitCheck(git_describe_format(&buf, result.get(), &format), "describing " + commit);
+        const std::string text(buf.ptr, buf.size);
+        git_buf_dispose(&buf);
+        // "<tag>-<distance>-g<sha>"; the tag itself may hold dashes.
+        const size_t g = text.rfind("-g");
+        const size_t dash = g == std::string::npos ? g : text.rfind('-', g - 1);
+        if (dash != std::string::npos && dash > 0) {
+            out.tag = text.substr(0, dash);
+            out.distance = std::stoi(text.substr(dash + 1, g - dash - 1));
+            return out;
+        }
+    } else if (rc != GIT_ENOTFOUND) {
+        gitCheck(rc, "describing " + commit);
+    }
+    git_revwalk *rawWalk = nullptr;
+    gitCheck(git_revwalk_new(&rawWalk, d->get()), "walking history");
+    git::RevwalkPtr walk(rawWalk);
+    gitCheck(git_revwalk_push(walk.get(), &id), "walking history from " + commit);
+    git_oid next;
+    while (git_revwalk_next(&next, walk.get()) == 0)
+        ++out.distance;
+    return out;
+}
+
 } // namespace pw::core

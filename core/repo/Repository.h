@@ -63,6 +63,15 @@ struct RefInfo
     std::string commit;
 };
 
+// `git describe --tags --long --match '*[0-9]*'` of a commit: how builds that take their
+// version from git (setuptools_scm, hatch-vcs) see it.
+struct TagDistance
+{
+    std::string tag;     // nearest tag (annotated or not) whose name holds a digit; "": none
+    int distance = 0;    // commits from the tag to the commit; without a tag, all its commits
+    std::string shortId; // the commit's first 7 hex digits
+};
+
 struct CommitInfo
 {
     std::string commit;
@@ -112,6 +121,8 @@ public:
 
     std::vector<RefInfo> refs() const;
     std::vector<CommitInfo> recentCommits(int max) const;
+    // `commit` (40-hex) described by its nearest tag; Error::input for an unknown commit.
+    TagDistance describe(const std::string &commit) const;
 
     // Every file of the revision (for WORKTREE: HEAD's files with the working
     // directory's changes applied, untracked non-ignored files included).

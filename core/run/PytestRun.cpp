@@ -73,27 +73,6 @@ std::string exitCodeReason(int code)
 // The directories a sandboxed run writes to: its run directory (junit.xml), HOME, TMPDIR
 // and the directories of the bundled plugin's output files, created so bwrap can bind
 // them. The staged plugin is bound read-only in case the cache lives under /tmp.
-SandboxPolicy sandboxPolicy(const std::string &treeDir, const std::string &runDir,
-                            const RunEnvironment &env)
-{
-    SandboxPolicy policy;
-    policy.treeDir = treeDir;
-    policy.writableDirs = {runDir, env.homeDir, env.tmpDir};
-    if (env.witness.enabled) {
-        for (const std::string *file :
-             {&env.witness.outFile, &env.witness.orderFile, &env.witness.collectFile,
-              &env.witness.witnessFile, &env.witness.coverFile}) {
-            if (file->empty())
-                continue;
-            const QString dir = QFileInfo(QString::fromStdString(*file)).absolutePath();
-            QDir().mkpath(dir);
-            policy.writableDirs.push_back(dir.toStdString());
-        }
-        policy.readOnlyDirs.push_back(RunEnvironment::pluginDir());
-    }
-    return policy;
-}
-
 // bwrap's own complaint ("bwrap: Can't find source path …"): it exits 1 before pytest
 // starts, so without this line the run would only say that no JUnit file appeared.
 std::string bwrapError(const std::string &stderrText)
@@ -211,6 +190,47 @@ constexpr const char *kTestTimeoutMark = "patchwitness: per-test timeout";
 
 } // namespace
 
+SandboxPolicy runSandboxPolicy(const std::string &treeDir, const std::string &runDir,
+                               const RunEnvironment &env)
+{
+    SandboxPolicy policy;
+    policy.treeDir = treeDir;
+    policy.writableDirs = {runDir, env.homeDir, env.tmpDir};
+    if (env.witness.enabled) {
+        for (const std::string *file :
+             {&env.witness.outFile, &env.witness.orderFile, &env.witness.collectFile,
+              &env.witness.witnessFile, &env.witness.coverFile}) {
+            if (file->empty())
+                continue;
+            const QString dir = QFileInfo(QString::fromStdString(*file)).absolutePath();
+            QDir().mkpath(dir);
+            policy.writableDirs.push_back(dir.toStdString());
+        }
+        policy.readOnlyDirs.push_back(RunEnvironment::pluginDir(env.cacheRoot));
+    }
+    // What the interpreter needs to start and import (only those under /tmp, which the
+    // sandbox's private /tmp would hide, reach the command): a wrapper's directory, the
+    // interpreter behind it, a venv, its base installation and every sys.path entry.
+    std::vector<std::string> needed = env.importPath;
+    const std::string program = interpreterPath(env.python);
+    if (!program.empty()) {
+        needed.push_back(QFileInfo(QString::fromStdString(program)).absolutePath().toStdString());
+        const InterpreterProbe probe = inspectInterpreter(env.python);
+        for (const std::string &file : {probe.executable, probe.realExecutable}) {
+            if (!file.empty())
+                needed.push_back(
+                    QFileInfo(QString::fromStdString(file)).absolutePath().toStdString());
+        }
+        needed.insert(needed.end(), {probe.prefix, probe.basePrefix});
+        needed.insert(needed.end(), probe.sysPath.begin(), probe.sysPath.end());
+    }
+    for (const std::string &path : needed) {
+        if (!path.empty() && QFileInfo::exists(QString::fromStdString(path)))
+            policy.readOnlyDirs.push_back(path);
+    }
+    return policy;
+}
+
 std::string replayCommand(const RunSpec &spec)
 {
     RunEnvironment env = spec.env;
@@ -313,9 +333,9 @@ RunResult PytestRun::execute(const std::string &runDir)
             return result;
         }
         if (env.witness.enabled)
-            cachePluginBytecode(env.python);
+            cachePluginBytecode(env.python, env.cacheRoot);
         const SandboxCommand wrapped = Sandbox::wrap(sandbox.program, program, args,
-                                                     sandboxPolicy(m_spec.treeDir, runDir, env));
+                                                     runSandboxPolicy(m_spec.treeDir, runDir, env));
         program = wrapped.program;
         arguments = wrapped.arguments;
         result.sandboxed = true;

@@ -2,6 +2,7 @@
 
 #include "run/JUnitReader.h"
 #include "run/RunEnvironment.h"
+#include "run/Sandbox.h"
 
 #include <QStringList>
 #include <atomic>
@@ -92,6 +93,14 @@ struct RunResult
 // the run's scratch files (outcome rows, home, tmp — deleted when a gate ends) and without
 // the sandbox; JUnit to /dev/null.
 std::string replayCommand(const RunSpec &spec);
+
+// What a sandboxed run of `env` in `treeDir` may touch: the tree, `runDir`, the private
+// home and temp directories and the plugin's output directories read-write; the plugin,
+// the tree's import path and whatever the interpreter needs (a wrapper's directory, the
+// interpreter behind it, a venv and its base, sys.path) read-only. Probes the interpreter
+// (cached).
+SandboxPolicy runSandboxPolicy(const std::string &treeDir, const std::string &runDir,
+                               const RunEnvironment &env);
 
 // Runs pytest once, in its own session and process group, with the pinned environment.
 // The timeout and cancel() kill the whole group (SIGKILL to -pgid), so a test's

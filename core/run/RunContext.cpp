@@ -6,6 +6,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QThread>
 #include <atomic>
@@ -40,18 +41,22 @@ RunContext RunContext::open(const RunRequest &request)
     ctx.m_base = std::move(base);
     ctx.m_head = std::move(head);
     ctx.m_config = Audit::loadConfig(request.target, repo, ctx.m_base);
-    if (request.target.python) {
-        ctx.m_config.python = *request.target.python;
-    } else if (ctx.m_config.source != "<defaults>") {
+    ctx.m_interpreter = chooseInterpreter(ctx.m_repoRoot, request.target.python, ctx.m_config,
+                                          /*needsPytest=*/true);
+    ctx.m_config.python = ctx.m_interpreter.python;
+    try {
+        ctx.m_probe = probeInterpreter(ctx.m_config.python);
+    } catch (const Error &e) {
         // The interpreter the config names: a missing one is named with its file now, not
         // by the first run (the probe is cached for the runs).
-        try {
-            probeInterpreter(ctx.m_config.python);
-        } catch (const Error &e) {
-            throw Error::input(ctx.m_config.source + ": python = \"" + ctx.m_config.python +
-                               "\": " + e.what());
-        }
+        if (e.kind() != Error::Kind::Input || request.target.python || !ctx.m_config.pythonSet)
+            throw;
+        throw Error::input(ctx.m_config.source + ": python = \"" + ctx.m_config.python +
+                           "\": " + e.what());
     }
+    ctx.say("interpreter " + ctx.interpreterLine());
+    for (const std::string &passed : ctx.m_interpreter.passedOver)
+        ctx.say("  passed over " + passed);
 
     const QString ledger = QString::fromStdString(request.target.ledgerDir);
     ctx.m_ledgerDir =
@@ -99,6 +104,34 @@ RunContext RunContext::open(const RunRequest &request)
                                    "bundled pytest plugin; rename it to run the dynamic gates");
         }
     }
+    const QString theirPath =
+        QProcessEnvironment::systemEnvironment().value(QStringLiteral("PYTHONPATH"));
+    if (!theirPath.isEmpty())
+        ctx.say("note: PYTHONPATH of this environment (" + theirPath.toStdString() +
+                ") is not passed to runs; each tree's own import roots are");
+    for (const Arm arm : {Arm::Base, Arm::Head}) {
+        const Revision &rev = ctx.revision(arm);
+        std::optional<TagDistance> vcs;
+        if (!rev.commit.empty()) {
+            try {
+                vcs = repo.describe(rev.commit);
+            } catch (const Error &) {
+                vcs.reset(); // a version from git is then unknown, and the layout says so
+            }
+        }
+        const std::string label = std::string(armName(arm)) + " " + rev.spec;
+        RunEnvironment env = RunEnvironment::fromConfig(ctx.m_config);
+        env.cacheRoot = ctx.m_cacheRoot;
+        TreeImports imports =
+            prepareTreeImports(ctx.treeDir(arm), label, env, ctx.m_probe, vcs ? &*vcs : nullptr,
+                               rev.kind != Revision::Kind::Commit, ctx.m_cacheRoot, ctx.m_sandbox);
+        ctx.say(std::string(armName(arm)) + " tree imports " + imports.summary());
+        for (const std::string &note : imports.layout.notes)
+            ctx.say("  note: " + note);
+        for (const std::string &line : imports.overridden)
+            ctx.say("  overridden: " + line);
+        (arm == Arm::Base ? ctx.m_baseImports : ctx.m_headImports) = std::move(imports);
+    }
     return ctx;
 }
 
@@ -127,6 +160,10 @@ RunSpec RunContext::spec(Arm arm, const std::vector<std::string> &selection, uin
     RunSpec spec;
     spec.treeDir = treeDir(arm);
     spec.env = RunEnvironment::fromConfig(m_config);
+    spec.env.cacheRoot = m_cacheRoot;
+    spec.env.treeDir = spec.treeDir;
+    spec.env.importPath = imports(arm).importPath;
+    spec.env.treePackages = imports(arm).layout.packages;
     spec.env.hashSeed = seed;
     spec.env.witness.enabled = true;
     spec.env.witness.seed = seed;

@@ -3,9 +3,11 @@
 #include "audit/Audit.h"
 #include "ledger/Config.h"
 #include "repo/Repository.h"
+#include "run/Interpreter.h"
 #include "run/PytestRun.h"
 #include "run/Shard.h"
 #include "run/TreeCache.h"
+#include "run/TreeImports.h"
 
 #include <functional>
 #include <memory>
@@ -41,8 +43,11 @@ const char *armName(Arm arm); // "base", "head"
 class RunContext
 {
 public:
-    // Opens the repository, resolves base and head, loads the config and acquires both
-    // trees. Throws Error::input for a bad repository, revision, config or interpreter.
+    // Opens the repository, resolves base and head, loads the config, chooses and probes
+    // the interpreter, acquires both trees and prepares how each imports its own code
+    // (prepareTreeImports, which says on `progress` what it overrode). Throws Error::input
+    // for a bad repository, revision, config, interpreter, or a tree that cannot be tested
+    // as asked.
     static RunContext open(const RunRequest &request);
 
     const std::string &repoRoot() const { return m_repoRoot; }
@@ -63,6 +68,16 @@ public:
     const std::string &treeDir(Arm arm) const
     {
         return arm == Arm::Base ? m_baseTree.path() : m_headTree.path();
+    }
+    // The interpreter every run uses, why that one (chooseInterpreter) and what it said
+    // of itself; interpreterLine() names it, its version and pytest's for reports.
+    const InterpreterChoice &interpreter() const { return m_interpreter; }
+    const InterpreterProbe &interpreterProbe() const { return m_probe; }
+    std::string interpreterLine() const { return describeInterpreter(m_interpreter, m_probe); }
+    // How each tree's runs import the tree's own code, checked by a preflight at open().
+    const TreeImports &imports(Arm arm) const
+    {
+        return arm == Arm::Base ? m_baseImports : m_headImports;
     }
     int workers() const { return m_workers; }
     int timeoutMs() const { return m_timeoutMs; }
@@ -88,6 +103,10 @@ private:
     std::string m_cacheRoot;
     MaterializedTree m_baseTree;
     MaterializedTree m_headTree;
+    InterpreterChoice m_interpreter;
+    InterpreterProbe m_probe;
+    TreeImports m_baseImports;
+    TreeImports m_headImports;
     int m_workers = 1;
     int m_timeoutMs = 900 * 1000;
     bool m_sandbox = false;

@@ -1,10 +1,10 @@
 #include "run/RunEnvironment.h"
 
 #include "ledger/Config.h"
+#include "run/TreeCache.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
-#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -13,7 +13,6 @@
 #include <QTemporaryDir>
 #include <algorithm>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <set>
 
 static void initRunResources()
@@ -25,86 +24,20 @@ namespace pw::core {
 
 namespace {
 
-using nlohmann::json;
-
-constexpr int kProbeTimeoutMs = 60 * 1000;
 // The bundled plugin is named in PYTEST_PLUGINS, not with `-p`: pytest looks a `-p` name up
 // among the entry points of every installed distribution first (pluggy's
 // load_setuptools_entrypoints, even with autoload off), which costs more than the plugin.
 constexpr char kPluginsVariable[] = "PYTEST_PLUGINS";
 constexpr char kPluginModule[] = "pw_plugin";
-
-// Printed as one JSON line; pytest's absence is an answer, not a crash. -I keeps the
-// current directory (a stray pytest.py) and PYTHON* variables out of the answer.
-const char kProbeScript[] = "import json, platform, sys\n"
-                            "try:\n"
-                            "    import pytest\n"
-                            "    v = pytest.__version__\n"
-                            "except Exception as e:\n"
-                            "    print(json.dumps({'error': repr(e)}))\n"
-                            "    sys.exit(0)\n"
-                            "print(json.dumps({'python': sys.version, 'pytest': v,\n"
-                            "                  'platform': platform.platform(),\n"
-                            "                  'tag': sys.implementation.cache_tag or ''}))\n";
+// What pw_plugin/layout.py reads to keep the tree first (RunEnvironment::treeDir).
+constexpr char kTreeVariable[] = "PATCHWITNESS_TREE";
+constexpr char kImportPathVariable[] = "PATCHWITNESS_IMPORT_PATH";
+constexpr char kPackagesVariable[] = "PATCHWITNESS_TREE_PACKAGES";
+constexpr int kPrecompileTimeoutMs = 60 * 1000;
 
 QString qs(const std::string &s)
 {
     return QString::fromStdString(s);
-}
-
-// The interpreter file behind `python` (a name on PATH or a path); empty when none.
-QFileInfo interpreterFile(const std::string &python)
-{
-    const QString name = qs(python);
-    if (name.isEmpty())
-        return {};
-    if (!name.contains(QLatin1Char('/'))) {
-        const QString found = QStandardPaths::findExecutable(name);
-        return found.isEmpty() ? QFileInfo() : QFileInfo(found);
-    }
-    const QFileInfo info(name);
-    return info.exists() ? info : QFileInfo();
-}
-
-std::mutex s_probeMutex;
-std::map<std::string, InterpreterProbe> s_probes; // by resolved file + size + mtime
-
-InterpreterProbe runProbe(const std::string &python, const QString &program)
-{
-    RunEnvironment env;
-    env.python = python;
-    QProcess process;
-    process.setProcessEnvironment(env.environment());
-    process.setStandardInputFile(QProcess::nullDevice());
-    process.start(program,
-                  {QStringLiteral("-I"), QStringLiteral("-c"), QString::fromLatin1(kProbeScript)});
-    if (!process.waitForStarted(kProbeTimeoutMs))
-        throw Error::input("cannot run the Python interpreter '" + python + "': " +
-                           process.errorString().toStdString() + " (set `python` in config.toml)");
-    if (!process.waitForFinished(kProbeTimeoutMs)) {
-        process.kill();
-        process.waitForFinished(5000);
-        throw Error::harness("the Python interpreter '" + python + "' did not answer within " +
-                             std::to_string(kProbeTimeoutMs / 1000) + " s");
-    }
-    const QByteArray out = process.readAllStandardOutput().trimmed();
-    const json answer = json::parse(out.constData(), out.constData() + out.size(), nullptr, false);
-    if (process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0 ||
-        !answer.is_object())
-        throw Error::harness("the Python interpreter '" + python +
-                             "' did not answer the version probe: " +
-                             process.readAllStandardError().right(400).trimmed().toStdString());
-    if (answer.contains("error"))
-        throw Error::input("the Python interpreter '" + python + "' cannot import pytest (" +
-                           answer.value("error", std::string()) +
-                           "); install pytest for it or set `python` in config.toml");
-    InterpreterProbe probe;
-    probe.python = python;
-    probe.pythonVersion = answer.value("python", std::string());
-    probe.pytestVersion = answer.value("pytest", std::string());
-    probe.platform = answer.value("platform", std::string());
-    probe.cacheTag = answer.value("tag", std::string());
-    return probe;
 }
 
 } // namespace
@@ -138,10 +71,32 @@ QProcessEnvironment RunEnvironment::environment() const
     env.insert(QStringLiteral("TZ"), QStringLiteral("UTC"));
     env.insert(QStringLiteral("LC_ALL"), QStringLiteral("C.UTF-8"));
     env.insert(QStringLiteral("PYTEST_DISABLE_PLUGIN_AUTOLOAD"), QStringLiteral("1"));
-    if (witness.enabled) // only the private plugin directory: nothing of the parent's
-        env.insert(QStringLiteral("PYTHONPATH"), qs(pluginDir()));
+    // The plugin's private directory, then the tree's own import roots: nothing of the
+    // parent's, and ahead of everything the interpreter has installed.
+    QStringList pythonPath;
+    if (witness.enabled)
+        pythonPath << qs(pluginDir(cacheRoot));
+    for (const std::string &dir : importPath)
+        pythonPath << qs(dir);
+    if (!treeDir.empty()) {
+        env.insert(QLatin1String(kTreeVariable), qs(treeDir));
+        env.insert(QLatin1String(kImportPathVariable),
+                   pythonPath.mid(witness.enabled ? 1 : 0).join(QLatin1Char(':')));
+        QStringList packages;
+        for (const std::string &name : treePackages)
+            packages << qs(name);
+        env.insert(QLatin1String(kPackagesVariable), packages.join(QLatin1Char(',')));
+    }
     for (const auto &[key, value] : extraVariables)
         env.insert(qs(key), qs(value));
+    // A PYTHONPATH a run sets itself (a test map's variables) comes after the tree's.
+    const auto theirPath = extraVariables.find("PYTHONPATH");
+    if (theirPath != extraVariables.end() && !theirPath->second.empty())
+        pythonPath << qs(theirPath->second);
+    if (!pythonPath.isEmpty())
+        env.insert(QStringLiteral("PYTHONPATH"), pythonPath.join(QLatin1Char(':')));
+    else
+        env.remove(QStringLiteral("PYTHONPATH"));
     // The bundled plugin first, then a run's own PYTEST_PLUGINS (the plugin takes itself out
     // of the variable once imported, so the test's own pytest subprocesses see theirs only;
     // under pytest-xdist the controller puts it back for the workers it starts).
@@ -232,16 +187,15 @@ const std::string &RunEnvironment::pluginHash()
     return hash;
 }
 
-std::string RunEnvironment::pluginDir()
+std::string RunEnvironment::pluginDir(const std::string &cacheRoot)
 {
     static std::mutex mutex;
     if (pluginFiles().empty())
         throw Error::harness("the bundled pytest plugin is missing from this build");
     const std::string dir =
-        QDir(QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation))
-            .filePath(QStringLiteral("patchwitness/plugin/"))
+        QDir::cleanPath(qs(cacheRoot.empty() ? TreeCache::defaultRoot() : cacheRoot))
             .toStdString() +
-        pluginHash();
+        "/plugin/" + pluginHash();
     std::lock_guard<std::mutex> lock(mutex);
     // Each file written to a temporary file and renamed: a run starting meanwhile (in this
     // or another process) sees the old complete file or the new one, never a torn one; the
@@ -288,37 +242,12 @@ std::string RunEnvironment::shellCommand(const std::string &dir, const std::stri
     return line;
 }
 
-InterpreterProbe probeInterpreter(const std::string &python)
-{
-    const QFileInfo file = interpreterFile(python);
-    if (!file.exists())
-        throw Error::input("Python interpreter '" + python +
-                           "' not found (set `python` in config.toml or pass --python)");
-    const std::string key = file.absoluteFilePath().toStdString() + '\0' +
-                            std::to_string(file.size()) + '\0' +
-                            std::to_string(file.lastModified().toMSecsSinceEpoch());
-    {
-        std::lock_guard<std::mutex> lock(s_probeMutex);
-        const auto it = s_probes.find(key);
-        if (it != s_probes.end()) {
-            InterpreterProbe probe = it->second;
-            probe.python = python;
-            return probe;
-        }
-    }
-    // Probed outside the lock: two threads may both probe once, never wait on each other.
-    InterpreterProbe probe = runProbe(python, file.absoluteFilePath());
-    std::lock_guard<std::mutex> lock(s_probeMutex);
-    s_probes.emplace(key, probe);
-    return probe;
-}
-
-void cachePluginBytecode(const std::string &python)
+void cachePluginBytecode(const std::string &python, const std::string &cacheRoot)
 {
     const InterpreterProbe probe = probeInterpreter(python);
     if (probe.cacheTag.empty())
         return; // an interpreter that writes no bytecode
-    const std::string dir = RunEnvironment::pluginDir();
+    const std::string dir = RunEnvironment::pluginDir(cacheRoot);
     // pytest rewrites the package's modules (it marks a plugin it loads for rewriting) and
     // caches each beside it; one older than its source (staging repaired the file) is stale.
     bool fresh = true;
@@ -339,6 +268,7 @@ void cachePluginBytecode(const std::string &python)
         return;
     RunEnvironment env;
     env.python = python;
+    env.cacheRoot = cacheRoot;
     env.witness.enabled = true;
     env.homeDir = empty.path().toStdString();
     env.tmpDir = env.homeDir;
@@ -346,11 +276,12 @@ void cachePluginBytecode(const std::string &python)
     process.setProcessEnvironment(env.environment());
     process.setWorkingDirectory(empty.path());
     process.setStandardInputFile(QProcess::nullDevice());
-    process.start(interpreterFile(python).absoluteFilePath(),
+    process.start(qs(interpreterPath(python)),
                   {QStringLiteral("-m"), QStringLiteral("pytest"), QStringLiteral("-p"),
                    QStringLiteral("no:cacheprovider"), QStringLiteral("--pw-precompile"),
                    QStringLiteral("--collect-only"), QStringLiteral("-q"), empty.path()});
-    if (process.waitForStarted(kProbeTimeoutMs) && !process.waitForFinished(kProbeTimeoutMs)) {
+    if (process.waitForStarted(kPrecompileTimeoutMs) &&
+        !process.waitForFinished(kPrecompileTimeoutMs)) {
         process.kill();
         process.waitForFinished(5000);
     }
@@ -365,10 +296,14 @@ std::string envDigest(const InterpreterProbe &probe, const RunEnvironment &env)
     std::string joined;
     for (const std::string &plugin : plugins)
         joined += (joined.empty() ? "" : ",") + plugin;
+    std::string sysPath;
+    for (const std::string &entry : probe.sysPath)
+        sysPath += entry + '\n';
     const std::string text = "python=" + probe.pythonVersion + "\npytest=" + probe.pytestVersion +
                              "\nhashseed=" + std::to_string(env.hashSeed) +
                              "\nautoload=0\nplugins=" + joined + "\nplatform=" + probe.platform +
-                             "\n";
+                             "\nexecutable=" + probe.executable + "\nreal=" + probe.realExecutable +
+                             "\nsys.path=\n" + sysPath;
     return sha256Hex(text, 16);
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "run/Interpreter.h"
+
 #include <QProcessEnvironment>
 #include <QStringList>
 #include <cstdint>
@@ -13,7 +15,7 @@ struct Config;
 
 // Options of the bundled plugin (the package resources/python/pw_plugin/, SPEC §5.1). When enabled,
 // the run loads it (PYTEST_PLUGINS=pw_plugin) from RunEnvironment::pluginDir(), which is
-// then the whole PYTHONPATH. Empty paths/ids are not passed. The seed is a run parameter, not part
+// then first on PYTHONPATH. Empty paths/ids are not passed. The seed is a run parameter, not part
 // of the environment: runs with different seeds share an env digest.
 struct PluginOptions
 {
@@ -61,6 +63,18 @@ struct RunEnvironment
     std::vector<std::string> plugins;
     std::string homeDir; // HOME: a private directory (PytestRun gives each run one)
     std::string tmpDir;  // TMPDIR: likewise; pytest's tmp_path lives below it
+    // The tree's own code ahead of everything installed (TreeLayout): `importPath` (the
+    // tree's import roots, e.g. <tree>/src, and its distribution metadata) follows the
+    // plugin directory on PYTHONPATH; with the plugin, `treeDir` and `treePackages` (the
+    // top-level packages the tree provides) tell it what must come from the tree, and it
+    // keeps them first against .pth files, editable-install finders and early imports
+    // (pw_plugin/layout.py, through PATCHWITNESS_TREE, _IMPORT_PATH and _PACKAGES).
+    std::string treeDir;
+    std::vector<std::string> importPath;
+    std::vector<std::string> treePackages;
+    // Where pluginDir() stages the plugin (RunRequest::cacheRoot, --cache-dir); empty: the
+    // user cache (TreeCache::defaultRoot()).
+    std::string cacheRoot;
     // Set last, over the pinned values (the `clock` cell sets TZ, a test map may add keys).
     std::map<std::string, std::string> extraVariables;
     PluginOptions witness; // the bundled plugin (off unless enabled)
@@ -69,9 +83,10 @@ struct RunEnvironment
     static RunEnvironment fromConfig(const Config &config);
 
     // The whole environment of a run, built from nothing (no PYTHON* or PYTEST_ADDOPTS
-    // from the parent). With the bundled plugin: PYTHONPATH=<pluginDir()> and
-    // PYTEST_PLUGINS=pw_plugin, which imports it by its module name alone (`-p` would
-    // first search every installed distribution's entry points for the name).
+    // from the parent). PYTHONPATH = [pluginDir(cacheRoot)] + importPath (+ a PYTHONPATH
+    // of extraVariables, after them); with the bundled plugin PYTEST_PLUGINS=pw_plugin,
+    // which imports it by its module name alone (`-p` would first search every installed
+    // distribution's entry points for the name).
     QProcessEnvironment environment() const;
     // Interpreter arguments: `-m pytest -p no:cacheprovider -p <plugin>… [--pw-seed N
     // --pw-out F …] -o junit_family=xunit1 --junitxml=<junitXml> -q`, then `extraArgs`,
@@ -93,30 +108,20 @@ struct RunEnvironment
     // 16 hex) of them all, paths included.
     static const std::vector<std::pair<std::string, std::string>> &pluginFiles();
     static const std::string &pluginHash();
-    // A private directory holding only the pw_plugin package: <user cache>/patchwitness/
-    // plugin/<pluginHash()>, each file staged atomically and re-staged whenever it is
-    // missing or differs. Throws Error::harness when it cannot be written. Thread-safe.
-    static std::string pluginDir();
+    // A private directory holding only the pw_plugin package: <cacheRoot>/plugin/
+    // <pluginHash()> (cacheRoot empty: TreeCache::defaultRoot()), each file staged
+    // atomically and re-staged whenever it is missing or differs. Throws Error::harness
+    // when it cannot be written. Thread-safe.
+    static std::string pluginDir(const std::string &cacheRoot = {});
 };
-
-// What the interpreter reports about itself; one subprocess per interpreter file (path,
-// size and mtime), cached in memory for the life of the process.
-struct InterpreterProbe
-{
-    std::string python;        // as asked
-    std::string pythonVersion; // sys.version
-    std::string pytestVersion; // pytest.__version__
-    std::string platform;      // platform.platform()
-    std::string cacheTag;      // sys.implementation.cache_tag ("cpython-311"; "": none)
-};
-
-// Throws Error::input naming the interpreter when it does not exist or cannot import
-// pytest, Error::harness when it answers garbage. Thread-safe.
-InterpreterProbe probeInterpreter(const std::string &python);
 
 // SPEC §5.1: sha256 (first 16 hex) over python version, pytest version, hash seed,
-// autoload flag, sorted plugin list and platform. An enabled bundled plugin is in the
-// list as `pw_plugin@<pluginHash()>`: its content is part of the environment.
+// autoload flag, sorted plugin list and platform, and (issue 17) the interpreter itself:
+// its sys.executable, the real file behind it, and the tree-independent sys.path (the
+// probe's, so a venv, its site-packages and an editable install's checkout are part of
+// the identity; the tree's own import roots are not, so base and head compare). An
+// enabled bundled plugin is in the list as `pw_plugin@<pluginHash()>`: its content is
+// part of the environment.
 std::string envDigest(const InterpreterProbe &probe, const RunEnvironment &env);
 // probeInterpreter(env.python), then the digest.
 std::string envDigest(const RunEnvironment &env);
@@ -128,7 +133,7 @@ std::string envDigest(const RunEnvironment &env);
 // 15 % of a small suite's run. When one is missing or older than its source this writes
 // them, once per interpreter, plugin directory and process, by collecting an empty
 // directory outside the sandbox (pytest and the plugin only: no project code runs).
-void cachePluginBytecode(const std::string &python);
+void cachePluginBytecode(const std::string &python, const std::string &cacheRoot = {});
 
 // `text` quoted for a POSIX shell ('…' when it holds anything but [A-Za-z0-9_@%+=:,./-]).
 std::string shellQuote(const std::string &text);

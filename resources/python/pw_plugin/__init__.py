@@ -13,6 +13,9 @@ xdist, and coverage (--pw-cover) is reported unavailable there.
 The core (session.py: options, rows, shuffle, order log, census dump) is always loaded;
 the seams -- the state probe, the fork server, the frozen clock, the per-test timer, skip
 witnesses and coverage -- are imported and registered only when their options are given.
+Before the plugin imports anything else it keeps the tree under test first on the import
+path (layout.py: its import roots ahead of .pth entries, editable-install finders behind
+the path finder, a tree package imported early from elsewhere forgotten).
 Python 3.8+, stdlib and pytest only.
 
 Options:
@@ -82,9 +85,15 @@ Hypothesis' global seed. Without the plugin, Hypothesis is left alone.
 import importlib
 import os
 
-import pytest
+# Before anything of the project can be imported: the tree under test ahead of whatever
+# the interpreter has installed (layout.py).
+from . import layout as _layout
 
-from . import session
+_layout.apply()
+
+import pytest  # noqa: E402 (pytest is running already; the order above is for the tree)
+
+from . import session  # noqa: E402
 from .session import (
     pytest_addoption,
     pytest_collection_finish,

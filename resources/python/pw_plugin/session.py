@@ -183,7 +183,10 @@ def pytest_collectreport(report):
     if _current is not None and report.failed:
         text = str(report.longrepr) if report.longrepr is not None else ""
         lines = [line for line in text.splitlines() if line.strip()]
-        message = lines[-1] if lines else "collection failure"
+        # The exception pytest reports is its first "E   " line (the ones after it are the
+        # message's continuation, e.g. a deprecation's "See https://…"); else the last line.
+        raised = [line[1:].strip() for line in lines if line.startswith("E ")]
+        message = raised[0] if raised else (lines[-1] if lines else "collection failure")
         _current.collect_errors.append((report.nodeid, message))
 
 

@@ -1,0 +1,250 @@
+#include "run/TreeImports.h"
+
+#include "run/PytestRun.h"
+#include "run/RunEnvironment.h"
+#include "run/Sandbox.h"
+#include "util/Error.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+namespace pw::core {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kPreflightTimeoutMs = 60 * 1000;
+constexpr const char *kPreflightScript = "import pw_plugin.layout as l; l.main()";
+
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+std::string field(const json &object, const char *key)
+{
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string lastLines(const QByteArray &bytes, int max = 400)
+{
+    return bytes.trimmed().right(max).toStdString();
+}
+
+// The installed distribution (not the tree's) whose files hold `path`, as "attrs 22.2.0".
+std::string ownerOf(const std::string &path, const json &distributions)
+{
+    for (const json &dist : distributions) {
+        if (dist.value("in_tree", false))
+            continue;
+        const std::string site = QFileInfo(qs(field(dist, "path"))).absolutePath().toStdString();
+        if (!site.empty() && path.rfind(site + "/", 0) == 0)
+            return field(dist, "name") + " " + field(dist, "version");
+    }
+    return {};
+}
+
+void add(std::vector<std::string> &list, const std::string &sentence)
+{
+    if (std::find(list.begin(), list.end(), sentence) == list.end())
+        list.push_back(sentence);
+}
+
+json runPreflight(const std::string &treeDir, const std::string &label, const RunEnvironment &base,
+                  const InterpreterProbe &probe, bool sandbox)
+{
+    QTemporaryDir scratch(QDir::tempPath() + QStringLiteral("/patchwitness-preflight-XXXXXX"));
+    if (!scratch.isValid())
+        throw Error::input(QDir::tempPath().toStdString() +
+                           ": cannot create a directory: " + scratch.errorString().toStdString());
+    RunEnvironment env = base;
+    env.witness = PluginOptions();
+    env.witness.enabled = true; // its directory on PYTHONPATH; nothing of pytest runs
+    env.homeDir = scratch.filePath(QStringLiteral("home")).toStdString();
+    env.tmpDir = scratch.filePath(QStringLiteral("tmp")).toStdString();
+    QDir().mkpath(qs(env.homeDir));
+    QDir().mkpath(qs(env.tmpDir));
+    QString program = qs(env.python);
+    QStringList arguments = {QStringLiteral("-c"), QLatin1String(kPreflightScript)};
+    if (sandbox) {
+        const SandboxStatus status = Sandbox::status();
+        if (!status.available)
+            throw Error::input(label +
+                               ": the sandbox was requested but is unavailable: " + status.reason);
+        const SandboxCommand wrapped =
+            Sandbox::wrap(status.program, program, arguments,
+                          runSandboxPolicy(treeDir, scratch.path().toStdString(), env));
+        program = wrapped.program;
+        arguments = wrapped.arguments;
+    }
+    QProcess process;
+    process.setProcessEnvironment(env.environment());
+    process.setWorkingDirectory(qs(treeDir));
+    process.setStandardInputFile(QProcess::nullDevice());
+    process.start(program, arguments);
+    const bool started = process.waitForStarted(kPreflightTimeoutMs);
+    if (started && !process.waitForFinished(kPreflightTimeoutMs)) {
+        process.kill();
+        process.waitForFinished(5000);
+        throw Error::harness(label + ": the interpreter '" + env.python +
+                             "' did not answer the import preflight within " +
+                             std::to_string(kPreflightTimeoutMs / 1000) + " s");
+    }
+    const QByteArray out = process.readAllStandardOutput().trimmed();
+    const QByteArray err = process.readAllStandardError();
+    const int lastLine = out.lastIndexOf('\n');
+    const QByteArray answerLine = lastLine < 0 ? out : out.mid(lastLine + 1);
+    const json answer = json::parse(answerLine.constData(),
+                                    answerLine.constData() + answerLine.size(), nullptr, false);
+    if (started && process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0 &&
+        answer.is_object())
+        return answer;
+    const std::string why =
+        started ? lastLines(err) : "cannot start: " + process.errorString().toStdString();
+    if (sandbox)
+        throw Error::input(
+            label + ": the interpreter '" + env.python + "' (" + probe.executable +
+            ") does not run inside the sandbox: " + why +
+            " — it needs something the sandbox does not show it (the sandbox's /tmp is "
+            "private; patchwitness binds the interpreter's own directories, its prefix and "
+            "sys.path, but not what a wrapper script reaches on its own). Put the interpreter "
+            "outside /tmp, name the real one with --python " +
+            probe.executable + ", or set sandbox = false in config.toml");
+    throw Error::input(label + ": the interpreter '" + env.python +
+                       "' fails in the tree before any test runs: " + why);
+}
+
+} // namespace
+
+std::string TreeImports::summary() const
+{
+    std::string packages;
+    for (const std::string &name : layout.packages)
+        packages += (packages.empty() ? "" : ", ") + name;
+    std::string roots;
+    for (const std::string &root : layout.importRoots)
+        roots += (roots.empty() ? "" : ", ") + root + "/";
+    std::string line = packages.empty()
+                           ? "no packages of its own"
+                           : packages + " from " + (roots.empty() ? "the tree's top" : roots);
+    if (!layout.layoutFrom.empty())
+        line += " (" + layout.layoutFrom + ")";
+    if (!layout.distribution.empty())
+        line += "; " + layout.distribution + " " + layout.version + " (" + layout.versionFrom + ")";
+    return line;
+}
+
+TreeImports prepareTreeImports(const std::string &treeDir, const std::string &label,
+                               const RunEnvironment &env, const InterpreterProbe &probe,
+                               const TagDistance *vcs, bool dirty, const std::string &cacheRoot,
+                               bool sandbox)
+{
+    TreeImports out;
+    out.layout = readTreeLayout(treeDir, vcs, dirty);
+    if (!out.layout.pytest9Config.empty() && probe.pytestMajor() > 0 && probe.pytestMajor() < 9)
+        throw Error::input(
+            label + ": " + out.layout.pytest9Config +
+            " is pytest 9's own configuration, which pytest " + probe.pytestVersion + " (" +
+            probe.python +
+            ") does not read: it would collect with no configuration at all (other directories, "
+            "other options) and report that as evidence. Run with pytest 9 or newer (config "
+            "`python` or --python)");
+    for (const std::string &root : out.layout.importRoots)
+        out.importPath.push_back(treeDir + "/" + root);
+    const std::string dist = stageDistributionMetadata(cacheRoot, out.layout);
+    if (!dist.empty())
+        out.importPath.push_back(dist);
+
+    RunEnvironment preflight = env;
+    preflight.treeDir = treeDir;
+    preflight.importPath = out.importPath;
+    preflight.treePackages = out.layout.packages;
+    preflight.cacheRoot = cacheRoot;
+    preflight.extraVariables["PATCHWITNESS_DISTRIBUTION"] = out.layout.distribution;
+    const json answer = runPreflight(treeDir, label, preflight, probe, sandbox);
+
+    const std::string executable = field(answer, "executable");
+    const std::string version = field(answer, "version");
+    if ((!probe.executable.empty() && executable != probe.executable) ||
+        (!probe.version.empty() && version != probe.version))
+        throw Error::input(label + ": '" + env.python +
+                           "' is another interpreter when started in " + "the tree (" + executable +
+                           ", Python " + version + ", not " + probe.executable + ", Python " +
+                           probe.version +
+                           "): a version manager's shim reading the tree's .python-version? "
+                           "Name the interpreter itself: --python " +
+                           probe.executable);
+    const json distributions = answer.value("distributions", json::array());
+    for (const json &o : answer.value("overrides", json::array())) {
+        const std::string kind = field(o, "kind"), package = field(o, "package"),
+                          path = field(o, "path");
+        if (kind == "runner")
+            throw Error::input(label + ": the tree provides " + package +
+                               ", which the running pytest itself is made of (imported from " +
+                               path + "): a tree cannot replace its test runner's own packages");
+        if (kind == "path")
+            add(out.overridden,
+                package + ": " + path +
+                    " stood ahead of the tree on sys.path (a .pth file's "
+                    "insertion, e.g. an old-style editable install); moved behind it");
+        else if (kind == "finder")
+            add(out.overridden, package + ": the import finder " + field(o, "finder") +
+                                    " answered from " + path +
+                                    " ahead of the tree (an editable install); moved behind it");
+        else if (kind == "imported")
+            add(out.overridden, package + ": already imported from " + path +
+                                    " before the tests (by pytest or a plugin); forgotten, so "
+                                    "the tests import the tree's");
+    }
+    const json packages = answer.value("packages", json::object());
+    for (const std::string &name : out.layout.packages) {
+        const auto it = packages.find(name);
+        if (it == packages.end() || !it->is_object())
+            continue;
+        const std::string path = field(*it, "path");
+        if (!path.empty() && !it->value("in_tree", false))
+            throw Error::input(label + ": " + name + " still comes from " + path +
+                               ", not from the tree, with the tree's import roots first; the "
+                               "interpreter's site customisation imports it before the tests");
+        if (!path.empty())
+            out.origins.emplace_back(name, path);
+        for (const json &other : it->value("elsewhere", json::array())) {
+            const std::string where = field(other, "path");
+            if (field(other, "kind") == "finder") {
+                add(out.overridden, name + ": an editable install's import finder (" +
+                                        field(other, "finder") + ") for " + where);
+            } else {
+                const std::string owner = ownerOf(where, distributions);
+                add(out.overridden, name + ": an installed copy at " + where +
+                                        (owner.empty() ? "" : " (" + owner + ")"));
+            }
+        }
+    }
+    bool first = true;
+    for (const json &d : distributions) {
+        const bool inTree = d.value("in_tree", false);
+        if (first && !dist.empty() && !inTree)
+            throw Error::input(label + ": importlib.metadata still finds " + field(d, "name") +
+                               " " + field(d, "version") + " at " + field(d, "path") +
+                               " ahead of the tree's own metadata");
+        first = false;
+        if (!inTree && d.contains("editable"))
+            add(out.overridden, field(d, "name") + ": an editable install of " +
+                                    field(d, "editable") + " (" + field(d, "version") +
+                                    "), not the tree under test");
+        else if (!inTree)
+            add(out.overridden, field(d, "name") + ": installed metadata " + field(d, "version") +
+                                    " at " + field(d, "path") +
+                                    " (importlib.metadata reads "
+                                    "the tree's " +
+                                    out.layout.version + ")");
+    }
+    return out;
+}
+
+} // namespace pw::core
