@@ -28,6 +28,10 @@ namespace {
 using nlohmann::json;
 
 constexpr int kBatchTimeoutMs = 180 * 1000;
+// The cached facts' JSON as fileFactsToJson writes it: bump on any change of what is stored
+// or how it is read, so that no audit reads facts cached by another build as if complete
+// (2: statement hashes, skip details).
+constexpr int kFactsSchema = 2;
 constexpr size_t kMinFilesPerWorker = 64;
 
 QByteArray sha256Hex(const QByteArray &data)
@@ -70,7 +74,7 @@ FactExtractor::FactExtractor(std::string python, std::string cacheDir) : m_pytho
         // the cache by the script, the interpreter's resolved file, its size and mtime,
         // so an upgraded Python never reads another version's facts.
         QByteArray key = QByteArray::fromStdString(script());
-        key += '\0';
+        key += '\0' + QByteArray::number(kFactsSchema) + '\0';
         key += QByteArray::fromStdString(m_python);
         const QString program = QStandardPaths::findExecutable(QString::fromStdString(m_python));
         const QFileInfo info(program.isEmpty() ? QString::fromStdString(m_python) : program);

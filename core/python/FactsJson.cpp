@@ -52,6 +52,38 @@ RaisesFact raisesFromJson(const json &j)
     return r;
 }
 
+SkipFact skipFromJson(const json &j)
+{
+    SkipFact s;
+    s.mark = valueOr<std::string>(j, "mark", {});
+    s.scope = valueOr<std::string>(j, "scope", {});
+    s.line = valueOr(j, "line", 0);
+    auto when = j.find("when");
+    if (when != j.end() && when->is_string())
+        s.when = when->get<std::string>();
+    return s;
+}
+
+std::vector<SkipFact> skipsFromJson(const json &j, const char *key)
+{
+    std::vector<SkipFact> out;
+    for (const json &x : valueOr<json>(j, key, json::array()))
+        out.push_back(skipFromJson(x));
+    return out;
+}
+
+json skipsToJson(const std::vector<SkipFact> &skips)
+{
+    json out = json::array();
+    for (const SkipFact &s : skips) {
+        out.push_back({{"mark", s.mark},
+                       {"scope", s.scope},
+                       {"line", s.line},
+                       {"when", s.when ? json(*s.when) : json(nullptr)}});
+    }
+    return out;
+}
+
 TestFunctionFacts testFromJson(const json &j)
 {
     TestFunctionFacts t;
@@ -60,6 +92,7 @@ TestFunctionFacts testFromJson(const json &j)
     t.endLine = valueOr(j, "end_line", t.line);
     t.isAsync = valueOr(j, "async", false);
     t.bodyHash = valueOr<std::string>(j, "body_hash", {});
+    t.statements = strings(j, "stmts");
     t.asserts = valueOr(j, "asserts", 0);
     for (const json &a : valueOr<json>(j, "assertions", json::array()))
         t.assertions.push_back(assertionFromJson(a));
@@ -70,6 +103,7 @@ TestFunctionFacts testFromJson(const json &j)
     for (const json &x : valueOr<json>(j, "raises", json::array()))
         t.raises.push_back(raisesFromJson(x));
     t.skip = strings(j, "skip");
+    t.skipDetail = skipsFromJson(j, "skip_detail");
     t.markers = strings(j, "markers");
     auto pc = j.find("parametrize_cases");
     if (pc != j.end() && pc->is_number_integer())
@@ -108,6 +142,7 @@ json testToJson(const TestFunctionFacts &t)
             {"end_line", t.endLine},
             {"async", t.isAsync},
             {"body_hash", t.bodyHash},
+            {"stmts", t.statements},
             {"asserts", t.asserts},
             {"assertions", assertions},
             {"compare", t.compare()},
@@ -116,6 +151,7 @@ json testToJson(const TestFunctionFacts &t)
             {"tolerance", tolerances},
             {"raises", raises},
             {"skip", t.skip},
+            {"skip_detail", skipsToJson(t.skipDetail)},
             {"markers", t.markers},
             {"parametrize_cases", t.parametrizeCases ? json(*t.parametrizeCases) : json(nullptr)},
             {"fixtures", t.fixtures}};
@@ -141,6 +177,7 @@ FileFacts fileFactsFromJson(const json &j)
     f.defs = strings(j, "defs");
     f.markers = strings(j, "markers");
     f.moduleSkip = strings(j, "module_skip");
+    f.moduleSkipDetail = skipsFromJson(j, "module_skip_detail");
     f.imports = strings(j, "imports");
     f.asserts = valueOr(j, "asserts", 0);
     return f;
@@ -162,6 +199,7 @@ json fileFactsToJson(const FileFacts &f)
             {"defs", f.defs},
             {"markers", f.markers},
             {"module_skip", f.moduleSkip},
+            {"module_skip_detail", skipsToJson(f.moduleSkipDetail)},
             {"imports", f.imports},
             {"asserts", f.asserts}};
 }

@@ -2,6 +2,11 @@
 
 namespace pw::core {
 
+bool SkipFact::xfail() const
+{
+    return mark.find("xfail") != std::string::npos || mark == "unittest.expectedFailure";
+}
+
 std::vector<std::vector<int>> TestFunctionFacts::compare() const
 {
     std::vector<std::vector<int>> out;

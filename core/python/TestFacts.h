@@ -39,6 +39,21 @@ struct RaisesFact
     std::string text;
 };
 
+// One skip-family mark or call behind an entry of `skip` (same order), with when it
+// applies: the difference between a test that never runs here and one gated on a version.
+struct SkipFact
+{
+    std::string mark;  // as in `skip`: "pytest.mark.skipif", "unittest.skip", "pytest.skip()"
+    std::string scope; // "function", "class", "module" (pytestmark), "body", "param" (a case)
+    int line = 0;
+    // nullopt: always (no condition, a true constant, a call the body always reaches);
+    // else when, as a sentence fragment with code in backticks ("`not PY_3_8_PLUS`").
+    std::optional<std::string> when;
+
+    // An expected failure (xfail, expectedFailure): the test runs, its outcome does not count.
+    bool xfail() const;
+};
+
 struct TestFunctionFacts
 {
     std::string name; // "test_x" or "TestClass::test_x"
@@ -46,7 +61,10 @@ struct TestFunctionFacts
     int endLine = 0;
     bool isAsync = false;
     std::string bodyHash; // sha256 hex of the position-free ast dump (name excluded)
-    int asserts = 0;      // assert statements + unittest matcher calls
+    // Sorted hashes of every statement of the body (nested ones included, each without the
+    // statements nested in it): how much of a body survives an edit (TestPairing).
+    std::vector<std::string> statements;
+    int asserts = 0;                       // assert statements + unittest matcher calls
     std::vector<AssertionFact> assertions; // in source order
     int truthyOnly = 0;
     int comparisons = 0;
@@ -55,6 +73,7 @@ struct TestFunctionFacts
     std::vector<std::string> skip;    // "pytest.mark.skip", "pytest.mark.xfail", "unittest.skip",
                                       // "pytest.skip()", "pytest.xfail()" ... (decorators on the
                                       // function or its class, then in-body calls)
+    std::vector<SkipFact> skipDetail; // one per `skip` entry, same order
     std::vector<std::string> markers; // every pytest.mark.X name (function + class)
     std::optional<int> parametrizeCases; // product of literal parametrize lists; nullopt unknown
     std::vector<std::string> fixtures;   // argument names (self excluded)
@@ -73,14 +92,15 @@ struct ParseError
 struct FileFacts
 {
     std::string path;
-    std::string blob;                     // blob id the facts were computed for
-    std::optional<ParseError> error;      // set: the file did not parse; tests are empty
-    std::vector<TestFunctionFacts> tests; // source order
-    std::vector<std::string> defs;        // sorted test names (TestFunctionFacts::name)
-    std::vector<std::string> markers;     // sorted, unique: every pytest.mark.X in the file
-    std::vector<std::string> moduleSkip;  // module-level `pytestmark` skip-family markers
-    std::vector<std::string> imports;     // sorted, unique top-level module names imported
-    int asserts = 0;                      // sum over the file's test functions
+    std::string blob;                       // blob id the facts were computed for
+    std::optional<ParseError> error;        // set: the file did not parse; tests are empty
+    std::vector<TestFunctionFacts> tests;   // source order
+    std::vector<std::string> defs;          // sorted test names (TestFunctionFacts::name)
+    std::vector<std::string> markers;       // sorted, unique: every pytest.mark.X in the file
+    std::vector<std::string> moduleSkip;    // module-level `pytestmark` skip-family markers
+    std::vector<SkipFact> moduleSkipDetail; // one per `moduleSkip` entry
+    std::vector<std::string> imports;       // sorted, unique top-level module names imported
+    int asserts = 0;                        // sum over the file's test functions
 
     const TestFunctionFacts *test(const std::string &name) const;
 };

@@ -5,7 +5,7 @@
 Protocol
 --------
 stdin : {"files": [{"id": str, "path": str, "b64": str}, ...]}
-stdout: {"extractor": 1, "python": "3.11.2", "files": [<file facts>, ...]}
+stdout: {"extractor": 2, "python": "3.11.2", "files": [<file facts>, ...]}
         (one object per input file, in input order)
 
 Exit status: 0 whenever the input was readable (a file that does not parse is
@@ -38,7 +38,7 @@ except ImportError:  # Python 3.12+ moved it; fall back to hashlib elsewhere
     except ImportError:
         from hashlib import sha256 as _sha256
 
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2
 
 # ---------------------------------------------------------------------------
 # Tables (SPEC section 3)
@@ -247,6 +247,53 @@ _UNHASHED_FIELDS = frozenset(["ctx", "type_comment", "kind"])
 _FIELDS = {}  # AST class -> its _fields minus _UNHASHED_FIELDS
 
 
+_NESTED_TYPES = (ast.stmt, ast.excepthandler) + \
+    ((ast.match_case,) if hasattr(ast, "match_case") else ())
+
+
+class _StmtMark(object):
+    """Stack entry of FileAnalyzer.walk around a nested statement: the opening
+    mark notes where the statement's tokens start, the closing one where they
+    end (pre-order: a subtree's tokens are contiguous)."""
+    __slots__ = ("record", "opening")
+
+    def __init__(self, record, opening):
+        self.record = record
+        self.opening = opening
+
+
+def _statement_marks(stmts, records):
+    """[open, stmt, close, ...] for statements whose token ranges are recorded."""
+    out = []
+    for stmt in stmts:
+        record = [0, 0, []]  # start, end, (start, end) of directly nested statements
+        records.append(record)
+        out.extend((_StmtMark(record, True), stmt, _StmtMark(record, False)))
+    return out
+
+
+def statement_hashes(tokens, records):
+    """Sorted first 16 hex digits of the sha256 of every recorded statement's
+    tokens without those of the statements nested in it: a compound statement
+    contributes its header (`with pytest.raises(E):`, `if x:`), an `except`
+    handler or a `match` case counts as a statement of its own.  A line added
+    inside a block changes one entry, not the block's, so the multiset says how
+    much of a body survives an edit (the similarity that matches a test across a
+    rename)."""
+    out = []
+    for start, end, nested in records:
+        parts = []
+        pos = start
+        for s, e in nested:
+            parts.extend(tokens[pos:s])
+            pos = e
+        parts.extend(tokens[pos:end])
+        blob = "\x00".join(parts).encode("utf-8", "surrogatepass")
+        out.append(_sha256(blob).hexdigest()[:16])
+    out.sort()
+    return out
+
+
 class Region(object):
     """Nodes of interest collected by one walk."""
     __slots__ = ("calls", "compares", "asserts", "attrs")
@@ -313,7 +360,7 @@ class FileAnalyzer(object):
 
     # -- the one walk ------------------------------------------------------------
 
-    def walk(self, roots, stop, tokens, region):
+    def walk(self, roots, stop, tokens, region, records=None):
         """Iterative pre-order walk over `roots` (each node visited once).
 
         Collects, for the whole file, import statements and candidate
@@ -321,7 +368,9 @@ class FileAnalyzer(object):
         `region`; appends to `tokens` a position-free structural serialisation of
         the subtrees (node type, non-node field values, list lengths: the same
         information as ast.dump without attributes).  Nodes whose id is in `stop`
-        are skipped with their subtree (the test functions, walked separately)."""
+        are skipped with their subtree (the test functions, walked separately).
+        With `records` (roots: statements), the token range of every statement,
+        nested ones included, is appended to it (see statement_hashes)."""
         AST = ast.AST
         Call, Compare, Assert = ast.Call, ast.Compare, ast.Assert
         Attribute, Name = ast.Attribute, ast.Name
@@ -331,13 +380,28 @@ class FileAnalyzer(object):
         calls, compares, asserts = region.calls, region.compares, region.asserts
         candidates = region.attrs
         emit = tokens.append
-        stack = list(reversed(roots))
+        track = records is not None
+        nested_types = _NESTED_TYPES
+        Mark = _StmtMark
+        opened = []  # records of the statements being walked, innermost last
+        stack = list(reversed(_statement_marks(roots, records) if track else roots))
         pop, extend = stack.pop, stack.extend
         while stack:
             node = pop()
+            cls = node.__class__
+            if cls is Mark:
+                record = node.record
+                if node.opening:
+                    record[0] = len(tokens)
+                    opened.append(record)
+                else:
+                    record[1] = len(tokens)
+                    opened.pop()
+                    if opened:
+                        opened[-1][2].append((record[0], record[1]))
+                continue
             if stop and id(node) in stop:
                 continue
-            cls = node.__class__
             if cls is Call:
                 calls.append(node)
             elif cls is Attribute:
@@ -361,6 +425,10 @@ class FileAnalyzer(object):
                 value = getattr(node, field, None)
                 if isinstance(value, list):
                     emit("[%d" % len(value))
+                    if track and value and isinstance(value[0], nested_types):
+                        tokens.extend(["^"] * len(value))
+                        children.extend(_statement_marks(value, records))
+                        continue
                     for item in value:
                         if isinstance(item, AST):
                             if item._fields:
@@ -484,11 +552,17 @@ class FileAnalyzer(object):
     def skips_of_marks(self, exprs):
         """Skip strings from decorators / pytestmark elements, in order, including
         skip-family marks of pytest.param(..., marks=...) inside parametrize."""
+        return [name for name, _ in self.skip_entries(exprs, "function")]
+
+    def skip_entries(self, exprs, scope):
+        """(skip string, detail) per skip-family mark of `exprs` (decorators or
+        pytestmark elements), in order; the marks of pytest.param(..., marks=...)
+        inside a parametrize have scope "param" (they skip some cases only)."""
         out = []
         for expr in exprs:
             s = self.mark_skip(expr)
             if s is not None:
-                out.append(s)
+                out.append((s, self.skip_detail(s, self.subst(expr), scope)))
                 continue
             expr = self.subst(expr)
             if isinstance(expr, ast.Call) and \
@@ -509,8 +583,41 @@ class FileAnalyzer(object):
                         for mark in marks:
                             s = self.mark_skip(mark)
                             if s is not None:
-                                out.append(s)
+                                out.append((s, self.skip_detail(s, self.subst(mark), "param")))
         return out
+
+    def skip_detail(self, name, expr, scope):
+        """{"mark", "scope", "line", "when"} of one skip-family mark expression:
+        `when` is the condition under which it skips (or expects failure) as
+        source text, None when it always does (no condition, or a true constant)."""
+        when = self.mark_condition(name, expr)
+        return {"mark": name, "scope": scope, "line": getattr(expr, "lineno", 0),
+                "when": None if when is None else "`%s`" % when}
+
+    def mark_condition(self, name, expr):
+        if not isinstance(expr, ast.Call) or name in ("pytest.mark.skip", "unittest.skip",
+                                                      "unittest.expectedFailure"):
+            return None
+        conditions = [a for a in expr.args if not isinstance(a, ast.Starred)]
+        if name.startswith("pytest.mark."):  # skipif / xfail: condition(s), or condition=
+            for kw in expr.keywords:
+                if kw.arg == "condition":
+                    conditions = [kw.value]
+        else:  # unittest.skipIf(condition, reason) / skipUnless(condition, reason)
+            conditions = conditions[:1]
+        if not conditions:
+            return None
+        texts = []
+        for cond in conditions:
+            if isinstance(cond, ast.Constant):
+                if isinstance(cond.value, str):
+                    texts.append(cond.value)  # pytest evaluates the string at run time
+                    continue
+                if bool(cond.value) != (name == "unittest.skipUnless"):
+                    return None  # a true constant: always
+            texts.append(self.text(cond))
+        text = " or ".join(texts)
+        return "not (%s)" % text if name == "unittest.skipUnless" else text
 
     def mark_names(self, exprs, attrs=None):
         """pytest.mark.X names (X) referenced anywhere in the expressions.
@@ -564,8 +671,10 @@ class FileAnalyzer(object):
         info = self.class_cache.get(id(cls))
         if info is None:
             exprs = list(cls.decorator_list) + self.pytestmark_exprs(cls.body)
+            entries = self.skip_entries(exprs, "class")
             info = {
-                "skip": self.skips_of_marks(exprs),
+                "skip": [name for name, _ in entries],
+                "skip_detail": [detail for _, detail in entries],
                 "markers": self.mark_names(exprs),
                 "param": self.parametrize_factor(exprs),
             }
@@ -792,19 +901,83 @@ class FileAnalyzer(object):
                     facts["tolerance"].append((sort_key(node), t))
             if in_body:
                 if name in BODY_SKIP_CALLS:
-                    facts["skip"].append((sort_key(node), BODY_SKIP_CALLS[name]))
+                    facts["skip"].append((sort_key(node), (BODY_SKIP_CALLS[name], node, None)))
                 elif method == "skipTest":
-                    facts["skip"].append((sort_key(node), "skipTest()"))
+                    facts["skip"].append((sort_key(node), ("skipTest()", node, None)))
                 elif method in ("applymarker", "add_marker") and node.args:
                     s = self.mark_skip(node.args[0])
                     if s is not None:
-                        facts["skip"].append((sort_key(node), s))
+                        facts["skip"].append((sort_key(node), (s, node, node.args[0])))
         for node in region.compares:
             for t in self.tolerance_from_compare(node):
                 facts["tolerance"].append((sort_key(node), t))
         if in_body:
             for node in region.asserts:
                 facts["assertions"].append((sort_key(node), self.assertion_from_assert(node)))
+
+    def body_conditions(self, fn):
+        """id(node) -> when a node of the body of `fn` is reached, as a sentence
+        fragment (code in backticks), None when always (a statement of the body
+        itself, or only inside `with` blocks)."""
+        conditions = {}
+        stack = [(stmt, None) for stmt in reversed(fn.body)]
+        while stack:
+            stmt, when = stack.pop()
+            nested = []  # (statements, when)
+            for field, value in ast.iter_fields(stmt):
+                if isinstance(value, list) and value and \
+                        isinstance(value[0], (ast.stmt, ast.excepthandler)):
+                    continue
+                if field == "cases":  # match statement (3.10+)
+                    continue
+                for child in value if isinstance(value, list) else [value]:
+                    if isinstance(child, ast.AST):
+                        for node in ast.walk(child):
+                            conditions[id(node)] = when
+            if isinstance(stmt, ast.If):
+                test = "`%s`" % self.text(stmt.test)
+                nested.append((stmt.body, test))
+                nested.append((stmt.orelse, "not %s" % test))
+            elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+                nested.append((stmt.body, "the loop body runs"))
+                nested.append((stmt.orelse, "the loop ends without `break`"))
+            elif isinstance(stmt, ast.Try) or stmt.__class__.__name__ == "TryStar":
+                nested.append((stmt.body, None))
+                for handler in stmt.handlers:
+                    caught = "`except %s`" % self.text(handler.type) if handler.type \
+                        else "a bare `except`"
+                    nested.append((handler.body, "an exception is caught (%s)" % caught))
+                nested.append((stmt.orelse, "no exception is raised"))
+                nested.append((stmt.finalbody, None))
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                nested.append((stmt.body, "the nested `%s` is called" % stmt.name))
+            elif stmt.__class__.__name__ == "Match":
+                for case in stmt.cases:
+                    nested.append((case.body, "a `match` case applies"))
+            else:  # with, async with: the body always runs
+                for field in ("body", "orelse", "finalbody"):
+                    nested.append((getattr(stmt, field, None) or [], None))
+            for body, inner in reversed(nested):
+                combined = inner if when is None else (when if inner is None
+                                                       else "%s and %s" % (when, inner))
+                stack.extend((child, combined) for child in reversed(body))
+        return conditions
+
+    def body_skip_detail(self, name, call, mark, conditions):
+        """Detail of an in-body skip call (pytest.skip(), skipTest(), an xfail
+        marker applied at run time, pytest.importorskip())."""
+        when = conditions.get(id(call))
+        own = None
+        if mark is not None:
+            own = self.mark_condition(self.mark_skip(mark), self.subst(mark))
+            own = "`%s`" % own if own is not None else None
+        elif name == "pytest.importorskip()":
+            module = call.args[0] if call.args else None
+            own = "`%s` does not import" % (module.value if isinstance(module, ast.Constant)
+                                           else self.text(module) if module else "?")
+        if own is not None:
+            when = own if when is None else "%s and %s" % (when, own)
+        return {"mark": name, "scope": "body", "line": call.lineno, "when": when}
 
     def walk_test(self, fn):
         """Walk one test function: its decorator and body regions and its hash."""
@@ -815,11 +988,13 @@ class FileAnalyzer(object):
         tokens.extend(("D", "[%d" % len(fn.decorator_list)))
         self.walk(fn.decorator_list, None, tokens, decorators)
         tokens.extend(("B", "[%d" % len(fn.body)))
-        self.walk(fn.body, None, tokens, body)
+        records = []
+        self.walk(fn.body, None, tokens, body, records)
         blob = "\x00".join(tokens).encode("utf-8", "surrogatepass")
-        return decorators, body, _sha256(blob).hexdigest()
+        return decorators, body, _sha256(blob).hexdigest(), \
+            statement_hashes(tokens, records)
 
-    def test_facts(self, qual, fn, chain, decorators, body, body_hash):
+    def test_facts(self, qual, fn, chain, decorators, body, body_hash, stmts):
         facts = {"assertions": [], "tolerance": [], "raises": [], "skip": []}
         self.analyze_region(decorators, False, facts)
         self.analyze_region(body, True, facts)
@@ -828,12 +1003,15 @@ class FileAnalyzer(object):
             facts[key] = [item[1] for item in facts[key]]
 
         assertions = facts["assertions"]
-        skip = self.skips_of_marks(fn.decorator_list)
+        entries = self.skip_entries(fn.decorator_list, "function")
+        skip = [name for name, _ in entries]
+        skip_detail = [detail for _, detail in entries]
         markers = self.mark_names(fn.decorator_list, decorators.attrs)
         has_param, cases = self.parametrize_factor(fn.decorator_list)
         for cls in reversed(chain):  # innermost class first
             info = self.class_info(cls)
             skip.extend(info["skip"])
+            skip_detail.extend(info["skip_detail"])
             markers |= info["markers"]
             c_has, c_cases = info["param"]
             if c_has:
@@ -842,7 +1020,11 @@ class FileAnalyzer(object):
                 else:
                     cases = c_cases
                 has_param = True
-        skip.extend(facts["skip"])
+        if facts["skip"]:
+            conditions = self.body_conditions(fn)
+            for name, node, mark in facts["skip"]:
+                skip.append(name)
+                skip_detail.append(self.body_skip_detail(name, node, mark, conditions))
 
         args = fn.args
         fixtures = [a.arg for a in list(getattr(args, "posonlyargs", [])) + list(args.args)
@@ -854,6 +1036,7 @@ class FileAnalyzer(object):
             "end_line": getattr(fn, "end_lineno", None) or fn.lineno,
             "async": isinstance(fn, ast.AsyncFunctionDef),
             "body_hash": body_hash,
+            "stmts": stmts,
             "asserts": len(assertions),
             "assertions": assertions,
             "compare": [list(a["ranks"]) for a in assertions],
@@ -862,6 +1045,7 @@ class FileAnalyzer(object):
             "tolerance": facts["tolerance"],
             "raises": facts["raises"],
             "skip": skip,
+            "skip_detail": skip_detail,
             "markers": sorted(markers),
             "parametrize_cases": (min(cases, PARAMETRIZE_CASES_MAX)
                                   if has_param and cases is not None else None),
@@ -879,7 +1063,7 @@ class FileAnalyzer(object):
         walked = [(q, fn, chain) + self.walk_test(fn) for q, fn, chain in found]
         file_markers = self.resolve_names()
         module_marks = self.pytestmark_exprs(self.tree.body)
-        module_skip = self.skips_of_marks(module_marks)
+        module_entries = self.skip_entries(module_marks, "module")
         file_markers |= self.mark_names(module_marks)
         tests = [self.test_facts(*item) for item in walked]
         for t in tests:
@@ -888,7 +1072,8 @@ class FileAnalyzer(object):
             "tests": tests,
             "defs": sorted(t["name"] for t in tests),
             "markers": sorted(file_markers),
-            "module_skip": module_skip,
+            "module_skip": [name for name, _ in module_entries],
+            "module_skip_detail": [detail for _, detail in module_entries],
             "imports": sorted(self.imports),
             "asserts": sum(t["asserts"] for t in tests),
         }
@@ -959,7 +1144,8 @@ def too_deep_for_parser(data):
 
 def empty_result(entry_id, path):
     return {"id": entry_id, "path": path, "error": None, "tests": [], "defs": [],
-            "markers": [], "module_skip": [], "imports": [], "asserts": 0}
+            "markers": [], "module_skip": [], "module_skip_detail": [], "imports": [],
+            "asserts": 0}
 
 
 def process_file(entry):

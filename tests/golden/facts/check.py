@@ -11,7 +11,7 @@ Regenerate mode (used by regenerate.sh) runs one batch per file and rewrites the
 references plus reference/PYTHON (the interpreter's major.minor).
 
 When the interpreter's major.minor differs from reference/PYTHON, fields whose
-spelling depends on the Python version (body_hash, parse-error message/column, and
+spelling depends on the Python version (body_hash, stmts, parse-error message/column, and
 without ast.unparse the normalised texts) are not compared; the body-hash invariants
 below and the protocol checks still are.
 
@@ -38,6 +38,15 @@ DEFAULT_EXTRACTOR = os.path.normpath(
 HASH_EQUAL = [("test_original", "test_renamed_copy", "test_reformatted_copy")]
 HASH_DISTINCT = ["test_original", "test_changed_literal", "test_changed_argument",
                  "test_added_decorator", "test_async_twin"]
+
+# stmt_hashes.py: (test, other, entries only in test, entries only in other) of the
+# statement-hash multisets: formatting changes nothing, an added assertion adds one entry,
+# an edit inside a `with` block replaces one entry (not the block's header).
+STMT_DIFFERENCES = [("test_original", "test_reformatted", 0, 0),
+                    ("test_original", "test_extended", 0, 1),
+                    ("test_original", "test_block_edited", 1, 1)]
+# statements per test (nested ones and except handlers included)
+STMT_COUNTS = {"test_original": 5, "test_compound_headers": 9}
 
 
 def input_names():
@@ -88,6 +97,7 @@ def mask(obj, no_text):
         obj["error"]["column"] = "<version dependent>"
     for test in obj.get("tests", []):
         test["body_hash"] = "<version dependent>"
+        test["stmts"] = "<version dependent>"
         if no_text:
             for key in ("assertions", "tolerance", "raises"):
                 for item in test.get(key, []):
@@ -122,8 +132,8 @@ def check_protocol(python, extractor, failures):
         failures.append("protocol: malformed file entry must exit 2 (got %d)" % rc)
     rc, out, _ = run_extractor(python, extractor, b'{"files": []}')
     if rc != 0 or not isinstance(out, dict) or out.get("files") != [] \
-            or out.get("extractor") != 1:
-        failures.append("protocol: empty batch must answer {extractor: 1, files: []} "
+            or out.get("extractor") != 2:
+        failures.append("protocol: empty batch must answer {extractor: 2, files: []} "
                         "(got %d, %r)" % (rc, out))
     bad = {"files": [{"id": "x", "path": "tests/x.py", "b64": "!!not base64!!"}]}
     rc, out, _ = run_extractor(python, extractor, json.dumps(bad).encode())
@@ -143,6 +153,37 @@ def check_hash_invariants(by_name, failures):
     distinct = [hashes.get(n) for n in HASH_DISTINCT]
     if None in distinct or len(set(distinct)) != len(distinct):
         failures.append("body_hash: %s must all differ" % ", ".join(HASH_DISTINCT))
+
+
+def check_statement_invariants(by_name, failures):
+    facts = by_name.get("stmt_hashes.py")
+    if facts is None:
+        failures.append("stmt_hashes.py missing from the corpus")
+        return
+    stmts = dict((t["name"], t["stmts"]) for t in facts["tests"])
+
+    def only(a, b):
+        rest = list(b)
+        out = 0
+        for h in a:
+            if h in rest:
+                rest.remove(h)
+            else:
+                out += 1
+        return out
+
+    for a, b, only_a, only_b in STMT_DIFFERENCES:
+        got = (only(stmts[a], stmts[b]), only(stmts[b], stmts[a]))
+        if got != (only_a, only_b):
+            failures.append("stmts: %s vs %s must differ by %s entries, not %s"
+                            % (a, b, (only_a, only_b), got))
+    for name, count in sorted(STMT_COUNTS.items()):
+        if len(stmts[name]) != count:
+            failures.append("stmts: %s must have %d entries, not %d"
+                            % (name, count, len(stmts[name])))
+    for name, hashes in stmts.items():
+        if hashes != sorted(hashes):
+            failures.append("stmts: %s must be sorted" % name)
 
 
 def check(python, extractor):
@@ -182,6 +223,7 @@ def check(python, extractor):
             sys.stdout.write("".join(diff))
             failures.append("%s: facts differ from the reference" % name)
     check_hash_invariants(by_name, failures)
+    check_statement_invariants(by_name, failures)
     check_protocol(python, extractor, failures)
     for line in failures:
         print("FAIL:", line)
