@@ -104,12 +104,14 @@ LatitudeScorer::Score LatitudeScorer::score(const TestFunctionFacts &base,
         s.signals.push_back(std::move(signal));
     };
 
-    // Comparison ranks per aligned assertion; a head-only assertion scores against rank 0.
+    // Comparison ranks per aligned assertion. An assertion only at head is new checking:
+    // it makes no oracle cheaper, however loose it is, so it scores nothing.
     const Alignment al = alignAssertions(base.assertions, head.assertions);
     for (const auto &[b, h] : al.pairs) {
+        if (b < 0)
+            continue;
         const std::vector<int> &newRanks = head.assertions[size_t(h)].ranks;
-        static const std::vector<int> none;
-        const std::vector<int> &oldRanks = b >= 0 ? base.assertions[size_t(b)].ranks : none;
+        const std::vector<int> &oldRanks = base.assertions[size_t(b)].ranks;
         for (size_t k = 0; k < newRanks.size(); ++k) {
             const int oldRank = k < oldRanks.size() ? oldRanks[k] : 0;
             if (newRanks[k] > oldRank) {

@@ -48,9 +48,24 @@ void TstLatitude::score_data()
         << "def test_a():\n    assert f() == 3\n    assert g() == 4\n"
         << "def test_a():\n    assert h() == 0\n    assert f() == 3\n    assert g() == 4\n"
         << 0 << QStringList();
-    QTest::newRow("head-only truthy assertion scores against rank 0")
+    // An assertion present only at head is new checking: it makes no oracle cheaper, however
+    // loose it is (a truthiness check, a membership test, a wide tolerance).
+    QTest::newRow("an assertion only at head is new checking, not latitude")
         << "def test_a():\n    assert f() == 3\n"
         << "def test_a():\n    assert f() == 3\n    assert g()\n"
+        << 0 << QStringList();
+    QTest::newRow("a loose assertion inserted before the others scores nothing")
+        << "def test_a():\n    assert f() == 3\n"
+        << "def test_a():\n    assert 1 in g()\n    assert f() == 3\n"
+        << 0 << QStringList();
+    QTest::newRow("a tolerant assertion only at head scores nothing")
+        << "from pytest import approx\ndef test_a():\n    assert f() == 3\n"
+        << "from pytest import approx\ndef test_a():\n    assert f() == 3\n    assert g() == "
+           "approx(1.0, rel=0.5)\n"
+        << 0 << QStringList();
+    QTest::newRow("a loosened assertion still scores beside a new one")
+        << "def test_a():\n    assert f() == 3\n    assert g() == 4\n"
+        << "def test_a():\n    assert f() == 3\n    assert g()\n    assert h()\n"
         << 3 << QStringList{"compare rank 0->3"};
     QTest::newRow("exception rank 0->3")
         << "import pytest\ndef test_a():\n    with pytest.raises(ValueError):\n        f()\n"
