@@ -116,41 +116,6 @@ std::string pytestMissing(const std::string &python, const InterpreterProbe &pro
            "); install pytest for it or set `python` in config.toml";
 }
 
-// One candidate of chooseInterpreter: its probe, or why there is none.
-struct Candidate
-{
-    std::string path;
-    std::string origin;
-};
-
-std::vector<Candidate> candidates(const std::string &repoRoot)
-{
-    std::vector<Candidate> out;
-    if (!repoRoot.empty()) {
-        for (const char *dir : {".venv", "venv"}) {
-            const std::string bin = repoRoot + "/" + dir + "/bin/";
-            // A venv made by `python3 -m venv` has both; some tools make only one.
-            const std::string python =
-                QFileInfo::exists(qs(bin + "python")) ? bin + "python" : bin + "python3";
-            out.push_back({python, std::string("the repository's ") + dir});
-        }
-    }
-    const QProcessEnvironment parent = QProcessEnvironment::systemEnvironment();
-    const QString virtualEnv = parent.value(QStringLiteral("VIRTUAL_ENV"));
-    if (!virtualEnv.isEmpty())
-        out.push_back({QDir::cleanPath(virtualEnv).toStdString() + "/bin/python", "VIRTUAL_ENV"});
-    for (const QString &dir : parent.value(QStringLiteral("PATH")).split(QLatin1Char(':'))) {
-        if (dir.isEmpty())
-            continue;
-        const QFileInfo file(QDir(dir).filePath(QStringLiteral("python3")));
-        if (file.isFile() && file.isExecutable())
-            out.push_back({file.absoluteFilePath().toStdString(),
-                           "the first python3 on PATH that imports pytest"});
-    }
-    out.push_back({"/usr/bin/python3", "/usr/bin/python3"});
-    return out;
-}
-
 } // namespace
 
 std::string interpreterPath(const std::string &python)
@@ -203,21 +168,44 @@ InterpreterProbe probeInterpreter(const std::string &python)
     return probe;
 }
 
-InterpreterChoice chooseInterpreter(const std::string &repoRoot,
-                                    const std::optional<std::string> &given, const Config &config,
-                                    bool needsPytest)
+std::vector<InterpreterCandidate> interpreterCandidates(const std::string &repoRoot)
 {
-    if (given)
-        return {*given, "--python", {}};
-    if (config.pythonSet)
-        return {config.python, config.source + ": python", {}};
+    std::vector<InterpreterCandidate> out;
+    if (!repoRoot.empty()) {
+        for (const char *dir : {".venv", "venv"}) {
+            const std::string bin = repoRoot + "/" + dir + "/bin/";
+            // A venv made by `python3 -m venv` has both; some tools make only one.
+            const std::string python =
+                QFileInfo::exists(qs(bin + "python")) ? bin + "python" : bin + "python3";
+            out.push_back({python, std::string("the repository's ") + dir, true});
+        }
+    }
+    const QProcessEnvironment parent = QProcessEnvironment::systemEnvironment();
+    const QString virtualEnv = parent.value(QStringLiteral("VIRTUAL_ENV"));
+    if (!virtualEnv.isEmpty())
+        out.push_back(
+            {QDir::cleanPath(virtualEnv).toStdString() + "/bin/python", "VIRTUAL_ENV", true});
+    for (const QString &dir : parent.value(QStringLiteral("PATH")).split(QLatin1Char(':'))) {
+        if (dir.isEmpty())
+            continue;
+        const QFileInfo file(QDir(dir).filePath(QStringLiteral("python3")));
+        if (file.isFile() && file.isExecutable())
+            out.push_back({file.absoluteFilePath().toStdString(),
+                           "the first python3 on PATH that imports pytest", false});
+    }
+    out.push_back({"/usr/bin/python3", "/usr/bin/python3", true});
+    return out;
+}
+
+InterpreterChoice chooseFrom(const std::vector<InterpreterCandidate> &candidates, bool needsPytest)
+{
     InterpreterChoice choice;
     std::optional<InterpreterChoice> runsAtAll; // the first that answered, pytest or not
     std::vector<std::string> seen;              // candidates already probed
-    for (const Candidate &candidate : candidates(repoRoot)) {
+    for (const InterpreterCandidate &candidate : candidates) {
         const QFileInfo file(qs(candidate.path));
         if (!file.exists()) {
-            if (candidate.origin != "the first python3 on PATH that imports pytest")
+            if (candidate.listIfMissing)
                 choice.passedOver.push_back(candidate.path + ": does not exist");
             continue;
         }
@@ -253,6 +241,17 @@ InterpreterChoice chooseInterpreter(const std::string &repoRoot,
     throw Error::input("no Python interpreter that imports pytest was found (set `python` in "
                        "config.toml or pass --python); tried:" +
                        (tried.empty() ? std::string(" nothing") : tried));
+}
+
+InterpreterChoice chooseInterpreter(const std::string &repoRoot,
+                                    const std::optional<std::string> &given, const Config &config,
+                                    bool needsPytest)
+{
+    if (given)
+        return {*given, "--python", {}};
+    if (config.pythonSet)
+        return {config.python, config.source + ": python", {}};
+    return chooseFrom(interpreterCandidates(repoRoot), needsPytest);
 }
 
 std::string describeInterpreter(const InterpreterChoice &choice, const InterpreterProbe &probe)

@@ -55,6 +55,21 @@ struct InterpreterChoice
     std::vector<std::string> passedOver;
 };
 
+// A place an interpreter may be, in the order chooseInterpreter tries them.
+struct InterpreterCandidate
+{
+    std::string path;          // absolute
+    std::string origin;        // InterpreterChoice::origin when it is chosen
+    bool listIfMissing = true; // a missing one is named among the candidates tried
+};
+
+// The repository's `.venv` and `venv`, VIRTUAL_ENV, each python3 on PATH (this process's
+// environment), /usr/bin/python3.
+std::vector<InterpreterCandidate> interpreterCandidates(const std::string &repoRoot);
+// The first of `candidates` that imports pytest (with `needsPytest` false, else the first
+// that runs); Error::input naming every candidate and why it was passed over.
+InterpreterChoice chooseFrom(const std::vector<InterpreterCandidate> &candidates, bool needsPytest);
+
 // `given` (--python) wins, then config `python` when the config sets it; else the
 // repository's virtual environment (`.venv`, `venv`), an active VIRTUAL_ENV, each python3
 // on PATH in order, then /usr/bin/python3 — the first that imports pytest. With

@@ -55,8 +55,10 @@ RunContext RunContext::open(const RunRequest &request)
                            "\": " + e.what());
     }
     ctx.say("interpreter " + ctx.interpreterLine());
-    for (const std::string &passed : ctx.m_interpreter.passedOver)
-        ctx.say("  passed over " + passed);
+    for (const std::string &passed : ctx.m_interpreter.passedOver) {
+        if (!passed.ends_with(": does not exist")) // the error lists those; here they are noise
+            ctx.say("  passed over " + passed);
+    }
 
     const QString ledger = QString::fromStdString(request.target.ledgerDir);
     ctx.m_ledgerDir =

@@ -1,0 +1,358 @@
+// Base tests base's code and head tests head's code, whatever the interpreter carries:
+// a src/ layout found and put first, the tree's own distribution metadata, and every way
+// an installed or editable copy of the package could shadow the tree — detected, kept
+// behind the tree, and said. Real runs, real interpreters (venvs made by the test).
+
+#include "RepoBuilder.h"
+#include "RunFixtures.h"
+#include "TestSupport.h"
+#include "ledger/Config.h"
+#include "run/Interpreter.h"
+#include "run/PytestRun.h"
+#include "run/RunContext.h"
+#include "run/Sandbox.h"
+#include "util/Error.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using pw::core::Arm;
+using pw::core::Error;
+using pw::core::RunContext;
+using pw::test::writeText;
+
+namespace {
+
+// A src/ layout project whose base and head differ in code and version; each tree's tests
+// pass only when they import that tree's own package and metadata.
+std::string projectFiles(pw::test::RepoBuilder &repo, const std::string &value,
+                         const std::string &version)
+{
+    repo.write("pyproject.toml", "[project]\nname = \"mypkg\"\nversion = \"" + version +
+                                     "\"\n[build-system]\nbuild-backend = \"flit_core.buildapi\"\n"
+                                     "[tool.flit.module]\nname = \"mypkg\"\n");
+    repo.write("src/mypkg/__init__.py", "VALUE = \"" + value + "\"\n");
+    repo.write("tests/conftest.py", "import mypkg  # a conftest importing the package\n");
+    repo.write("tests/test_value.py",
+               "import os\nfrom importlib import metadata\nimport mypkg\n\n"
+               "def test_value():\n    assert mypkg.VALUE == \"" +
+                   value +
+                   "\"\n\n"
+                   "def test_from_the_tree():\n"
+                   "    assert "
+                   "os.path.realpath(mypkg.__file__).startswith(os.path.realpath(os.getcwd()))\n\n"
+                   "def test_metadata():\n    assert metadata.version(\"mypkg\") == \"" +
+                   version + "\"\n");
+    return repo.commit(value);
+}
+
+// A venv of the test interpreter that sees its site packages (pytest), with nothing of
+// the project in it yet.
+std::string makeVenv(const QString &dir)
+{
+    QProcess p;
+    p.start(QString::fromStdString(pw::test::testPython()),
+            {QStringLiteral("-m"), QStringLiteral("venv"), QStringLiteral("--without-pip"),
+             QStringLiteral("--system-site-packages"), dir});
+    if (!p.waitForFinished(120000) || p.exitCode() != 0)
+        throw std::runtime_error("cannot create a venv: " + p.readAllStandardError().toStdString());
+    return QString(dir + QStringLiteral("/bin/python")).toStdString();
+}
+
+std::string sitePackages(const std::string &python)
+{
+    QProcess p;
+    p.start(QString::fromStdString(python),
+            {QStringLiteral("-c"),
+             QStringLiteral("import sysconfig; print(sysconfig.get_paths()['purelib'])")});
+    p.waitForFinished(30000);
+    return p.readAllStandardOutput().trimmed().toStdString();
+}
+
+void distInfo(const std::string &site, const std::string &version, const std::string &editableUrl)
+{
+    const std::string info = "mypkg-" + version + ".dist-info/";
+    writeText(site, info + "METADATA",
+              "Metadata-Version: 2.1\nName: mypkg\nVersion: " + version + "\n");
+    if (!editableUrl.empty())
+        writeText(site, info + "direct_url.json",
+                  "{\"url\": \"" + editableUrl + "\", \"dir_info\": {\"editable\": true}}");
+}
+
+bool anyContains(const std::vector<std::string> &lines, const QString &needle)
+{
+    for (const std::string &line : lines) {
+        if (QString::fromStdString(line).contains(needle))
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+class TestTreeImports : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void eachTreeTestsItsOwnCodeWhateverIsInstalled_data()
+    {
+        QTest::addColumn<QString>("install");
+        QTest::addColumn<bool>("sandbox");
+        QTest::addColumn<QString>("said");
+        QTest::newRow("plain interpreter") << "" << false << "";
+        QTest::newRow("installed copy") << "copy" << false << "an installed copy at";
+        QTest::newRow("installed copy, sandbox, venv under /tmp")
+            << "copy" << true << "an installed copy at";
+        QTest::newRow("editable .pth to a checkout at head")
+            << "pth" << false << "an editable install of file://";
+        QTest::newRow("easy-install.pth in front of PYTHONPATH")
+            << "egg" << true << "stood ahead of the tree";
+        QTest::newRow("editable finder in front of the path finder")
+            << "finder" << false << "the import finder";
+        QTest::newRow("imported at startup by a .pth")
+            << "import" << true << "already imported from";
+    }
+
+    void eachTreeTestsItsOwnCodeWhateverIsInstalled()
+    {
+        QFETCH(QString, install);
+        QFETCH(bool, sandbox);
+        QFETCH(QString, said);
+        if (sandbox && !pw::core::Sandbox::available())
+            QFAIL("the sandbox (bubblewrap) is not available on this machine");
+        pw::test::RepoBuilder repo;
+        const std::string base = projectFiles(repo, "base", "1.0");
+        const std::string head = projectFiles(repo, "head", "2.0");
+        // The reviewer's checkout, at head: what an editable install points at.
+        QTemporaryDir checkout, venvDir, cache;
+        writeText(checkout.path().toStdString(), "src/mypkg/__init__.py", "VALUE = \"checkout\"\n");
+        const std::string src = checkout.path().toStdString() + "/src";
+
+        std::string python = pw::test::testPython();
+        if (!install.isEmpty()) {
+            python = makeVenv(venvDir.path());
+            const std::string site = sitePackages(python);
+            QVERIFY(!site.empty());
+            if (install == QLatin1String("copy")) {
+                writeText(site, "mypkg/__init__.py", "VALUE = \"installed\"\n");
+                distInfo(site, "9.9", "");
+            } else if (install == QLatin1String("pth")) {
+                writeText(site, "__editable__.mypkg-2.0.pth", src + "\n");
+                distInfo(site, "2.0.dev0", "file://" + checkout.path().toStdString());
+            } else if (install == QLatin1String("egg")) {
+                writeText(
+                    site, "easy-install.pth",
+                    "import sys; sys.__plen = len(sys.path)\n" + src +
+                        "\nimport sys; new = sys.path[sys.__plen:]; del sys.path[sys.__plen:]; "
+                        "p = getattr(sys, '__egginsert', 0); sys.path[p:p] = new; "
+                        "sys.__egginsert = p + len(new)\n");
+            } else if (install == QLatin1String("finder")) {
+                writeText(site, "__editable___mypkg_finder.py",
+                          "import importlib.util, sys\n"
+                          "class Finder:\n"
+                          "    @classmethod\n"
+                          "    def find_spec(cls, name, path=None, target=None):\n"
+                          "        if name != 'mypkg':\n            return None\n"
+                          "        return importlib.util.spec_from_file_location(name, '" +
+                              src + "/mypkg/__init__.py', submodule_search_locations=['" + src +
+                              "/mypkg'])\n"
+                              "def install():\n    sys.meta_path.insert(0, Finder)\n");
+                writeText(
+                    site, "__editable__.mypkg-2.0.pth",
+                    "import __editable___mypkg_finder; __editable___mypkg_finder.install()\n");
+            } else if (install == QLatin1String("import")) {
+                writeText(site, "zz_early.pth",
+                          "import sys; sys.path.insert(0, '" + src + "'); import mypkg\n");
+            }
+        }
+        pw::core::RunRequest request =
+            pw::test::runRequest(repo.root(), cache.path().toStdString(), base, head, "2026-12-01");
+        request.target.python = python;
+        request.sandbox = sandbox;
+        std::vector<std::string> progress;
+        request.progress = [&](const std::string &line) { progress.push_back(line); };
+        const RunContext ctx = RunContext::open(request);
+        for (const Arm arm : {Arm::Base, Arm::Head}) {
+            const pw::core::TreeImports &imports = ctx.imports(arm);
+            QCOMPARE(imports.layout.importRoots, std::vector<std::string>{"src"});
+            QVERIFY2(said.isEmpty() || anyContains(imports.overridden, said),
+                     qPrintable(QStringLiteral("%1: %2").arg(
+                         said, QString::fromStdString(imports.summary()))));
+            pw::core::PytestRun run(ctx.spec(arm, {}, 0));
+            const pw::core::RunResult result = run.run();
+            QVERIFY2(result.exitCode == 0,
+                     qPrintable(QString::fromStdString(std::string(pw::core::armName(arm)) + ": " +
+                                                       result.stdoutTail + result.stderrTail)));
+            QCOMPARE(result.count(pw::core::Outcome::Pass), 3);
+            QCOMPARE(result.sandboxed, sandbox);
+        }
+        QVERIFY(anyContains(progress, QStringLiteral("base tree imports mypkg from src/")));
+        if (!said.isEmpty())
+            QVERIFY(anyContains(progress, QStringLiteral("overridden: mypkg: ")));
+    }
+
+    void anInterpreterTheSandboxCannotRunIsRefusedUpFront()
+    {
+        if (!pw::core::Sandbox::available())
+            QFAIL("the sandbox (bubblewrap) is not available on this machine");
+        pw::test::RepoBuilder repo;
+        const std::string base = projectFiles(repo, "base", "1.0");
+        const std::string head = projectFiles(repo, "head", "2.0");
+        QTemporaryDir wrapperDir, other, cache;
+        // A wrapper under /tmp that reads a file of another /tmp directory: outside the
+        // sandbox it works; inside, the private /tmp hides what it reads.
+        writeText(other.path().toStdString(), "env.sh", "PW_WRAPPED=1\n");
+        const std::string wrapper = wrapperDir.path().toStdString() + "/python";
+        writeText(wrapperDir.path().toStdString(), "python",
+                  "#!/bin/sh\n. " + other.path().toStdString() + "/env.sh || exit 97\nexec " +
+                      pw::test::testPython() + " \"$@\"\n");
+        QFile::setPermissions(QString::fromStdString(wrapper),
+                              QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        pw::core::RunRequest request =
+            pw::test::runRequest(repo.root(), cache.path().toStdString(), base, head, "2026-12-01");
+        request.target.python = wrapper;
+        request.sandbox = false;
+        RunContext::open(request); // without the sandbox it runs
+        request.sandbox = true;
+        try {
+            RunContext::open(request);
+            QFAIL("an interpreter the sandbox cannot run was accepted");
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), Error::Kind::Input);
+            const QString what = QString::fromUtf8(e.what());
+            QVERIFY2(what.contains(QLatin1String("does not run inside the sandbox")), e.what());
+            QVERIFY2(what.contains(QString::fromStdString(wrapper)), e.what());
+            QVERIFY2(what.contains(QLatin1String("sandbox = false")), e.what());
+        }
+    }
+
+    void aWrapperOrVenvUnderTmpRunsInTheSandbox()
+    {
+        if (!pw::core::Sandbox::available())
+            QFAIL("the sandbox (bubblewrap) is not available on this machine");
+        pw::test::RepoBuilder repo;
+        const std::string base = projectFiles(repo, "base", "1.0");
+        const std::string head = projectFiles(repo, "head", "2.0");
+        QTemporaryDir venvDir, wrapperDir, cache;
+        const std::string venv = makeVenv(venvDir.path());
+        const std::string wrapper = wrapperDir.path().toStdString() + "/python3";
+        writeText(wrapperDir.path().toStdString(), "python3",
+                  "#!/bin/sh\nexec " + venv + " \"$@\"\n");
+        QFile::setPermissions(QString::fromStdString(wrapper),
+                              QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        pw::core::RunRequest request =
+            pw::test::runRequest(repo.root(), cache.path().toStdString(), base, head, "2026-12-01");
+        request.target.python = wrapper;
+        request.sandbox = true;
+        const RunContext ctx = RunContext::open(request);
+        pw::core::PytestRun run(ctx.spec(Arm::Head, {}, 0));
+        const pw::core::RunResult result = run.run();
+        QVERIFY2(result.exitCode == 0,
+                 qPrintable(QString::fromStdString(result.stdoutTail + result.stderrTail)));
+        QCOMPARE(result.count(pw::core::Outcome::Pass), 3);
+        QVERIFY(result.sandboxed);
+    }
+
+    void aPytest9ConfigurationIsRefusedWithAnOlderPytest()
+    {
+        pw::test::RepoBuilder repo;
+        repo.write("pyproject.toml", "[tool.pytest]\ntestpaths = [\"checks\"]\n");
+        repo.write("checks/test_a.py", "def test_a():\n    pass\n");
+        const std::string base = repo.commit("base");
+        repo.write("checks/test_b.py", "def test_b():\n    pass\n");
+        const std::string head = repo.commit("head");
+        QTemporaryDir cache;
+        pw::core::RunRequest request =
+            pw::test::runRequest(repo.root(), cache.path().toStdString(), base, head, "2026-12-01");
+        const pw::core::InterpreterProbe probe = pw::core::probeInterpreter(pw::test::testPython());
+        if (probe.pytestMajor() >= 9)
+            QFAIL("this test needs the test interpreter's pytest to be older than 9");
+        try {
+            RunContext::open(request);
+            QFAIL("a pytest 9 configuration was run with an older pytest");
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), Error::Kind::Input);
+            const QString what = QString::fromUtf8(e.what());
+            QVERIFY2(what.contains(QLatin1String("pyproject.toml [tool.pytest]")), e.what());
+            QVERIFY2(what.contains(QString::fromStdString("pytest " + probe.pytestVersion)),
+                     e.what());
+            QVERIFY2(what.contains(QLatin1String("pytest 9 or newer")), e.what());
+        }
+    }
+
+    void theRepositorysVenvIsChosenWhenConfigNamesNone()
+    {
+        pw::test::RepoBuilder repo;
+        const std::string base = projectFiles(repo, "base", "1.0");
+        const std::string head = projectFiles(repo, "head", "2.0");
+        const std::string venv = makeVenv(QString::fromStdString(repo.root() + "/.venv"));
+        QTemporaryDir cache;
+        pw::core::RunRequest request =
+            pw::test::runRequest(repo.root(), cache.path().toStdString(), base, head, "2026-12-01");
+        request.target.python.reset();
+        const RunContext ctx = RunContext::open(request);
+        QCOMPARE(ctx.interpreter().python, venv);
+        QCOMPARE(ctx.interpreter().origin, std::string("the repository's .venv"));
+        QVERIFY2(ctx.interpreterLine().find("pytest ") != std::string::npos,
+                 ctx.interpreterLine().c_str());
+        QVERIFY(ctx.spec(Arm::Base, {}, 0).env.python == venv);
+    }
+
+    void candidatesArePassedOverWithTheirReasons()
+    {
+        QTemporaryDir noPytest;
+        QProcess p;
+        p.start(QString::fromStdString(pw::test::testPython()),
+                {QStringLiteral("-m"), QStringLiteral("venv"), QStringLiteral("--without-pip"),
+                 noPytest.path()});
+        QVERIFY(p.waitForFinished(120000) && p.exitCode() == 0);
+        const std::string bare = noPytest.path().toStdString() + "/bin/python";
+        const std::vector<pw::core::InterpreterCandidate> candidates = {
+            {bare, "the repository's .venv", true},
+            {"/nonexistent/venv/bin/python", "the repository's venv", true},
+            {pw::test::testPython(), "/usr/bin/python3", true}};
+        const pw::core::InterpreterChoice choice = pw::core::chooseFrom(candidates, true);
+        QCOMPARE(choice.python, pw::test::testPython());
+        QCOMPARE(choice.passedOver.size(), size_t(2));
+        QVERIFY2(choice.passedOver[0].find(bare + ": cannot import pytest") == 0,
+                 choice.passedOver[0].c_str());
+        QVERIFY2(choice.passedOver[1].find("does not exist") != std::string::npos,
+                 choice.passedOver[1].c_str());
+        // The static audit reads files with ast only: the same choice as the runs' when
+        // there is one, else a venv without pytest will do.
+        QCOMPARE(pw::core::chooseFrom(candidates, false).python, pw::test::testPython());
+        QCOMPARE(pw::core::chooseFrom({candidates[0], candidates[1]}, false).python, bare);
+        try {
+            pw::core::chooseFrom({candidates[0], candidates[1]}, true);
+            QFAIL("no interpreter with pytest, and no error");
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), Error::Kind::Input);
+            QVERIFY2(std::string(e.what()).find(bare) != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find("/nonexistent/venv/bin/python") !=
+                         std::string::npos,
+                     e.what());
+        }
+    }
+
+    void theEnvDigestTellsInterpretersApart()
+    {
+        QTemporaryDir venvDir;
+        const std::string venv = makeVenv(venvDir.path());
+        pw::core::RunEnvironment a, b;
+        a.python = pw::test::testPython();
+        b.python = venv; // the same Python, another environment
+        QVERIFY(pw::core::envDigest(a) != pw::core::envDigest(b));
+        // The tree's own import path is not the environment: base and head compare.
+        pw::core::RunEnvironment c = a;
+        c.importPath = {"/somewhere/tree/src"};
+        c.treeDir = "/somewhere/tree";
+        QCOMPARE(pw::core::envDigest(c), pw::core::envDigest(a));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTreeImports)
+#include "tst_treeimports.moc"
