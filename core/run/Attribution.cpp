@@ -19,13 +19,6 @@ namespace pw::core {
 
 namespace {
 
-std::string seconds(double s)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f s", s);
-    return buf;
-}
-
 // pytest's own words for a node or file that is not there (exit 4).
 bool saysNotFound(const RunResult &result)
 {
@@ -109,7 +102,7 @@ std::string NodeRunProgress::line() const
                        ": " + outcomeName(run.outcome);
     if (!detail.empty())
         text += ", " + detail;
-    text += " (" + seconds(run.seconds) + ")";
+    text += " (" + formatSeconds(run.seconds) + ")";
     if (run.outcome == Outcome::HarnessError && !run.reason.empty())
         text += ": " + run.reason;
     return text;

@@ -10,6 +10,7 @@
 #include "run/Sandbox.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/Format.h"
 
 #include <QDate>
 #include <QFileInfo>
@@ -264,7 +265,7 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
                     (r.evidence() || r.status == RunStatus::Completed
                          ? "exit " + std::to_string(r.exitCode)
                          : std::string(runStatusName(r.status))) +
-                    " (" + std::to_string(r.durationMs / 1000.0).substr(0, 4) + " s)");
+                    " (" + formatSeconds(r.durationMs / 1000.0) + ")");
         });
 
     for (int i = 0; i < 3; ++i) {

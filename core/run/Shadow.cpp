@@ -91,7 +91,7 @@ std::string runLine(int done, int total, const RunResult &r)
     return std::to_string(done) + "/" + std::to_string(total) + " " + r.arm + ": " +
            (r.status == RunStatus::Completed ? "exit " + std::to_string(r.exitCode)
                                              : std::string(runStatusName(r.status))) +
-           " (" + std::to_string(r.durationMs / 1000.0).substr(0, 4) + " s)";
+           " (" + formatSeconds(r.durationMs / 1000.0) + ")";
 }
 
 } // namespace

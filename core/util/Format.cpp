@@ -1,5 +1,8 @@
 #include "util/Format.h"
 
+#include <cmath>
+#include <cstdio>
+
 namespace pw::core {
 
 std::string join(const std::vector<std::string> &items, const std::string &separator, size_t limit)
@@ -23,6 +26,36 @@ std::string seedList(const std::set<uint32_t> &seeds)
 double wholeMillis(double seconds)
 {
     return double(int64_t(seconds * 1000)) / 1000.0;
+}
+
+std::string formatSeconds(double seconds)
+{
+    if (std::isnan(seconds))
+        return "? s";
+    if (seconds <= 0)
+        return "0 ms";
+    if (seconds >= 1e15) // no clock measures this: not a duration (also infinity)
+        return "? s";
+    const double ms = std::round(seconds * 1000);
+    if (ms < 1)
+        return "< 1 ms";
+    if (ms < 1000)
+        return std::to_string(int64_t(ms)) + " ms";
+    if (std::round(seconds * 10) < 100) { // 1.0 … 9.9: one decimal
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "%.1f s", std::round(seconds * 10) / 10);
+        return buf;
+    }
+    const int64_t whole = int64_t(std::round(seconds));
+    if (whole < 60)
+        return std::to_string(whole) + " s";
+    if (whole < 3600) {
+        const int64_t s = whole % 60;
+        return std::to_string(whole / 60) + " min" + (s ? " " + std::to_string(s) + " s" : "");
+    }
+    const int64_t minutes = int64_t(std::round(double(whole) / 60));
+    const int64_t m = minutes % 60;
+    return std::to_string(minutes / 60) + " h" + (m ? " " + std::to_string(m) + " min" : "");
 }
 
 } // namespace pw::core

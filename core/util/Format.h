@@ -23,4 +23,12 @@ std::string seedList(const std::set<uint32_t> &seeds);
 // 1.234.
 double wholeMillis(double seconds);
 
+// A duration for people, the one way every line, report and panel shows one: "0 ms",
+// "< 1 ms", "4 ms", "500 ms" under a second; "1.0 s" … "9.9 s" with one decimal; "10 s" …
+// "59 s"; "2 min 23 s" (whole minutes: "5 min"); "1 h", "1 h 5 min". Rounded to the
+// nearest unit shown, so 9.96 s is "10 s" and 59.6 s is "1 min". A negative duration is
+// "0 ms"; one that is not a number (or beyond any clock) "? s". Records and JSON keep
+// seconds as numbers (wholeMillis).
+std::string formatSeconds(double seconds);
+
 } // namespace pw::core

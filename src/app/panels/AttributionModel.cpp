@@ -3,6 +3,7 @@
 #include "EvidenceRoles.h"
 #include "PanelText.h"
 #include "run/CensusDump.h"
+#include "util/Format.h"
 
 namespace pw::gui {
 
@@ -136,7 +137,7 @@ QVariant AttributionModel::data(const QModelIndex &index, int role) const
         case OutcomeColumn:
             return QString::fromLatin1(core::outcomeName(run.outcome));
         case SecondsColumn:
-            return QString::number(run.seconds, 'f', 2);
+            return qs(core::formatSeconds(run.seconds));
         case WhyColumn:
             return qs(run.reason);
         }
@@ -171,7 +172,7 @@ QVariant AttributionModel::headerData(int section, Qt::Orientation orientation, 
     case OutcomeColumn:
         return tr("Outcome");
     case SecondsColumn:
-        return tr("Seconds");
+        return tr("Time");
     case WhyColumn:
         return tr("Why");
     }

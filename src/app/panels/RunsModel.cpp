@@ -2,6 +2,7 @@
 
 #include "EvidenceRoles.h"
 #include "PanelText.h"
+#include "util/Format.h"
 
 namespace pw::gui {
 
@@ -44,9 +45,9 @@ void RunsModel::append(const QString &job, const core::NodeRunProgress &p)
     row.envDigest = qs(n.envDigest);
     row.command = qs(n.command);
     row.harnessError = n.outcome == core::Outcome::HarnessError;
-    row.log = tr("%1 · %2 · seeds %3 · env %4 · %5 · %6 s\n")
+    row.log = tr("%1 · %2 · seeds %3 · env %4 · %5 · %6\n")
                   .arg(job, row.arm, row.seeds, row.envDigest, row.status)
-                  .arg(n.seconds, 0, 'f', 2);
+                  .arg(qs(core::formatSeconds(n.seconds)));
     if (!n.reason.empty())
         row.log += tr("why: %1\n").arg(qs(n.reason));
     if (!p.detail.empty())
@@ -94,11 +95,11 @@ QString RunsModel::statusText(const core::RunResult &run)
 
 QString RunsModel::runLog(const QString &job, const core::RunResult &r)
 {
-    QString text = tr("%1 · %2 %3 · seed %4 · env %5 · %6 · %7 s\n")
-                       .arg(job, qs(r.arm), kindOf(r))
-                       .arg(r.seed)
-                       .arg(qs(r.envDigest), statusText(r))
-                       .arg(r.durationMs / 1000.0, 0, 'f', 2);
+    QString text =
+        tr("%1 · %2 %3 · seed %4 · env %5 · %6 · %7\n")
+            .arg(job, qs(r.arm), kindOf(r))
+            .arg(r.seed)
+            .arg(qs(r.envDigest), statusText(r), qs(core::formatSeconds(r.durationMs / 1000.0)));
     if (r.harnessError)
         text += tr("not evidence: %1\n").arg(qs(r.harnessReason));
     if (r.strayProcesses > 0)
@@ -156,7 +157,7 @@ QVariant RunsModel::data(const QModelIndex &index, int role) const
         case TestsColumn:
             return row.tests;
         case SecondsColumn:
-            return QString::number(row.seconds, 'f', 2);
+            return qs(core::formatSeconds(row.seconds));
         case EnvColumn:
             return row.envDigest;
         }
@@ -201,7 +202,7 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
     case TestsColumn:
         return tr("Tests");
     case SecondsColumn:
-        return tr("Seconds");
+        return tr("Time");
     case EnvColumn:
         return tr("Env digest");
     }
