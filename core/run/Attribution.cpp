@@ -209,8 +209,10 @@ void Attribution::addCoverage(const RunContext &ctx, const AttributionRequest &r
                                   : "; the failing test did not touch the change: strong "
                                     "evidence of a flake rather than a patch bug";
     }
+    const std::string leftOut = result.coverage->leftOutText();
     result.notes.push_back("diff coverage (head seed " + std::to_string(*result.witnessSeed) +
-                           "): " + result.coverage->summary());
+                           "): " + result.coverage->summary() +
+                           (leftOut.empty() ? std::string() : "; " + leftOut));
 }
 
 AttributionRecord AttributionResult::record(const std::string &today) const
@@ -243,7 +245,9 @@ AttributionRecord AttributionResult::record(const std::string &today) const
     rec.recorded = today;
     if (coverage) {
         rec.diffCoverage = coverageVerdictName(coverage->verdict);
-        rec.diffCoverageDetail = coverage->summary();
+        const std::string leftOut = coverage->leftOutText();
+        rec.diffCoverageDetail =
+            coverage->summary() + (leftOut.empty() ? std::string() : "; " + leftOut);
     }
     return rec;
 }

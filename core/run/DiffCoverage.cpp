@@ -176,7 +176,9 @@ ChangedLines ChangedLines::fromDiff(const PatchDiff &diff)
     ChangedLines out;
     for (const FileDiff &file : diff.files) {
         const std::string &path = file.path();
-        if (!isPython(path) && isDocumentation(path)) {
+        if (const std::string why = neverExecutedWhy(path); !why.empty()) {
+            out.neverExecuted.push_back(path + " (" + why + ")");
+        } else if (!isPython(path) && isDocumentation(path)) {
             out.documentation.push_back(path);
         } else if (!isPython(path)) {
             out.unmeasured.push_back(path + " (not Python)");
@@ -198,6 +200,26 @@ ChangedLines ChangedLines::fromDiff(const PatchDiff &diff)
             // else: only the file mode changed, which no import sees.
         }
     }
+    return out;
+}
+
+std::string ChangedLines::neverExecutedWhy(const std::string &path)
+{
+    const size_t slash = path.rfind('/');
+    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    // A stub is read by type checkers only: the import system never loads a .pyi.
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".pyi") == 0)
+        return "type stub, never executed";
+    if (name == "py.typed")
+        return "typing marker (PEP 561), never executed";
+    return {};
+}
+
+std::vector<std::string> ChangedLines::leftOut() const
+{
+    std::vector<std::string> out = neverExecuted;
+    for (const std::string &path : documentation)
+        out.push_back(path + " (documentation)");
     return out;
 }
 
@@ -269,13 +291,22 @@ std::string DiffCoverageResult::summary() const
     return "unknown: " + reason;
 }
 
+std::string DiffCoverageResult::leftOutText() const
+{
+    return leftOut.empty() ? std::string() : "left out: " + joined(leftOut);
+}
+
 DiffCoverageResult DiffCoverage::judge(const ChangedLines &changed, const CoverageReport &report)
 {
-    if (report.unavailable)
-        return DiffCoverageResult::unknown("coverage is not importable by the project's "
-                                           "interpreter (" +
-                                           *report.unavailable + ")");
+    if (report.unavailable) {
+        DiffCoverageResult r = DiffCoverageResult::unknown("coverage is not importable by the "
+                                                           "project's interpreter (" +
+                                                           *report.unavailable + ")");
+        r.leftOut = changed.leftOut();
+        return r;
+    }
     DiffCoverageResult r;
+    r.leftOut = changed.leftOut();
     static const std::set<int> none;
     auto linesOf = [](const std::map<std::string, std::set<int>> &map, const std::string &path) {
         const auto it = map.find(path);
@@ -333,8 +364,10 @@ DiffCoverageResult DiffCoverage::judge(const ChangedLines &changed, const Covera
         return r;
     }
     if (changed.python.empty() && changed.wholeFiles.empty()) {
-        r.reason = "the patch changes only documentation, which no test reads: " +
-                   joined(changed.documentation);
+        r.reason = changed.neverExecuted.empty()
+                       ? "the patch changes only documentation, which no test reads: " +
+                             joined(changed.documentation)
+                       : "the patch changes only files no test executes: " + joined(r.leftOut);
         return r;
     }
     if (r.changedLines == 0 && changed.wholeFiles.empty()) {
@@ -410,6 +443,7 @@ DiffCoverageResult DiffCoverage::measure(const RunContext &ctx, const std::strin
     else
         r = judge(changed, *report);
     r.seed = seed;
+    r.leftOut = changed.leftOut();
     return r;
 }
 

@@ -39,14 +39,25 @@ struct ChangedLines
     // Changed documentation (isDocumentation: *.md, *.rst, docs/): no test reads it in
     // practice, so it is exempt, neither measured nor a reason for `unknown`.
     std::vector<std::string> documentation;
+    // Changed files Python never executes, "path (why)": type stubs (*.pyi, read only by
+    // type checkers) and PEP 561's py.typed marker. Like documentation they are left out,
+    // neither measured nor a reason for `unknown` (neverExecuted says which).
+    std::vector<std::string> neverExecuted;
 
     // From a base→head diff with hunks (any context size).
     static ChangedLines fromDiff(const PatchDiff &diff);
     int lineCount() const; // changed Python lines, whole files not counted
     bool empty() const
     {
-        return python.empty() && wholeFiles.empty() && unmeasured.empty() && documentation.empty();
+        return python.empty() && wholeFiles.empty() && unmeasured.empty() &&
+               documentation.empty() && neverExecuted.empty();
     }
+    // What the judgement leaves out and why: the never-executed files, then documentation
+    // ("README.md (documentation)").
+    std::vector<std::string> leftOut() const;
+    // Why `path` is a file Python never executes ("type stub, never executed"); "" when it
+    // may be executed.
+    static std::string neverExecutedWhy(const std::string &path);
 };
 
 // What the plugin's `--pw-cover PATH` wrote: executed lines per rootdir-relative file.
@@ -80,10 +91,16 @@ struct DiffCoverageResult
     std::vector<std::string> touchedFiles; // where
     std::string reason;                    // Unknown: why
     std::optional<uint32_t> seed;          // of the coverage run
+    // Changed files the judgement left out, "path (why)" (ChangedLines::leftOut): whatever
+    // the verdict, a reader sees what it did not look at.
+    std::vector<std::string> leftOut;
 
     static DiffCoverageResult unknown(const std::string &reason);
     // "did not touch the change", "touched 3 changed lines in src/pkg/mod.py", "unknown: …"
     std::string summary() const;
+    // "left out: pkg/mod.pyi (type stub, never executed), README.md (documentation)"; "" when
+    // nothing was.
+    std::string leftOutText() const;
 };
 
 class DiffCoverage

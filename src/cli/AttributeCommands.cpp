@@ -103,7 +103,8 @@ json coverageJson(const std::optional<core::DiffCoverageResult> &c)
             {"changed_lines", c->changedLines},
             {"touched_lines", c->touchedLines},
             {"touched_files", c->touchedFiles},
-            {"reason", c->reason.empty() ? json() : json(c->reason)}};
+            {"reason", c->reason.empty() ? json() : json(c->reason)},
+            {"left_out", c->leftOut}};
 }
 
 std::string attributionJson(const std::string &repoRoot, const core::AttributionResult &r)
@@ -185,8 +186,11 @@ std::string attributionText(const std::string &repoRoot, const core::Attribution
     t += "  " + r.sentence + "\n";
     if (r.witnessSeed)
         t += "witness seed: " + std::to_string(*r.witnessSeed) + "\n";
-    if (r.coverage)
+    if (r.coverage) {
         t += "diff coverage: " + r.coverage->summary() + "\n";
+        if (!r.coverage->leftOut.empty())
+            t += "  " + r.coverage->leftOutText() + "\n";
+    }
     if (!r.envDigest.empty())
         t += "env digest: " + r.envDigest + " (base and head equal)\n";
     else if (!r.digestsMatch)

@@ -16,6 +16,7 @@
 #include "util/Error.h"
 #include "util/Files.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -59,6 +60,8 @@ QString describe(const ChangedLines &c)
         parts << QStringLiteral("unmeasured ") + QString::fromStdString(file);
     for (const std::string &file : c.documentation)
         parts << QStringLiteral("doc ") + QString::fromStdString(file);
+    for (const std::string &file : c.neverExecuted)
+        parts << QStringLiteral("never ") + QString::fromStdString(file);
     return parts.join(QStringLiteral(" | "));
 }
 
@@ -123,6 +126,7 @@ private Q_SLOTS:
     void changedLinesFromGit();
     void judge_data();
     void judge();
+    void leftOutSaysWhy();
     void badReportsAreRefused_data();
     void badReportsAreRefused();
     void reportWithoutStatementsParses();
@@ -141,6 +145,7 @@ private Q_SLOTS:
     void coverageRunThatIsNoFailureIsUnknown_data();
     void coverageRunThatIsNoFailureIsUnknown();
     void cliShowsCoverageInTextAndJson();
+    void cliNamesWhatItLeftOut();
 
 private:
     AttributionResult attribute(const std::string &test, bool coverage = true,
@@ -243,6 +248,21 @@ void TestDiffCoverage::changedLinesFromGit_data()
                  {QStringLiteral("data/expected.json"), QStringLiteral("{}\n")}}
         << QStringLiteral("docs/conf.py:1 | unmeasured data/expected.json (not Python) | doc "
                           "README.md | doc docs/guide.txt | doc notes.rst");
+    // Issue 17: type stubs and the PEP 561 marker are never executed — left out, like
+    // documentation, and not "not Python" (which made every such patch `unknown`). A data
+    // file beside them still counts.
+    QTest::newRow("type stubs and py.typed")
+        << Files{{mod, text},
+                 {QStringLiteral("m.pyi"), QStringLiteral("def value() -> int: ...\n")}}
+        << Files{{mod, with(QStringLiteral("x = 1"), QStringLiteral("x = 2"))},
+                 {QStringLiteral("m.pyi"), QStringLiteral("def value() -> float: ...\n")},
+                 {QStringLiteral("pkg/__init__.pyi"), QStringLiteral("VERSION: str\n")},
+                 {QStringLiteral("pkg/py.typed"), QStringLiteral("partial\n")},
+                 {QStringLiteral("pkg/data.typed.json"), QStringLiteral("{}\n")}}
+        << QStringLiteral("m.py:2 | unmeasured pkg/data.typed.json (not Python) | never m.pyi "
+                          "(type stub, never executed) | never pkg/__init__.pyi (type stub, never "
+                          "executed) | never pkg/py.typed (typing marker (PEP 561), never "
+                          "executed)");
 }
 
 void TestDiffCoverage::changedLinesFromGit()
@@ -365,6 +385,22 @@ void TestDiffCoverage::judge_data()
         << QStringLiteral("pkg/mod.py:8;doc:README.md") << ran << QStringLiteral("unknown")
         << QStringLiteral("unknown: the patch changes no executable Python line (only blank "
                           "lines, comments or docstrings: pkg/mod.py)");
+    QTest::newRow("a type stub beside the change is left out")
+        << QStringLiteral("pkg/mod.py:5;never:pkg/mod.pyi (type stub, never executed)")
+        << untouchedReport << QStringLiteral("untouched")
+        << QStringLiteral("did not touch the change (executed none of its 1 changed line)");
+    QTest::newRow("type stubs only")
+        << QStringLiteral("never:pkg/mod.pyi (type stub, never executed);never:pkg/py.typed "
+                          "(typing marker (PEP 561), never executed)")
+        << untouchedReport << QStringLiteral("unknown")
+        << QStringLiteral("unknown: the patch changes only files no test executes: pkg/mod.pyi "
+                          "(type stub, never executed), pkg/py.typed (typing marker (PEP 561), "
+                          "never executed)");
+    QTest::newRow("a stub and documentation")
+        << QStringLiteral("never:pkg/mod.pyi (type stub, never executed);doc:README.md")
+        << untouchedReport << QStringLiteral("unknown")
+        << QStringLiteral("unknown: the patch changes only files no test executes: pkg/mod.pyi "
+                          "(type stub, never executed), README.md (documentation)");
 }
 
 void TestDiffCoverage::judge()
@@ -384,6 +420,8 @@ void TestDiffCoverage::judge()
             lines.unmeasured.push_back(rest);
         else if (key == QLatin1String("doc"))
             lines.documentation.push_back(rest);
+        else if (key == QLatin1String("never"))
+            lines.neverExecuted.push_back(rest);
         else
             for (const QString &n : part.mid(colon + 1).split(QLatin1Char(',')))
                 lines.python[key.toStdString()].insert(n.toInt());
@@ -392,6 +430,29 @@ void TestDiffCoverage::judge()
         DiffCoverage::judge(lines, CoverageReport::parse(report.toStdString(), "cov.json"));
     QCOMPARE(QString::fromLatin1(pw::core::coverageVerdictName(r.verdict)), verdict);
     QCOMPARE(QString::fromStdString(r.summary()), summary);
+    // Whatever the verdict, what was left out is named with why.
+    QCOMPARE(r.leftOut, lines.leftOut());
+}
+
+void TestDiffCoverage::leftOutSaysWhy()
+{
+    ChangedLines lines;
+    lines.python["pkg/mod.py"] = {5};
+    lines.documentation.push_back("README.md");
+    lines.neverExecuted.push_back("pkg/mod.pyi (type stub, never executed)");
+    const DiffCoverageResult r = DiffCoverage::judge(
+        lines, CoverageReport::parse(R"({"files": {"pkg/mod.py": [5]}})", "cov.json"));
+    QCOMPARE(r.verdict, CoverageVerdict::Touched);
+    QCOMPARE(r.leftOutText(), std::string("left out: pkg/mod.pyi (type stub, never executed), "
+                                          "README.md (documentation)"));
+    QCOMPARE(DiffCoverageResult().leftOutText(), std::string());
+    QCOMPARE(ChangedLines::neverExecutedWhy("stubs/a/b.pyi"),
+             std::string("type stub, never executed"));
+    QCOMPARE(ChangedLines::neverExecutedWhy("py.typed"),
+             std::string("typing marker (PEP 561), never executed"));
+    QCOMPARE(ChangedLines::neverExecutedWhy("pkg/mod.py"), std::string());
+    QCOMPARE(ChangedLines::neverExecutedWhy("pkg/not_py.typed"), std::string());
+    QCOMPARE(ChangedLines::neverExecutedWhy(".pyi"), std::string());
 }
 
 void TestDiffCoverage::badReportsAreRefused_data()
@@ -586,6 +647,7 @@ void TestDiffCoverage::patchesJudgedByStatements_data()
     QTest::addColumn<QString>("test"); // in tests/
     QTest::addColumn<QString>("summary");
     QTest::addColumn<int>("changedLines");
+    QTest::addColumn<QString>("leftOut"); // leftOutText()
 
     const QString calc = QStringLiteral("pkg/calc.py");
     auto edit = [&](const QString &from, const QString &to) {
@@ -598,37 +660,54 @@ void TestDiffCoverage::patchesJudgedByStatements_data()
         << Files{{calc, edit(QStringLiteral("sum of"), QStringLiteral("total of"))}} << broken
         << QStringLiteral("unknown: the patch changes no executable Python line (only blank "
                           "lines, comments or docstrings: pkg/calc.py)")
-        << 0;
+        << 0 << QString();
     QTest::newRow("middle line of a multi-line call")
         << Files{{calc, edit(QStringLiteral("2,"), QStringLiteral("5,"))}}
         << QStringLiteral("test_calc.py::test_total")
-        << QStringLiteral("touched 1 changed line in pkg/calc.py") << 1;
+        << QStringLiteral("touched 1 changed line in pkg/calc.py") << 1 << QString();
     QTest::newRow("blank line next to an executed change")
         << Files{{calc, edit(QStringLiteral("2,\n"), QStringLiteral("5,\n\n"))}}
         << QStringLiteral("test_calc.py::test_total")
-        << QStringLiteral("touched 1 changed line in pkg/calc.py") << 1;
+        << QStringLiteral("touched 1 changed line in pkg/calc.py") << 1 << QString();
     QTest::newRow("README and a Python change")
         << Files{{calc, unusedChanged}, {QStringLiteral("README.md"), QStringLiteral("# calc!\n")}}
         << broken
-        << QStringLiteral("did not touch the change (executed none of its 1 changed line)") << 1;
+        << QStringLiteral("did not touch the change (executed none of its 1 changed line)") << 1
+        << QStringLiteral("left out: README.md (documentation)");
     QTest::newRow("data file and a Python change")
         << Files{{calc, unusedChanged},
                  {QStringLiteral("data/expected.json"), QStringLiteral("[]\n")}}
         << broken
         << QStringLiteral("unknown: the patch changes files coverage cannot measure but a test "
                           "could read: data/expected.json (not Python)")
-        << 1;
+        << 1 << QString();
     QTest::newRow("comment in a module no test imports")
         << Files{{QStringLiteral("pkg/other.py"), QStringLiteral("# helpers\nVALUE = 1\n")}}
         << broken
         << QStringLiteral("unknown: the patch changes no executable Python line (only blank "
                           "lines, comments or docstrings: pkg/other.py)")
-        << 0;
+        << 0 << QString();
     QTest::newRow("documentation only")
         << Files{{QStringLiteral("README.md"), QStringLiteral("# calc!\n")}} << broken
         << QStringLiteral("unknown: the patch changes only documentation, which no test reads: "
                           "README.md")
-        << 0;
+        << 0 << QStringLiteral("left out: README.md (documentation)");
+    // Issue 17: a type stub the patch edits next to the code is never executed: left out
+    // (and said so), not `unknown` for every such patch.
+    QTest::newRow("a type stub and a Python change")
+        << Files{{calc, unusedChanged},
+                 {QStringLiteral("pkg/calc.pyi"), QStringLiteral("def total() -> int: ...\n")},
+                 {QStringLiteral("pkg/py.typed"), QStringLiteral("partial\n")}}
+        << broken
+        << QStringLiteral("did not touch the change (executed none of its 1 changed line)") << 1
+        << QStringLiteral("left out: pkg/calc.pyi (type stub, never executed), pkg/py.typed "
+                          "(typing marker (PEP 561), never executed)");
+    QTest::newRow("a type stub only")
+        << Files{{QStringLiteral("pkg/calc.pyi"), QStringLiteral("def total() -> int: ...\n")}}
+        << broken
+        << QStringLiteral("unknown: the patch changes only files no test executes: pkg/calc.pyi "
+                          "(type stub, never executed)")
+        << 0 << QStringLiteral("left out: pkg/calc.pyi (type stub, never executed)");
 }
 
 void TestDiffCoverage::patchesJudgedByStatements()
@@ -637,6 +716,7 @@ void TestDiffCoverage::patchesJudgedByStatements()
     QFETCH(QString, test);
     QFETCH(QString, summary);
     QFETCH(int, changedLines);
+    QFETCH(QString, leftOut);
     if (!coverageImportable())
         QSKIP("coverage is not importable by /usr/bin/python3");
     RepoBuilder repo;
@@ -667,6 +747,7 @@ void TestDiffCoverage::patchesJudgedByStatements()
     QVERIFY(res.coverage.has_value());
     QCOMPARE(QString::fromStdString(res.coverage->summary()), summary);
     QCOMPARE(res.coverage->changedLines, changedLines);
+    QCOMPARE(QString::fromStdString(res.coverage->leftOutText()), leftOut);
     // test_broken fails on all 3 runs of both trees: untouched, it is a broken test, no flake.
     if (res.coverage->verdict == CoverageVerdict::Untouched)
         QVERIFY2(res.sentence.find("failed on every run of both trees: a broken test rather "
@@ -845,6 +926,63 @@ void TestDiffCoverage::cliShowsCoverageInTextAndJson()
     QCOMPARE(off.value(QLatin1String("verdict")).toString(), QStringLiteral("PRE_EXISTING"));
     QVERIFY(off.contains(QLatin1String("diff_coverage")));
     QVERIFY(off.value(QLatin1String("diff_coverage")).isNull());
+}
+
+// Issue 17 end to end: a patch that edits a module and its type stub. The stub is never
+// executed: the text, the JSON and the record judge the module and say what was left out.
+void TestDiffCoverage::cliNamesWhatItLeftOut()
+{
+    if (!coverageImportable())
+        QSKIP("coverage is not importable by /usr/bin/python3");
+    RepoBuilder repo;
+    QTemporaryDir cache;
+    repo.write("pkg/__init__.py", "");
+    repo.write("pkg/mod.py", kModBase);
+    repo.write("pkg/mod.pyi", "LIMIT: int\n\ndef value() -> int: ...\n");
+    repo.write("tests/test_flaky.py", kTestFlaky);
+    const std::string base = repo.commit("base");
+    repo.write("pkg/mod.py", kModHead);
+    repo.write("pkg/mod.pyi", "LIMIT: int\n\ndef value() -> float: ...\n");
+    const std::string head = repo.commit("the patch, with its stub");
+    auto cli = [&](const QStringList &extra) {
+        QStringList args = {
+            QStringLiteral("attribute"),    QStringLiteral("tests/test_flaky.py::test_flaky"),
+            QStringLiteral("--runs"),       QStringLiteral("1"),
+            QStringLiteral("--repo"),       QString::fromStdString(repo.root()),
+            QStringLiteral("--base"),       QString::fromStdString(base),
+            QStringLiteral("--head"),       QString::fromStdString(head),
+            QStringLiteral("--python"),     QString::fromStdString(pw::test::testPython()),
+            QStringLiteral("--cache-dir"),  cache.path(),
+            QStringLiteral("--no-sandbox"), QStringLiteral("--quiet"),
+            QStringLiteral("--today"),      QString::fromStdString(kToday)};
+        args << extra;
+        QProcess p;
+        p.start(QStringLiteral(PW_CLI_PATH), args);
+        if (!p.waitForFinished(180000))
+            p.kill();
+        return QString::fromUtf8(p.readAllStandardOutput());
+    };
+    const QString text = cli({});
+    QVERIFY2(text.contains(QLatin1String(
+                 "diff coverage: did not touch the change (executed none of its 1 changed "
+                 "line)\n  left out: pkg/mod.pyi (type stub, never executed)\n")),
+             qPrintable(text));
+    const QJsonObject doc =
+        QJsonDocument::fromJson(
+            cli({QStringLiteral("--format"), QStringLiteral("json"), QStringLiteral("--no-record")})
+                .toUtf8())
+            .object();
+    const QJsonObject cov = doc.value(QLatin1String("diff_coverage")).toObject();
+    QCOMPARE(cov.value(QLatin1String("verdict")).toString(), QStringLiteral("untouched"));
+    QCOMPARE(cov.value(QLatin1String("left_out")).toArray(),
+             QJsonArray{QStringLiteral("pkg/mod.pyi (type stub, never executed)")});
+    const std::optional<AttributionRecord> rec = AttributionRecord::latestFor(
+        repo.root() + "/.patchwitness/runs", "tests/test_flaky.py::test_flaky");
+    QVERIFY(rec.has_value());
+    QCOMPARE(rec->diffCoverage.value_or(""), std::string("untouched"));
+    QCOMPARE(rec->diffCoverageDetail.value_or(""),
+             std::string("did not touch the change (executed none of its 1 changed line); left "
+                         "out: pkg/mod.pyi (type stub, never executed)"));
 }
 
 QTEST_GUILESS_MAIN(TestDiffCoverage)
