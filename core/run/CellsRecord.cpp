@@ -36,6 +36,7 @@ std::string formatCellsRecord(const ReproCellsResult &r, const std::string &reco
              {"failing_seeds", c.failingSeeds},
              {"passing_seeds", c.passingSeeds},
              {"unknown_reason", c.unknownReason.empty() ? Json() : Json(c.unknownReason)},
+             {"not_run", c.notRun},
              {"replay", c.replay},
              {"trials", trials}});
     }

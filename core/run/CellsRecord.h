@@ -13,6 +13,7 @@ namespace pw::core {
 //    "revision": "HEAD", "commit": "<40 hex>", "scope": "tests", "order_seeds": 8,
 //    "clock_zone": "Pacific/Kiritimati", "freeze_time": "2038-01-19T12:00:00+00:00",
 //    "cells": [{"name": "solo", "status": "pass", "failing_seeds": [], "passing_seeds": [0],
+//               "unknown_reason": null, "not_run": false,
 //               "trials": [{"seed": 0, "outcome": "pass", …}], …}, …],
 //    "attribution": "order", "sentence": "ordering/shared state: …", "findings": […],
 //    "interrupted": false, "recorded": "2026-11-30"}

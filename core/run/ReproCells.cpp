@@ -21,6 +21,9 @@ using nlohmann::json;
 
 const char *const kCells[] = {"solo", "order", "isolate", "clock"};
 
+const char *const kNotRunSoloDecided =
+    "not run: solo already decided (broken test: it fails alone)";
+
 // The row the plugin writes when --pw-freeze-time finds no clock to freeze.
 std::optional<std::string> clockUnsupported(const RunSpec &spec)
 {
@@ -262,8 +265,14 @@ void ReproCells::attribute(ReproCellsResult &r)
     const std::string orderCount =
         std::to_string(order.fails) + "/" + std::to_string(order.evidence);
     if (soloFails) {
-        r.findings.push_back({"solo", "broken test: it fails alone in pytest's order — fix or "
-                                      "delete it, never freeze it"});
+        bool notRun = false;
+        for (const ReproCell &c : r.cells)
+            notRun = notRun || c.notRun;
+        r.findings.push_back({"solo", std::string("broken test: it fails alone in pytest's order "
+                                                  "— fix or delete it, never freeze it") +
+                                          (notRun ? " (order, isolate and clock not run: solo "
+                                                    "decides)"
+                                                  : "")});
         if (!order.passingSeeds.empty())
             r.findings.push_back(
                 {"order", "ordering/shared state as well: in the scoped suite it passes on "
@@ -441,12 +450,21 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
     std::vector<RunResult> results =
         pool.run(std::vector<RunSpec>(specs.begin(), specs.begin() + long(first)),
                  [&](int done, int, const RunResult &finished) { onRun(done, total, finished); });
-    if (first == 1 && nodeRun(results.front(), request.test).outcome == Outcome::NotCollected)
+    const NodeRun solo = first == 1 ? nodeRun(results.front(), request.test) : NodeRun();
+    if (first == 1 && solo.outcome == Outcome::NotCollected)
         throw Error::input("'" + request.test + "': not collected at " + armName(request.arm) +
                            " (" + result.revision +
                            "): no such test, nothing else was run; check the node id (pytest's "
                            "spelling: path/to/test_file.py::Class::test_name[param])");
-    if (specs.size() > first) {
+    // SPEC 5.4: solo fails → broken test, whatever the other cells would say (attribute()'s
+    // table puts it first): the verdict is decided, the scoped suite is not run 2 × R times
+    // for nothing. A shard runs its units for the merge, which judges them all.
+    const bool soloDecided = first == 1 && !request.shard &&
+                             results.front().status == RunStatus::Completed && solo.failed();
+    if (soloDecided)
+        ctx.say("solo fails: a broken test, whatever the other cells say; order, isolate and "
+                "clock not run");
+    if (specs.size() > first && !soloDecided) {
         // A cancel during the solo run is spent when that run() returns: renew it, so the
         // rest comes back cancelled (never started) instead of running.
         if (!results.empty() && results.front().status == RunStatus::Cancelled)
@@ -489,6 +507,14 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
                     cell.unknownReason = *why;
             }
             cell.trials.push_back(std::move(t));
+        }
+    }
+    if (soloDecided) {
+        for (ReproCell &c : result.cells) {
+            if (c.name != "solo") {
+                c.notRun = true;
+                c.unknownReason = kNotRunSoloDecided;
+            }
         }
     }
     pickReplays(result);

@@ -70,6 +70,9 @@ struct ReproCell
     std::set<uint32_t> passingSeeds;
     std::string unknownReason; // why the cell is unknown
     std::string replay;        // shell line that reruns the cell's (first failing) run
+    // Not run because the verdict was decided without it (solo failed: a broken test); its
+    // unknownReason says so ("not run: solo already decided …").
+    bool notRun = false;
 
     int runs() const { return int(trials.size()); }
 };
@@ -110,9 +113,11 @@ struct ReproCellsResult
 class ReproCells
 {
 public:
-    // Blocking; the solo run goes to `pool` first, then all the others at once. `progress`
-    // is called from worker threads. Throws Error::input for a bad node id or R < 1, and for
-    // a node the tree does not collect (the solo run says so before the rest is queued).
+    // Blocking; the solo run goes to `pool` first, then all the others at once — unless solo
+    // failed, which decides the verdict (broken test): then no other cell runs (each is
+    // unknown, `notRun`; a shard still runs its units). `progress` is called from worker
+    // threads. Throws Error::input for a bad node id or R < 1, and for a node the tree does
+    // not collect (the solo run says so before the rest is queued).
     static ReproCellsResult run(const RunContext &ctx, const CellsRequest &request, RunPool &pool,
                                 const NodeRunCallback &progress = {});
 

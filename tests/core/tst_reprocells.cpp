@@ -17,6 +17,7 @@
 #include <QTest>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 
 using pw::core::CellsRequest;
 using pw::core::CellStatus;
@@ -85,6 +86,7 @@ private Q_SLOTS:
 
     void orderCoupledVictimFailsOnSomeSeeds();
     void dependentTestFailsSolo();
+    void brokenTestStartsNoOtherRun();
     void leakageFromSiblingModule();
     void processStateFromTheScopesImports();
     void brokenTestFailsSolo();
@@ -154,19 +156,87 @@ void TestReproCells::orderCoupledVictimFailsOnSomeSeeds()
     QVERIFY(r.cell("order").replay.find("PYTHONHASHSEED=1 ") != std::string::npos);
 }
 
+// Solo fails (test_a, which it needs, never ran): a broken test, decided by that one run —
+// the other cells are not run and say so.
 void TestReproCells::dependentTestFailsSolo()
 {
     const ReproCellsResult r = cells("tests/dep/test_dep_b.py::test_b");
     QCOMPARE(r.cell("solo").status, CellStatus::Fail);
-    QCOMPARE(r.cell("isolate").status, CellStatus::Fail); // test_a never ran in its process
-    QCOMPARE(r.cell("order").failingSeeds, std::set<uint32_t>{2});
-    QCOMPARE(r.cell("order").passingSeeds, (std::set<uint32_t>{1, 3}));
+    for (const char *name : {"order", "isolate", "clock"}) {
+        const pw::core::ReproCell &c = r.cell(name);
+        QCOMPARE(c.status, CellStatus::Unknown);
+        QVERIFY(c.notRun);
+        QCOMPARE(c.runs(), 0);
+        QVERIFY2(c.unknownReason.rfind("not run: solo already decided", 0) == 0,
+                 c.unknownReason.c_str());
+    }
     QCOMPARE(r.findings.front().attribution, std::string("solo"));
     QVERIFY(r.findings.front().sentence.rfind("broken test", 0) == 0);
-    QCOMPARE(r.findings.size(), size_t(2));
-    QCOMPARE(r.findings[1].attribution, std::string("order"));
-    QVERIFY2(r.findings[1].sentence.find("ordering/shared state") != std::string::npos,
-             r.findings[1].sentence.c_str());
+    QVERIFY2(r.findings.front().sentence.find("order, isolate and clock not run") !=
+                 std::string::npos,
+             r.findings.front().sentence.c_str());
+    QCOMPARE(r.findings.size(), size_t(1));
+    QVERIFY(r.reproduced());
+}
+
+// Solo decides "broken test": no other pytest process starts — counted by the scoped
+// suite's conftest, which logs every session that loads it (solo's, and each order,
+// isolate and clock run's before the fix: 1 + R + 1 + 1).
+void TestReproCells::brokenTestStartsNoOtherRun()
+{
+    const std::string log = m_scratch->path().toStdString() + "/sessions.log";
+    RepoBuilder repo;
+    repo.write("tests/stop/conftest.py", "import sys\n\n\ndef pytest_sessionstart(session):\n"
+                                         "    with open(" +
+                                             std::string("'") + log + "'" +
+                                             ", 'a') as f:\n"
+                                             "        f.write(' '.join(sys.argv[1:]) + '\\n')\n");
+    repo.write("tests/stop/test_stop.py", "def test_broken():\n    assert {} == {'a': 1}\n");
+    repo.write("tests/stop/test_other.py", "def test_fine():\n    pass\n");
+    const std::string commit = repo.commit("a broken test");
+    RunRequest request = m_request;
+    request.target.repoPath = repo.root();
+    request.target.base = commit;
+    request.target.head = commit;
+    const RunContext ctx = RunContext::open(request);
+
+    CellsRequest req;
+    req.test = "tests/stop/test_stop.py::test_broken";
+    req.orderSeeds = 3;
+    RunPool pool(2);
+    std::mutex mutex;
+    std::vector<pw::core::NodeRunProgress> ticks;
+    const ReproCellsResult r =
+        ReproCells::run(ctx, req, pool, [&](const pw::core::NodeRunProgress &tick) {
+            std::lock_guard<std::mutex> lock(mutex);
+            ticks.push_back(tick);
+        });
+    QFile sessions(QString::fromStdString(log));
+    QVERIFY(sessions.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = sessions.readAll().trimmed().split('\n');
+    QCOMPARE(lines.size(), 1); // solo alone
+    QVERIFY2(lines.front().contains("tests/stop/test_stop.py::test_broken"),
+             lines.front().constData());
+    QCOMPARE(ticks.size(), size_t(1));
+    QCOMPARE(ticks.front().run.label, std::string("solo"));
+    QCOMPARE(r.findings.front().attribution, std::string("solo"));
+
+    // The record says which cells did not run, and why.
+    QVERIFY(!r.recordPath.empty());
+    QFile record(QString::fromStdString(r.recordPath));
+    QVERIFY(record.open(QIODevice::ReadOnly));
+    const nlohmann::json doc = nlohmann::json::parse(record.readAll().toStdString());
+    QCOMPARE(doc["attribution"].get<std::string>(), std::string("solo"));
+    for (const nlohmann::json &cell : doc["cells"]) {
+        const bool solo = cell["name"] == "solo";
+        QCOMPARE(cell["not_run"].get<bool>(), !solo);
+        if (!solo) {
+            QCOMPARE(cell["status"].get<std::string>(), std::string("unknown"));
+            QVERIFY(cell["unknown_reason"].get<std::string>().rfind("not run: solo already decided",
+                                                                    0) == 0);
+            QVERIFY(cell["trials"].empty());
+        }
+    }
 }
 
 void TestReproCells::leakageFromSiblingModule()
@@ -217,7 +287,7 @@ void TestReproCells::brokenTestFailsSolo()
     QCOMPARE(r.findings.front().attribution, std::string("solo"));
     QVERIFY2(r.findings.front().sentence.find("never freeze") != std::string::npos,
              r.findings.front().sentence.c_str());
-    QCOMPARE(r.findings.size(), size_t(1)); // it fails on every order seed too: nothing else
+    QCOMPARE(r.findings.size(), size_t(1)); // the other cells did not run: nothing else
 }
 
 void TestReproCells::clockFindsTimeDependence()
