@@ -254,17 +254,4 @@ InterpreterChoice chooseInterpreter(const std::string &repoRoot,
     return chooseFrom(interpreterCandidates(repoRoot), needsPytest);
 }
 
-std::string describeInterpreter(const InterpreterChoice &choice, const InterpreterProbe &probe)
-{
-    std::string line = choice.python;
-    if (!probe.executable.empty() && probe.executable != choice.python)
-        line += " → " + probe.executable;
-    line += " (Python " + (probe.version.empty() ? std::string("?") : probe.version);
-    line += probe.pytestVersion.empty() ? ", no pytest" : ", pytest " + probe.pytestVersion;
-    if (!choice.origin.empty())
-        line += "; " + choice.origin;
-    line += ")";
-    return line;
-}
-
 } // namespace pw::core

@@ -80,8 +80,4 @@ InterpreterChoice chooseInterpreter(const std::string &repoRoot,
                                     const std::optional<std::string> &given, const Config &config,
                                     bool needsPytest);
 
-// "/usr/bin/python3 (Python 3.11.2, pytest 7.2.1; the first python3 on PATH that imports
-// pytest)"; a shim or venv whose sys.executable differs from what was asked names both.
-std::string describeInterpreter(const InterpreterChoice &choice, const InterpreterProbe &probe);
-
 } // namespace pw::core

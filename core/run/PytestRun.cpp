@@ -172,6 +172,33 @@ std::string pytestErrorDetail(const std::string &out, const std::string &err,
     return {};
 }
 
+// What to do about "ModuleNotFoundError: No module named 'x'" in `detail`: the tree's own
+// package (its layout was not understood) or a test dependency the interpreter lacks.
+std::string missingModuleHint(const std::string &detail, const RunEnvironment &env)
+{
+    static const std::string marker = "No module named '";
+    const size_t at = detail.find(marker);
+    if (at == std::string::npos)
+        return {};
+    const size_t begin = at + marker.size();
+    const std::string module = detail.substr(begin, detail.find('\'', begin) - begin);
+    const std::string top = module.substr(0, module.find('.'));
+    if (std::find(env.treePackages.begin(), env.treePackages.end(), top) != env.treePackages.end())
+        return "; " + top + " is the tree's own package, which its runs import from " +
+               (env.importPath.empty() ? std::string("the tree's top directory")
+                                       : env.importPath.front()) +
+               ": a module of it is missing from the tree";
+    if (!env.treeDir.empty() && env.treePackages.empty())
+        return "; patchwitness found no package of the tree's own (no build settings name one "
+               "and there is no src/ directory): if " +
+               top +
+               " is the project's package, say "
+               "where it lives in pyproject.toml";
+    return "; the interpreter " + env.python + " does not have " + top +
+           ": install the project's test dependencies into it, or name another interpreter "
+           "(config `python`, --python)";
+}
+
 // A selected node id (not a path) the run reported under it, e.g. "f" as "f[1]".
 bool reported(const std::vector<NodeOutcome> &rows, const std::string &selected)
 {
@@ -433,17 +460,19 @@ RunResult PytestRun::execute(const std::string &runDir)
     } else if (result.exitCode != 0 && result.exitCode != 1) {
         result.errorDetail =
             pytestErrorDetail(result.stdoutTail, result.stderrTail, m_spec.treeDir);
-        result.harnessReason =
-            result.errorDetail.empty()
-                ? exitCodeReason(result.exitCode)
-                : "pytest exit " + std::to_string(result.exitCode) + ": " + result.errorDetail;
+        result.harnessReason = result.errorDetail.empty()
+                                   ? exitCodeReason(result.exitCode)
+                                   : "pytest exit " + std::to_string(result.exitCode) + ": " +
+                                         result.errorDetail +
+                                         missingModuleHint(result.errorDetail, env);
     } else if (!report.ok()) {
         const std::string bwrap = result.sandboxed ? bwrapError(result.stderrTail) : std::string();
         result.errorDetail =
             pytestErrorDetail(result.stdoutTail, result.stderrTail, m_spec.treeDir);
         result.harnessReason = !bwrap.empty() ? "the sandbox could not be set up: " + bwrap
                                : !result.errorDetail.empty()
-                                   ? "pytest could not start: " + result.errorDetail
+                                   ? "pytest could not start: " + result.errorDetail +
+                                         missingModuleHint(result.errorDetail, env)
                                    : report.error;
     } else {
         const int failing = result.count(Outcome::Fail) + result.count(Outcome::Error);

@@ -54,7 +54,7 @@ RunContext RunContext::open(const RunRequest &request)
         throw Error::input(ctx.m_config.source + ": python = \"" + ctx.m_config.python +
                            "\": " + e.what());
     }
-    ctx.say("interpreter " + ctx.interpreterLine());
+    ctx.say(ctx.interpreterLine());
     for (const std::string &passed : ctx.m_interpreter.passedOver) {
         if (!passed.ends_with(": does not exist")) // the error lists those; here they are noise
             ctx.say("  passed over " + passed);
@@ -135,6 +135,23 @@ RunContext RunContext::open(const RunRequest &request)
         (arm == Arm::Base ? ctx.m_baseImports : ctx.m_headImports) = std::move(imports);
     }
     return ctx;
+}
+
+RunProvenance RunContext::provenance() const
+{
+    RunProvenance p;
+    p.interpreter = m_interpreter.python;
+    p.executable = m_probe.executable;
+    p.python = m_probe.version;
+    p.pytest = m_probe.pytestVersion;
+    p.chosenBy = m_interpreter.origin;
+    for (const Arm arm : {Arm::Base, Arm::Head}) {
+        RunProvenance::Tree &tree = arm == Arm::Base ? p.base : p.head;
+        tree.imports = imports(arm).summary();
+        tree.importPath = imports(arm).importPath;
+        tree.overridden = imports(arm).overridden;
+    }
+    return p;
 }
 
 std::string RunContext::runsDir() const

@@ -5,6 +5,7 @@
 #include "repo/Repository.h"
 #include "run/Interpreter.h"
 #include "run/PytestRun.h"
+#include "run/RunProvenance.h"
 #include "run/Shard.h"
 #include "run/TreeCache.h"
 #include "run/TreeImports.h"
@@ -73,7 +74,9 @@ public:
     // of itself; interpreterLine() names it, its version and pytest's for reports.
     const InterpreterChoice &interpreter() const { return m_interpreter; }
     const InterpreterProbe &interpreterProbe() const { return m_probe; }
-    std::string interpreterLine() const { return describeInterpreter(m_interpreter, m_probe); }
+    std::string interpreterLine() const { return provenance().interpreterLine(); }
+    // The interpreter and both trees' imports, as reports and records name them.
+    RunProvenance provenance() const;
     // How each tree's runs import the tree's own code, checked by a preflight at open().
     const TreeImports &imports(Arm arm) const
     {
