@@ -4,6 +4,7 @@
 #include "audit/LatitudeScorer.h"
 #include "audit/LedgerGate.h"
 #include "audit/ManifestDiff.h"
+#include "audit/PytestConfig.h"
 #include "audit/StrengthGate.h"
 #include "audit/TestPairing.h"
 #include "python/FactExtractor.h"
@@ -16,6 +17,7 @@
 #include <QFileInfo>
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace pw::core {
 namespace {
@@ -225,7 +227,34 @@ void fixtureGate(const PatchDiff &diff, const Classifier &cls, const Repository 
     }
 }
 
-bool isPluginModule(const FileDiff &f, const Config &config, const Repository &repo,
+// Modules pytest loads as plugins, dotted: config `plugins`, `-p name` in the `addopts` of
+// the head's root configuration files and of changed ones, and `pytest_plugins` of the
+// head's root conftests and of changed ones (reading a few files, not the tree).
+std::set<std::string> pluginModules(const PatchDiff &diff, const Config &config,
+                                    const Repository &repo, const Revision &head)
+{
+    std::set<std::string> modules(config.plugins.begin(), config.plugins.end());
+    std::set<std::string> files = {"pytest.ini",        ".pytest.ini",     "pyproject.toml",
+                                   "tox.ini",           "setup.cfg",       "conftest.py",
+                                   "tests/conftest.py", "test/conftest.py"};
+    for (const FileDiff &f : diff.files) {
+        if (!f.newPath.empty() && !f.binary &&
+            (PytestConfig::isConfigFile(f.newPath) || ConftestAlarm::isConftest(f.newPath)))
+            files.insert(f.newPath);
+    }
+    for (const std::string &path : files) {
+        if (!repo.entry(head, path))
+            continue;
+        const std::string text = repo.readFile(head, path);
+        const std::vector<std::string> named = ConftestAlarm::isConftest(path)
+                                                   ? ConftestAlarm::declaredPlugins(text)
+                                                   : PytestConfig::parse(path, text).plugins();
+        modules.insert(named.begin(), named.end());
+    }
+    return modules;
+}
+
+bool isPluginModule(const FileDiff &f, const std::set<std::string> &plugins, const Repository &repo,
                     const Revision &head)
 {
     const std::string &path = f.newPath;
@@ -233,7 +262,7 @@ bool isPluginModule(const FileDiff &f, const Config &config, const Repository &r
         return true;
     if (path.size() < 3 || path.compare(path.size() - 3, 3, ".py") != 0)
         return false;
-    for (std::string module : config.plugins) {
+    for (std::string module : plugins) {
         std::replace(module.begin(), module.end(), '.', '/');
         if (path == module + ".py" || path == module + "/__init__.py" ||
             (path.size() > module.size() + 4 &&
@@ -247,12 +276,30 @@ bool isPluginModule(const FileDiff &f, const Config &config, const Repository &r
 }
 
 void conftestGate(const PatchDiff &diff, const Config &config, const Repository &repo,
-                  const Revision &head, GateReport &report)
+                  const Revision &base, const Revision &head, GateReport &report)
 {
+    const Reader baseReader(repo, base);
+    const Reader headReader(repo, head);
+    std::optional<std::set<std::string>> plugins; // read when a module needs them
     for (const FileDiff &f : diff.files) {
-        if (f.newPath.empty() || f.binary || !ConftestAlarm::touchesCollection(f))
+        if (f.binary)
             continue;
-        if (!isPluginModule(f, config, repo, head))
+        const bool oldConfig = !f.oldPath.empty() && PytestConfig::isConfigFile(f.oldPath);
+        const bool newConfig = !f.newPath.empty() && PytestConfig::isConfigFile(f.newPath);
+        if (oldConfig || newConfig) {
+            const std::string baseText = oldConfig ? baseReader.read(f.oldPath, f.oldBlob) : "";
+            const std::string headText = newConfig ? headReader.read(f.newPath, f.newBlob) : "";
+            for (Finding &finding :
+                 ConftestAlarm::scanConfig(oldConfig ? f.oldPath : std::string(), baseText,
+                                           newConfig ? f.newPath : std::string(), headText))
+                report.findings.push_back(std::move(finding));
+            continue;
+        }
+        if (f.newPath.empty() || !ConftestAlarm::touchesCollection(f))
+            continue;
+        if (!plugins)
+            plugins = pluginModules(diff, config, repo, head);
+        if (!isPluginModule(f, *plugins, repo, head))
             continue;
         for (Finding &finding : ConftestAlarm::scan(f))
             report.findings.push_back(std::move(finding));
@@ -381,7 +428,7 @@ GateReport Audit::run(const AuditRequest &request)
     StrengthGate::finalize(report.strength);
     for (Finding &f : StrengthGate::findings(report.strength))
         report.findings.push_back(std::move(f));
-    conftestGate(diff, config, repo, head, report);
+    conftestGate(diff, config, repo, base, head, report);
     fixtureGate(diff, cls, repo, base, head, report);
     LedgerGate::apply({{repo, base, head, diff, config, cls.ledgerPrefix, request.ledgerDir,
                         request.today, extractor},
