@@ -229,6 +229,7 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
     report.head = ctx.head().spec;
     report.headCommit = ctx.head().isWorktree() || ctx.head().isPatch() ? "" : ctx.head().commit;
 
+    report.provenance = ctx.provenance();
     report.executed = options.execute;
     report.sandboxed = ctx.sandbox();
     RunPool localPool(ctx.workers());

@@ -102,6 +102,7 @@ struct CensusReport
     std::string head;
     std::string headCommit;
     std::string envDigest;
+    RunProvenance provenance;                  // the interpreter and each tree's imports
     std::vector<CensusCollection> collections; // base, head, base again (run order)
     std::vector<RunResult> executions;         // base, head (when executed)
     bool unstable = false;

@@ -72,6 +72,7 @@ std::string formatCensusText(const CensusReport &r)
                       (r.headCommit.empty() ? "" : " (" + r.headCommit.substr(0, 12) + ")") +
                       (r.envDigest.empty() ? "" : ", env " + r.envDigest) +
                       (r.sandboxed ? ", sandboxed" : ", NOT sandboxed") + "\n";
+    out += r.provenance.text("  ");
     if (!r.harnessError.empty())
         return out + "no census: " + r.harnessError + "\n";
     out += armLine("base", r.baseSummary, r.executed, unmeasuredReason(r, 0));
@@ -115,6 +116,8 @@ std::string formatCensusJson(const CensusReport &r)
         {"head",
          {{"rev", r.head}, {"commit", r.headCommit.empty() ? json(nullptr) : json(r.headCommit)}}},
         {"env_digest", r.envDigest},
+        {"interpreter", r.provenance.interpreterJson()},
+        {"trees", r.provenance.treesJson()},
         {"interrupted", r.interrupted}};
     if (!r.harnessError.empty()) {
         doc["verdict"] = nullptr;

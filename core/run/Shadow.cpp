@@ -324,6 +324,7 @@ ShadowReport Shadow::run(const RunContext &ctx, const ShadowOptions &options, Ru
     report.baseCommit = ctx.base().commit;
     report.head = ctx.head().spec;
     report.headCommit = ctx.head().isWorktree() || ctx.head().isPatch() ? "" : ctx.head().commit;
+    report.provenance = ctx.provenance();
     report.dryRun = options.dryRun;
     report.sandboxed = ctx.sandbox();
     report.pct = options.pct.value_or(ctx.config().shadowPct);

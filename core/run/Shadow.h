@@ -55,7 +55,8 @@ struct ShadowReport
     std::string repo;
     std::string base, baseCommit, head, headCommit;
     std::string envDigest;
-    std::string patchDigest; // P: sha256 hex of the patch text (Shadow::patchText)
+    RunProvenance provenance; // the interpreter and each tree's imports
+    std::string patchDigest;  // P: sha256 hex of the patch text (Shadow::patchText)
     int pct = 10;
     int changedPaths = 0;
     std::string witnessPath;  // the stored ledger ("" when not stored)

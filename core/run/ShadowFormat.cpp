@@ -45,6 +45,7 @@ std::string formatShadowText(const ShadowReport &r)
                       (r.headCommit.empty() ? "" : " (" + r.headCommit.substr(0, 12) + ")") +
                       (r.envDigest.empty() ? "" : ", env " + r.envDigest) +
                       (r.sandboxed ? ", sandboxed" : ", NOT sandboxed") + "\n";
+    out += r.provenance.text("");
     if (!r.witnessState.empty())
         out += "witness: " + r.witnessState +
                (r.witnessPath.empty() ? "" : " (" + r.witnessPath + ")") + ", " +
@@ -106,6 +107,8 @@ std::string formatShadowJson(const ShadowReport &r)
         {"base", {{"spec", r.base}, {"commit", r.baseCommit}}},
         {"head", {{"spec", r.head}, {"commit", r.headCommit}}},
         {"env_digest", r.envDigest},
+        {"interpreter", r.provenance.interpreterJson()},
+        {"trees", r.provenance.treesJson()},
         {"patch_digest", r.patchDigest},
         {"pct", r.pct},
         {"changed_files", r.changedPaths},

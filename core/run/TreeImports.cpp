@@ -36,17 +36,26 @@ std::string lastLines(const QByteArray &bytes, int max = 400)
     return bytes.trimmed().right(max).toStdString();
 }
 
-// The installed distribution (not the tree's) whose files hold `path`, as "attrs 22.2.0".
-std::string ownerOf(const std::string &path, const json &distributions)
+// The installed distribution (not the tree's) whose files hold `path`: the one whose
+// editable checkout (direct_url.json's file:// URL) holds it, else the one installed in the
+// same site directory. Null when none.
+const json *ownerOf(const std::string &path, const json &distributions)
 {
     for (const json &dist : distributions) {
-        if (dist.value("in_tree", false))
+        const std::string url = field(dist, "editable");
+        const std::string checkout = url.rfind("file://", 0) == 0 ? url.substr(7) : std::string();
+        if (!dist.value("in_tree", false) && !checkout.empty() &&
+            path.rfind(checkout + "/", 0) == 0)
+            return &dist;
+    }
+    for (const json &dist : distributions) {
+        if (dist.value("in_tree", false) || dist.contains("editable"))
             continue;
         const std::string site = QFileInfo(qs(field(dist, "path"))).absolutePath().toStdString();
         if (!site.empty() && path.rfind(site + "/", 0) == 0)
-            return field(dist, "name") + " " + field(dist, "version");
+            return &dist;
     }
-    return {};
+    return nullptr;
 }
 
 void add(std::vector<std::string> &list, const std::string &sentence)
@@ -202,6 +211,7 @@ TreeImports prepareTreeImports(const std::string &treeDir, const std::string &la
                                     "the tests import the tree's");
     }
     const json packages = answer.value("packages", json::object());
+    std::vector<std::string> editables; // named with the package they provide already
     for (const std::string &name : out.layout.packages) {
         const auto it = packages.find(name);
         if (it == packages.end() || !it->is_object())
@@ -218,10 +228,18 @@ TreeImports prepareTreeImports(const std::string &treeDir, const std::string &la
             if (field(other, "kind") == "finder") {
                 add(out.overridden, name + ": an editable install's import finder (" +
                                         field(other, "finder") + ") for " + where);
+            } else if (const json *owner = ownerOf(where, distributions);
+                       owner && owner->contains("editable")) {
+                add(out.overridden, name + ": the editable install of " +
+                                        field(*owner, "editable") + " (" + field(*owner, "name") +
+                                        " " + field(*owner, "version") + ") at " + where +
+                                        ", not the tree under test");
+                editables.push_back(field(*owner, "editable"));
             } else {
-                const std::string owner = ownerOf(where, distributions);
-                add(out.overridden, name + ": an installed copy at " + where +
-                                        (owner.empty() ? "" : " (" + owner + ")"));
+                add(out.overridden,
+                    name + ": an installed copy at " + where +
+                        (owner ? " (" + field(*owner, "name") + " " + field(*owner, "version") + ")"
+                               : std::string()));
             }
         }
     }
@@ -233,11 +251,12 @@ TreeImports prepareTreeImports(const std::string &treeDir, const std::string &la
                                " " + field(d, "version") + " at " + field(d, "path") +
                                " ahead of the tree's own metadata");
         first = false;
-        if (!inTree && d.contains("editable"))
+        if (!inTree && d.contains("editable") &&
+            std::find(editables.begin(), editables.end(), field(d, "editable")) == editables.end())
             add(out.overridden, field(d, "name") + ": an editable install of " +
                                     field(d, "editable") + " (" + field(d, "version") +
                                     "), not the tree under test");
-        else if (!inTree)
+        else if (!inTree && !d.contains("editable"))
             add(out.overridden, field(d, "name") + ": installed metadata " + field(d, "version") +
                                     " at " + field(d, "path") +
                                     " (importlib.metadata reads "

@@ -7,10 +7,12 @@
 #include "RunFixtures.h"
 #include "TestSupport.h"
 #include "ledger/Config.h"
+#include "run/Census.h"
 #include "run/Interpreter.h"
 #include "run/PytestRun.h"
 #include "run/RunContext.h"
 #include "run/Sandbox.h"
+#include "run/Shadow.h"
 #include "util/Error.h"
 
 #include <QDir>
@@ -18,6 +20,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <nlohmann/json.hpp>
 
 using pw::core::Arm;
 using pw::core::Error;
@@ -108,7 +111,7 @@ private Q_SLOTS:
         QTest::newRow("installed copy, sandbox, venv under /tmp")
             << "copy" << true << "an installed copy at";
         QTest::newRow("editable .pth to a checkout at head")
-            << "pth" << false << "an editable install of file://";
+            << "pth" << false << "editable install of file://";
         QTest::newRow("easy-install.pth in front of PYTHONPATH")
             << "egg" << true << "stood ahead of the tree";
         QTest::newRow("editable finder in front of the path finder")
@@ -193,6 +196,46 @@ private Q_SLOTS:
         QVERIFY(anyContains(progress, QStringLiteral("base tree imports mypkg from src/")));
         if (!said.isEmpty())
             QVERIFY(anyContains(progress, QStringLiteral("overridden: mypkg: ")));
+    }
+
+    void reportsNameTheInterpreterAndEachTreesImports()
+    {
+        pw::test::RepoBuilder repo;
+        const std::string base = projectFiles(repo, "base", "1.0");
+        const std::string head = projectFiles(repo, "head", "2.0");
+        QTemporaryDir venvDir, cache;
+        const std::string venv = makeVenv(venvDir.path());
+        writeText(sitePackages(venv), "mypkg/__init__.py", "VALUE = \"installed\"\n");
+        pw::core::RunRequest request =
+            pw::test::runRequest(repo.root(), cache.path().toStdString(), base, head, "2026-12-01");
+        request.target.python = venv;
+        const RunContext ctx = RunContext::open(request);
+        const pw::core::InterpreterProbe probe = pw::core::probeInterpreter(venv);
+        const std::string line = "interpreter " + venv + " (Python " + probe.version + ", pytest " +
+                                 probe.pytestVersion + "; --python)";
+
+        const pw::core::CensusReport census = pw::core::Census::run(ctx, {});
+        QVERIFY2(census.harnessError.empty(), census.harnessError.c_str());
+        const QString text = QString::fromStdString(pw::core::formatCensusText(census));
+        QVERIFY2(text.contains(QString::fromStdString(line)), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("base tree imports mypkg from src/")),
+                 qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("overridden: mypkg: an installed copy at")),
+                 qPrintable(text));
+        const nlohmann::json json = nlohmann::json::parse(pw::core::formatCensusJson(census));
+        QCOMPARE(json["interpreter"]["path"].get<std::string>(), venv);
+        QCOMPARE(json["interpreter"]["pytest"].get<std::string>(), probe.pytestVersion);
+        QCOMPARE(json["trees"]["head"]["import_path"][0].get<std::string>(),
+                 ctx.treeDir(Arm::Head) + "/src");
+        QVERIFY(!json["trees"]["base"]["overridden"].empty());
+
+        const pw::core::ShadowReport shadow = pw::core::Shadow::run(ctx, {});
+        QVERIFY2(QString::fromStdString(pw::core::formatShadowText(shadow))
+                     .contains(QString::fromStdString(line)),
+                 pw::core::formatShadowText(shadow).c_str());
+        QCOMPARE(nlohmann::json::parse(pw::core::formatShadowJson(shadow))["interpreter"]["python"]
+                     .get<std::string>(),
+                 probe.version);
     }
 
     void anInterpreterTheSandboxCannotRunIsRefusedUpFront()
