@@ -126,6 +126,8 @@ std::vector<TestFileChange> collectTestChanges(const PatchDiff &diff, const Clas
         c.basePath = oldIsTest ? f.oldPath : std::string();
         c.status = f.status;
         c.similarity = f.similarity;
+        if (f.status == ChangeStatus::Renamed && oldIsTest != newIsTest)
+            c.outsidePath = oldIsTest ? f.newPath : f.oldPath;
         const size_t index = changes.size();
         changes.push_back(c);
         if (oldIsTest) {
@@ -150,22 +152,27 @@ std::vector<TestFileChange> collectTestChanges(const PatchDiff &diff, const Clas
     return changes;
 }
 
-void scoreTests(const TestFileChange &c, GateReport &report)
+// Latitude and strength of every test the patch touched, across renames and moves: a
+// pair is scored once, under its head id (a lost test under its base file's id).
+void scoreTests(const std::vector<TestFileChange> &changes, const std::vector<TestPair> &pairs,
+                GateReport &report)
 {
-    const FileFacts *base = c.base && !c.base->error ? &*c.base : nullptr;
-    const FileFacts *head = c.head && !c.head->error ? &*c.head : nullptr;
-    if ((c.base && !base) || (c.head && !head))
-        return; // a side that does not parse: PARSE_ERROR says it, nothing to compare
-    for (const TestPair &p : pairTests(base, head)) {
-        const std::string id = c.testId(p.head ? p.head->name : p.base->name);
+    std::map<std::string, std::string> pathOf; // base path → the path findings use
+    for (const TestFileChange &c : changes) {
+        if (!c.basePath.empty())
+            pathOf[c.basePath] = c.path;
+    }
+    for (const TestPair &p : pairs) {
         if (p.base && p.head && p.base->bodyHash == p.head->bodyHash)
             continue; // untouched test: nothing changed in its oracle
+        const std::string path = p.head ? p.headFile : pathOf[p.baseFile];
+        const std::string id = path + "::" + (p.head ? p.head->name : p.base->name);
         if (p.base && p.head) {
             LatitudeScorer::Score s = LatitudeScorer::score(*p.base, *p.head);
-            report.latitude.tests.push_back({id, c.path, p.head->line, s.score, s.signals});
+            report.latitude.tests.push_back({id, path, p.head->line, s.score, s.signals});
             report.latitude.total += s.score;
         }
-        StrengthRow row = StrengthGate::compare(id, c.path, p.base, p.head);
+        StrengthRow row = StrengthGate::compare(id, path, p.base, p.head);
         report.strength.tests.push_back(std::move(row));
     }
 }
@@ -212,16 +219,42 @@ void fixtureGate(const PatchDiff &diff, const Classifier &cls, const Repository 
         if (newFixture)
             change.head = sha256Hex(headReader.read(f.newPath, f.newBlob));
         report.fixtures.push_back(change);
-        if (!change.base || change.base == change.head)
-            continue; // added fixture, or a mode-only change
+        if (!change.base)
+            continue; // an added fixture
+        const bool moved = f.status == ChangeStatus::Renamed && f.oldPath != f.newPath;
         Finding fd;
         fd.gate = "fixture";
+        fd.path = change.path;
+        if (change.base == change.head) {
+            if (!moved)
+                continue; // a mode-only change
+            // Same bytes elsewhere: a data fixture's readers moved with it or fail loudly,
+            // but a conftest.py now governs another directory.
+            const bool conftest = ConftestAlarm::isConftest(f.newPath);
+            fd.code = "F-RENAME";
+            fd.severity = conftest ? Severity::Review : Severity::Info;
+            fd.message = "fixture moved from " + f.oldPath + " (same content)" +
+                         (conftest ? std::string(": its fixtures and hooks now apply to the "
+                                                 "tests under its new directory")
+                                   : std::string());
+            fd.evidence =
+                conftest ? "reviewer confirms which tests the moved conftest.py governs" : "none";
+            report.findings.push_back(std::move(fd));
+            continue;
+        }
         fd.code = "F-DRIFT";
         fd.severity = Severity::Block;
-        fd.path = change.path;
-        fd.message = change.head ? "fixture changed: sha256 " + change.base->substr(0, 12) +
-                                       " -> " + change.head->substr(0, 12)
-                                 : "fixture removed (sha256 " + change.base->substr(0, 12) + ")";
+        const std::string sha = "sha256 " + change.base->substr(0, 12);
+        if (change.head)
+            fd.message = (moved ? "fixture moved from " + f.oldPath + " (similarity " +
+                                      std::to_string(f.similarity) + "%) and changed: "
+                                : std::string("fixture changed: ")) +
+                         sha + " -> " + change.head->substr(0, 12);
+        else if (moved)
+            fd.message = "fixture removed: moved to " + f.newPath +
+                         ", outside the fixture globs (" + sha + ")";
+        else
+            fd.message = "fixture removed (" + sha + ")";
         fd.evidence = "fixture diff plus reason (human note)";
         report.findings.push_back(std::move(fd));
     }
@@ -419,11 +452,10 @@ GateReport Audit::run(const AuditRequest &request)
     const std::vector<TestFileChange> changes =
         collectTestChanges(diff, cls, repo, base, head, extractor, report.stats);
 
-    for (const TestFileChange &c : changes) {
-        for (Finding &f : ManifestDiff::evaluate(c))
-            report.findings.push_back(std::move(f));
-        scoreTests(c, report);
-    }
+    const std::vector<TestPair> pairs = pairPatchTests(changes);
+    for (Finding &f : ManifestDiff::evaluate(changes, pairs))
+        report.findings.push_back(std::move(f));
+    scoreTests(changes, pairs, report);
     latitudeFindings(report);
     StrengthGate::finalize(report.strength);
     for (Finding &f : StrengthGate::findings(report.strength))

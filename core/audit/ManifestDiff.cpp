@@ -2,6 +2,9 @@
 
 #include "audit/TestPairing.h"
 
+#include <algorithm>
+#include <set>
+
 namespace pw::core {
 namespace {
 
@@ -33,6 +36,11 @@ std::string joined(const std::vector<std::string> &items, size_t max = 8)
     return out;
 }
 
+std::string joined(const std::set<std::string> &items)
+{
+    return joined(std::vector<std::string>(items.begin(), items.end()));
+}
+
 void parseErrors(const TestFileChange &c, std::vector<Finding> &out)
 {
     if (c.head && c.head->error) {
@@ -54,75 +62,304 @@ void parseErrors(const TestFileChange &c, std::vector<Finding> &out)
     }
 }
 
-} // namespace
-
-std::vector<Finding> ManifestDiff::evaluate(const TestFileChange &c)
+// The skip details of a test (its own, its classes', its body's), falling back to the bare
+// marker names for facts without details.
+std::vector<SkipFact> skipDetailsOf(const TestFunctionFacts &t)
 {
-    std::vector<Finding> out;
-    parseErrors(c, out);
-    const bool baseOk = c.base && !c.base->error;
-    const bool headOk = c.head && !c.head->error;
-
-    if (!c.base && headOk) {
-        out.push_back(make(
-            c, "T-ADD", Severity::Info, 1, {},
-            "new test file with " + std::to_string(c.head->tests.size()) + " test(s)", "none"));
-    }
-    if (baseOk && !c.head) {
-        if (!c.base->tests.empty()) {
-            Finding f = make(c, "T-GONE", Severity::Block, 0, {},
-                             "test file removed with " + std::to_string(c.base->tests.size()) +
-                                 " test(s): " + joined(c.base->defs),
-                             kDelEvidence);
-            out.push_back(std::move(f));
-        }
-        return out;
-    }
-    if (c.status == ChangeStatus::Renamed && c.head) {
-        out.push_back(make(c, "T-RENAME", Severity::Info, 1, {},
-                           "test file renamed from " + c.basePath + " (similarity " +
-                               std::to_string(c.similarity) + "%)",
-                           "none"));
-    }
-    if (!headOk)
-        return out; // an unparsable head is one PARSE_ERROR, not a list of lost tests
-
-    const FileFacts *base = baseOk ? &*c.base : nullptr;
-    const FileFacts &head = *c.head;
-    bool lost = false;
-    for (const TestPair &p : pairTests(base, &head)) {
-        if (p.base && !p.head) {
-            lost = true;
-            out.push_back(make(c, "T-DEL", Severity::Block, p.base->line, c.testId(p.base->name),
-                               "test function " + p.base->name + " disappeared", kDelEvidence));
-            continue;
-        }
-        if (p.renamed) {
-            out.push_back(make(
-                c, "T-RENAME", Severity::Info, p.head->line, c.testId(p.head->name),
-                "pure rename: " + p.base->name + " -> " + p.head->name + " (same body)", "none"));
-        }
-        const size_t before = p.base ? p.base->skip.size() : 0;
-        if (p.head && p.head->skip.size() > before) {
-            std::vector<std::string> added(p.head->skip.begin() + long(before), p.head->skip.end());
-            out.push_back(make(c, "T-SKIP", Severity::Block, p.head->line, c.testId(p.head->name),
-                               "skip/xfail newly present: " + joined(added), kSkipEvidence));
-        }
-    }
-    const size_t moduleBefore = base ? base->moduleSkip.size() : 0;
-    if (head.moduleSkip.size() > moduleBefore) {
-        out.push_back(
-            make(c, "T-SKIP", Severity::Block, 1, {},
-                 "module-level skip/xfail newly present (pytestmark): " + joined(head.moduleSkip),
-                 kSkipEvidence));
-    }
-    if (base && !lost && head.asserts < base->asserts) {
-        out.push_back(make(c, "T-WEAK", Severity::Review, 1, {},
-                           "assertion count dropped from " + std::to_string(base->asserts) +
-                               " to " + std::to_string(head.asserts) + " with no test lost",
-                           "reviewer note naming the property still covered"));
+    if (t.skipDetail.size() == t.skip.size())
+        return t.skipDetail;
+    std::vector<SkipFact> out;
+    for (const std::string &mark : t.skip) {
+        const bool always = mark == "pytest.mark.skip" || mark == "unittest.skip" ||
+                            mark == "unittest.expectedFailure";
+        out.push_back({mark, "function", t.line,
+                       always ? std::nullopt : std::optional<std::string>("a condition holds")});
     }
     return out;
+}
+
+std::string placeOf(const SkipFact &s)
+{
+    if (s.scope == "class")
+        return " on its class";
+    if (s.scope == "module")
+        return " (the module's pytestmark)";
+    if (s.scope == "body")
+        return " in its body";
+    if (s.scope == "param")
+        return " on some of its parametrize cases";
+    return {};
+}
+
+std::string describeSkip(const SkipFact &s)
+{
+    std::string text = s.xfail() ? "expected to fail" : "skipped";
+    if (s.when)
+        text += " when " + *s.when;
+    return text + " (" + s.mark + placeOf(s) + ", line " + std::to_string(s.line) + ")";
+}
+
+// The T-ADD note of a new test that does not run here from birth (or nothing): review
+// when it never runs or never counts, info naming the condition when one decides.
+std::optional<Finding> birthNote(const TestFileChange &c, const TestFunctionFacts &t,
+                                 const FileFacts &file)
+{
+    std::vector<SkipFact> skips = skipDetailsOf(t);
+    for (const SkipFact &s : file.moduleSkipDetail)
+        skips.push_back(s);
+    if (skips.empty())
+        return std::nullopt;
+    auto always = [](const SkipFact &s) { return !s.when && s.scope != "param"; };
+    const auto never = std::find_if(skips.begin(), skips.end(),
+                                    [&](const SkipFact &s) { return always(s) && !s.xfail(); });
+    const auto uncounted = std::find_if(skips.begin(), skips.end(),
+                                        [&](const SkipFact &s) { return always(s) && s.xfail(); });
+    const std::string id = c.testId(t.name);
+    if (never != skips.end()) {
+        return make(c, "T-ADD", Severity::Review, t.line, id,
+                    "new test that does not run here: " + describeSkip(*never),
+                    "reviewer confirms the new test is meant not to run (or makes it run)");
+    }
+    if (uncounted != skips.end()) {
+        return make(c, "T-ADD", Severity::Review, t.line, id,
+                    "new test whose outcome does not count here: " + describeSkip(*uncounted),
+                    "reviewer confirms the new test is meant to fail (or makes it pass)");
+    }
+    std::vector<std::string> conditions;
+    for (const SkipFact &s : skips)
+        conditions.push_back(describeSkip(s));
+    return make(c, "T-ADD", Severity::Info, t.line, id,
+                "new test that may not run here: " + joined(conditions, 4) +
+                    "; whether the condition holds depends on the environment (the census "
+                    "says whether it ran)",
+                "none");
+}
+
+std::string renameMessage(const TestFileChange &c, const TestPair &p)
+{
+    const bool sameFile = p.baseFile == c.basePath;
+    const std::string from = sameFile ? p.base->name : p.baseFile + "::" + p.base->name;
+    if (p.match == TestMatch::Body && sameFile)
+        return "pure rename: " + p.base->name + " -> " + p.head->name + " (same body)";
+    if (p.match == TestMatch::Body)
+        return "moved from " + from + " (same body)";
+    return std::string(sameFile ? "renamed" : "moved") + " from " + from + " (" +
+           std::to_string(p.similarity) +
+           "% of its statements kept): scored by latitude and strength across the match";
+}
+
+// The findings of one changed test file, given the patch's pairs.
+class FileVerdicts
+{
+public:
+    FileVerdicts(const TestFileChange &c, const std::vector<TestPair> &pairs,
+                 const std::vector<TestFileChange> &changes, std::vector<Finding> &out)
+        : m_c(c), m_changes(changes), m_out(out)
+    {
+        for (const TestPair &p : pairs) {
+            const bool headHere = p.head && c.head && p.headFile == c.path;
+            const bool baseHere = p.base && c.base && p.baseFile == c.basePath;
+            if (headHere)
+                m_here.push_back(&p);
+            else if (baseHere && !p.head)
+                m_here.push_back(&p);
+            else if (baseHere)
+                m_movedOut.push_back(&p);
+        }
+    }
+
+    void evaluate()
+    {
+        parseErrors(m_c, m_out);
+        const bool baseOk = m_c.base && !m_c.base->error;
+        const bool headOk = m_c.head && !m_c.head->error;
+        if (!m_c.base && headOk)
+            added();
+        if (baseOk && !m_c.head) {
+            gone();
+            return;
+        }
+        const bool hasTests =
+            (baseOk && !m_c.base->tests.empty()) || (headOk && !m_c.head->tests.empty());
+        if (m_c.status == ChangeStatus::Renamed && m_c.head && !m_c.basePath.empty() &&
+            hasTests) { // a conftest or helper moved is the fixture gate's to report
+            m_out.push_back(make(m_c, "T-RENAME", Severity::Info, 1, {},
+                                 "test file renamed from " + m_c.basePath + " (similarity " +
+                                     std::to_string(m_c.similarity) + "%)",
+                                 "none"));
+        }
+        if (!headOk)
+            return; // an unparsable head is one PARSE_ERROR, not a list of lost tests
+        tests(baseOk ? &*m_c.base : nullptr, *m_c.head);
+    }
+
+private:
+    // The base files of the pairs whose base side is in another file.
+    std::set<std::string> movedInFrom() const
+    {
+        std::set<std::string> files;
+        for (const TestPair *p : m_here) {
+            if (p->base && p->baseFile != m_c.basePath)
+                files.insert(p->baseFile);
+        }
+        return files;
+    }
+
+    void added()
+    {
+        const FileFacts &head = *m_c.head;
+        if (head.tests.empty())
+            return; // a helper or conftest under the test globs adds no tests
+        const std::set<std::string> from = movedInFrom();
+        size_t moved = 0;
+        for (const TestPair *p : m_here)
+            moved += p->base ? 1 : 0;
+        const std::string count = std::to_string(head.tests.size()) + " test(s)";
+        std::string message;
+        if (!m_c.outsidePath.empty())
+            message = "test file moved in from " + m_c.outsidePath +
+                      " (outside the test globs there) with " + count;
+        else
+            message = "new test file with " + count;
+        if (moved == head.tests.size())
+            message += ", all moved from " + joined(from);
+        else if (moved > 0)
+            message += ", " + std::to_string(moved) + " of them moved from " + joined(from);
+        m_out.push_back(make(m_c, "T-ADD", Severity::Info, 1, {}, message, "none"));
+    }
+
+    void gone()
+    {
+        const FileFacts &base = *m_c.base;
+        if (base.tests.empty())
+            return;
+        std::set<std::string> to;
+        for (const TestPair *p : m_movedOut)
+            to.insert(p->headFile);
+        std::vector<const TestPair *> lost;
+        for (const TestPair *p : m_here)
+            lost.push_back(p);
+        const std::string movedOut =
+            m_c.status == ChangeStatus::Renamed && !m_c.outsidePath.empty()
+                ? "renamed to " + m_c.outsidePath + ", outside the test globs"
+                : "removed";
+        if (m_movedOut.empty()) {
+            std::string message = "test file " + movedOut + " with " +
+                                  std::to_string(base.tests.size()) +
+                                  " test(s): " + joined(base.defs);
+            if (!m_c.outsidePath.empty())
+                message += " (they are no longer collected)";
+            m_out.push_back(make(m_c, "T-GONE", Severity::Block, 0, {}, message, kDelEvidence));
+            return;
+        }
+        m_out.push_back(make(m_c, "T-RENAME", Severity::Info, 0, {},
+                             "test file " + movedOut + "; " +
+                                 (lost.empty() ? std::string("its ")
+                                               : std::to_string(m_movedOut.size()) + " of its ") +
+                                 std::to_string(base.tests.size()) + " test(s) moved to " +
+                                 joined(to),
+                             "none"));
+        for (const TestPair *p : lost) {
+            m_out.push_back(
+                make(m_c, "T-DEL", Severity::Block, p->base->line, m_c.testId(p->base->name),
+                     "test function " + p->base->name +
+                         " disappeared with its file (its other tests moved to " + joined(to) + ")",
+                     kDelEvidence));
+        }
+    }
+
+    const FileFacts *fileFacts(const std::string &path, bool headSide) const
+    {
+        for (const TestFileChange &c : m_changes) {
+            if (headSide ? (c.path == path && c.head) : (c.basePath == path && c.base))
+                return headSide ? &*c.head : &*c.base;
+        }
+        return nullptr;
+    }
+
+    void tests(const FileFacts *base, const FileFacts &head)
+    {
+        bool lost = false;
+        bool existingTests = false; // a head test of this file exists at base
+        int baseAsserts = base ? base->asserts : 0;
+        int headAsserts = head.asserts;
+        for (const TestPair *p : m_movedOut)
+            baseAsserts -= p->base->asserts; // their assertions went with them
+        for (const TestPair *p : m_here) {
+            if (p->base && !p->head) {
+                lost = true;
+                m_out.push_back(
+                    make(m_c, "T-DEL", Severity::Block, p->base->line, m_c.testId(p->base->name),
+                         "test function " + p->base->name + " disappeared", kDelEvidence));
+                continue;
+            }
+            const std::string id = m_c.testId(p->head->name);
+            if (!p->base) {
+                if (std::optional<Finding> note = birthNote(m_c, *p->head, head))
+                    m_out.push_back(std::move(*note));
+                continue;
+            }
+            existingTests = existingTests || p->baseFile == m_c.basePath;
+            if (p->baseFile != m_c.basePath)
+                headAsserts -= p->head->asserts; // moved in: not this file's base checks
+            if (p->renamed())
+                m_out.push_back(make(m_c, "T-RENAME", Severity::Info, p->head->line, id,
+                                     renameMessage(m_c, *p), "none"));
+            const size_t before = p->base->skip.size();
+            if (p->head->skip.size() > before) {
+                std::vector<std::string> gained(p->head->skip.begin() + long(before),
+                                                p->head->skip.end());
+                m_out.push_back(make(m_c, "T-SKIP", Severity::Block, p->head->line, id,
+                                     "skip/xfail newly present: " + joined(gained), kSkipEvidence));
+            }
+            if (p->baseFile != m_c.basePath) {
+                // Moved from another module: a pytestmark skip it did not have there.
+                const FileFacts *from = fileFacts(p->baseFile, false);
+                const size_t had = from ? from->moduleSkip.size() : 0;
+                if (head.moduleSkip.size() > had)
+                    m_out.push_back(make(m_c, "T-SKIP", Severity::Block, p->head->line, id,
+                                         "moved into a module whose pytestmark skips it: " +
+                                             joined(head.moduleSkip),
+                                         kSkipEvidence));
+            }
+        }
+        const size_t moduleBefore = base ? base->moduleSkip.size() : 0;
+        if (head.moduleSkip.size() > moduleBefore && existingTests && base) {
+            m_out.push_back(make(m_c, "T-SKIP", Severity::Block, 1, {},
+                                 "module-level skip/xfail newly present (pytestmark): " +
+                                     joined(head.moduleSkip),
+                                 kSkipEvidence));
+        }
+        if (base && !lost && headAsserts < baseAsserts) {
+            m_out.push_back(make(m_c, "T-WEAK", Severity::Review, 1, {},
+                                 "assertion count dropped from " + std::to_string(baseAsserts) +
+                                     " to " + std::to_string(headAsserts) + " with no test lost",
+                                 "reviewer note naming the property still covered"));
+        }
+    }
+
+    const TestFileChange &m_c;
+    const std::vector<TestFileChange> &m_changes;
+    std::vector<Finding> &m_out;
+    std::vector<const TestPair *> m_here;     // pairs this file reports (its head tests, its lost)
+    std::vector<const TestPair *> m_movedOut; // its base tests matched in another file
+};
+
+} // namespace
+
+std::vector<Finding> ManifestDiff::evaluate(const std::vector<TestFileChange> &changes,
+                                            const std::vector<TestPair> &pairs)
+{
+    std::vector<Finding> out;
+    for (const TestFileChange &c : changes)
+        FileVerdicts(c, pairs, changes, out).evaluate();
+    return out;
+}
+
+std::vector<Finding> ManifestDiff::evaluate(const TestFileChange &change)
+{
+    const std::vector<TestFileChange> one{change};
+    return evaluate(one, pairPatchTests(one));
 }
 
 } // namespace pw::core

@@ -45,6 +45,35 @@ class CalcTest(unittest.TestCase):
             div(1, 0)
 )";
 
+// A class gated on the interpreter version at base (the attrs-like `PY_3_8_PLUS` guard).
+const char *kGated = R"(import sys
+
+import pytest
+
+PY_3_8_PLUS = sys.version_info >= (3, 8)
+
+
+@pytest.mark.skipif(not PY_3_8_PLUS, reason="needs 3.8")
+class TestGated:
+    def test_old(self):
+        assert 1 + 1 == 2
+)";
+
+// A conftest at the repository root, outside the test globs (fixtures only).
+const char *kRootConftest = R"(import pytest
+
+
+@pytest.fixture
+def calc():
+    """The calculator every test gets."""
+    return 1
+
+
+@pytest.fixture
+def numbers():
+    return [1, 2, 3, 4, 5, 6, 7, 8, 9]
+)";
+
 QString replaced(QString text, const char *from, const char *to)
 {
     return text.replace(QLatin1String(from), QLatin1String(to));
@@ -164,6 +193,51 @@ void TstAudit::verdicts_data()
                        QStringLiteral(
                            "WEAKER:truthiness review tests/test_calculator.py::test_add")}
         << QStringList{QStringLiteral("T-GONE")} << "REVIEW";
+    QTest::newRow("new helper module without tests is no T-ADD")
+        << QVariantMap{{QStringLiteral("tests/helpers2.py"),
+                        QStringLiteral("def helper():\n    return 2\n")}}
+        << QStringList() << QStringList{QStringLiteral("T-ADD")} << "PASS";
+    // A rename with only one side under the test globs, and fixtures moved.
+    const QString rootConftest = QString::fromUtf8(kRootConftest);
+    QTest::newRow("conftest moved into the test globs and edited is drift, not a test file")
+        << QVariantMap{{QStringLiteral("conftest.py"), QVariant()},
+                       {QStringLiteral("tests/unit/conftest.py"),
+                        replaced(rootConftest, "return 1", "return 2")}}
+        << QStringList{QStringLiteral("F-DRIFT block tests/unit/conftest.py")}
+        << QStringList{QStringLiteral("T-RENAME"), QStringLiteral("T-ADD"),
+                       QStringLiteral("T-GONE")}
+        << "BLOCK";
+    QTest::newRow("conftest moved unchanged now governs another directory")
+        << QVariantMap{{QStringLiteral("conftest.py"), QVariant()},
+                       {QStringLiteral("tests/unit/conftest.py"), rootConftest}}
+        << QStringList{QStringLiteral("F-RENAME review tests/unit/conftest.py")}
+        << QStringList{QStringLiteral("T-RENAME"), QStringLiteral("T-ADD"),
+                       QStringLiteral("F-DRIFT")}
+        << "REVIEW";
+    QTest::newRow("conftest moved within the test globs is no test file rename")
+        << QVariantMap{{QStringLiteral("tests/conftest.py"), QVariant()},
+                       {QStringLiteral("tests/unit/conftest.py"),
+                        QStringLiteral("import pytest\n")}}
+        << QStringList{QStringLiteral("F-RENAME review tests/unit/conftest.py")}
+        << QStringList{QStringLiteral("T-RENAME"), QStringLiteral("T-ADD"),
+                       QStringLiteral("F-DRIFT")}
+        << "REVIEW";
+    QTest::newRow("data fixture renamed unchanged is info")
+        << QVariantMap{{QStringLiteral("tests/fixtures/expected.json"), QVariant()},
+                       {QStringLiteral("tests/fixtures/sum.json"),
+                        QStringLiteral("{\"sum\": 3}\n")}}
+        << QStringList{QStringLiteral("F-RENAME info tests/fixtures/sum.json")}
+        << QStringList{QStringLiteral("F-DRIFT")} << "PASS";
+    QTest::newRow("test file moved out of the test globs is T-GONE")
+        << QVariantMap{{path, QVariant()}, {QStringLiteral("src/calc_checks.py"), tests}}
+        << QStringList{QStringLiteral("T-GONE block tests/test_calc.py")}
+        << QStringList{QStringLiteral("T-RENAME"), QStringLiteral("T-ADD")} << "BLOCK";
+    QTest::newRow("test file moved into the test globs is T-ADD of its tests")
+        << QVariantMap{{QStringLiteral("src/smoke.py"), QVariant()},
+                       {QStringLiteral("tests/test_smoke.py"),
+                        QStringLiteral("def test_smoke():\n    assert 1 + 1 == 2\n")}}
+        << QStringList{QStringLiteral("T-ADD info tests/test_smoke.py")}
+        << QStringList{QStringLiteral("T-RENAME"), QStringLiteral("T-GONE")} << "REVIEW";
     QTest::newRow("pure function rename is info")
         << QVariantMap{{path, replaced(tests, "def test_add():", "def test_addition():")}}
         << QStringList{QStringLiteral("T-RENAME info tests/test_calc.py::test_addition")}
@@ -185,11 +259,58 @@ void TstAudit::verdicts_data()
                                        "import pytest\npytestmark = pytest.mark.skip\n")}}
         << QStringList{QStringLiteral("T-SKIP block tests/test_calc.py")} << QStringList()
         << "BLOCK";
-    QTest::newRow("T-SKIP on a new test")
+    // A test that does not exist at base cannot have a skip added: T-ADD, with a note when it
+    // does not run here from birth, and NEW:test (never BLOCKER:marker).
+    const QString gated = QString::fromUtf8(kGated);
+    const QString gatedPath = QStringLiteral("tests/test_gated.py");
+    QTest::newRow("new test born xfail is T-ADD, not T-SKIP")
         << QVariantMap{{QStringLiteral("tests/test_new.py"),
                         QStringLiteral("import pytest\n\n@pytest.mark.xfail\ndef test_new():\n    "
                                        "assert 1 == 2\n")}}
-        << QStringList{QStringLiteral("T-SKIP block tests/test_new.py::test_new")} << QStringList()
+        << QStringList{QStringLiteral("T-ADD review tests/test_new.py::test_new"),
+                       QStringLiteral("NEW:test review tests/test_new.py::test_new")}
+        << QStringList{QStringLiteral("T-SKIP"), QStringLiteral("BLOCKER:marker")} << "REVIEW";
+    QTest::newRow("new method inheriting a class skipif already at base")
+        << QVariantMap{{gatedPath, QString(gated + "\n    def test_new(self):\n        assert 2 * "
+                                                   "2 == 4\n")}}
+        << QStringList{QStringLiteral("T-ADD info tests/test_gated.py::TestGated::test_new"),
+                       QStringLiteral("NEW:test review tests/test_gated.py::TestGated::test_new")}
+        << QStringList{QStringLiteral("T-SKIP"), QStringLiteral("BLOCKER:marker")} << "REVIEW";
+    QTest::newRow("new class born with its own skip")
+        << QVariantMap{{path, QString(tests + "\n\n@pytest.mark.skip(reason=\"later\")\nclass "
+                                              "TestDiv:\n    def test_div(self):\n        "
+                                              "assert 6 / 3 == 2\n")}}
+        << QStringList{QStringLiteral("T-ADD review tests/test_calc.py::TestDiv::test_div"),
+                       QStringLiteral("NEW:test review tests/test_calc.py::TestDiv::test_div")}
+        << QStringList{QStringLiteral("T-SKIP"), QStringLiteral("BLOCKER:marker")} << "REVIEW";
+    QTest::newRow("new test born with its own version gate")
+        << QVariantMap{{path, QString(tests + "\n\n@pytest.mark.skipif(sys.version_info < (3, "
+                                              "8), reason=\"3.8\")\ndef test_walrus():\n    "
+                                              "assert (n := 2) == 2\n")}}
+        << QStringList{QStringLiteral("T-ADD info tests/test_calc.py::test_walrus"),
+                       QStringLiteral("NEW:test review tests/test_calc.py::test_walrus")}
+        << QStringList{QStringLiteral("T-SKIP"), QStringLiteral("BLOCKER:marker")} << "REVIEW";
+    QTest::newRow("new file of tests under a module pytestmark skip")
+        << QVariantMap{{QStringLiteral("tests/test_new.py"),
+                        QStringLiteral("import pytest\n\npytestmark = pytest.mark.skip\n\n\ndef "
+                                       "test_new():\n    assert 1 == 1\n")}}
+        << QStringList{QStringLiteral("T-ADD info tests/test_new.py"),
+                       QStringLiteral("T-ADD review tests/test_new.py::test_new")}
+        << QStringList{QStringLiteral("T-SKIP")} << "REVIEW";
+    QTest::newRow("skip added to an existing test of a gated class stays T-SKIP")
+        << QVariantMap{{gatedPath, replaced(gated, "    def test_old(self):",
+                                            "    @pytest.mark.xfail\n    def test_old(self):")}}
+        << QStringList{QStringLiteral("T-SKIP block tests/test_gated.py::TestGated::test_old"),
+                       QStringLiteral(
+                           "BLOCKER:marker block tests/test_gated.py::TestGated::test_old")}
+        << QStringList{QStringLiteral("T-ADD")} << "BLOCK";
+    QTest::newRow("class skip added over existing and new tests")
+        << QVariantMap{{path, replaced(QString(tests + "\n    def test_mul_zero(self):\n        "
+                                                       "assert mul(0, 3) == 0\n"),
+                                       "class TestMul:", "@pytest.mark.skip\nclass TestMul:")}}
+        << QStringList{QStringLiteral("T-SKIP block tests/test_calc.py::TestMul::test_mul"),
+                       QStringLiteral("T-ADD review tests/test_calc.py::TestMul::test_mul_zero")}
+        << QStringList{QStringLiteral("T-SKIP block tests/test_calc.py::TestMul::test_mul_zero")}
         << "BLOCK";
     QTest::newRow("T-WEAK assertion dropped, no test lost")
         << QVariantMap{{path, replaced(tests, "    assert sub(1, 1) == 0\n", "")}}
@@ -285,7 +406,10 @@ void TstAudit::verdicts()
     repo.write("tests/test_calc.py", kBaseTests);
     repo.write("tests/test_unit.py", kUnittest);
     repo.write("tests/helpers.py", "def helper():\n    return 1\n");
+    repo.write("tests/test_gated.py", kGated);
+    repo.write("src/smoke.py", "def test_smoke():\n    assert 1 + 1 == 2\n");
     repo.write("tests/conftest.py", "import pytest\n");
+    repo.write("conftest.py", kRootConftest);
     repo.write("tests/fixtures/expected.json", "{\"sum\": 3}\n");
     repo.write("tests/fixtures/image.png", std::string("\x89PNG\r\n\x1a\n\0\0\0\x01", 12));
     const std::string base = repo.commit("base");

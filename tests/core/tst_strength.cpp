@@ -47,6 +47,12 @@ void TstStrength::flags_data()
                                           << "def test_a():\n    assert f() == 1\n"
                                           << QStringList{"STRONGER:comparisons"};
     QTest::newRow("NEW:test") << QString() << two << QStringList{"NEW:test"};
+    // A test that does not exist at base cannot have a marker added (SPEC §4.1).
+    QTest::newRow("new test born skipped is NEW:test, never BLOCKER:marker")
+        << QString()
+        << "import pytest\n@pytest.mark.skipif(True, reason='x')\n@pytest.mark.xfail\ndef "
+           "test_a():\n    assert f() == 1\n"
+        << QStringList{"NEW:test"};
     QTest::newRow("BLOCKER:deleted") << two << QString() << QStringList{"BLOCKER:deleted"};
 }
 
