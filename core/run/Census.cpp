@@ -400,12 +400,16 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
     // Witnesses the execution did not run (or no execution): one head run of them.
     std::map<std::string, Outcome> witnessRun = headEvidence;
     {
+        std::set<std::string> renamed; // base functions matched under another id
+        for (const auto &[from, rename] : censusRenames(base, head, baseStatic, headStatic))
+            renamed.insert(from);
         std::vector<std::string> needed;
         for (const CensusNode &n : base.dump.nodes) {
             if (collectedAt(head, n.nodeId))
                 continue;
             const std::string fn = functionIdOf(n.nodeId);
-            if (const std::optional<std::string> node = ledgers.waiverFor(fn, fileOf(fn))) {
+            if (const std::optional<std::string> node =
+                    ledgers.waiverFor(fn, fileOf(fn), renamed)) {
                 const std::optional<std::string> w = ledgers.witnessOf(*node);
                 if (w && !w->empty() && collectedAt(head, *w) &&
                     !witnessOutcome(headEvidence, *w) &&

@@ -81,15 +81,11 @@ public:
             headCount[functionIdOf(id)] += r.atHead ? 1 : 0;
         }
 
-        // Bodies of functions only the head collects: a removed node whose body reappears
-        // under another name was renamed.
-        std::multimap<std::string, std::string> headOnlyByBody;
-        for (const auto &[fn, n] : headCount) {
-            if (baseCount[fn] == 0 && n > 0) {
-                if (const CensusFacts *f = factsOf(m_head, fn); f && !f->bodyHash.empty())
-                    headOnlyByBody.emplace(f->bodyHash, fn);
-            }
-        }
+        // A removed function found again under another id (the same body, or most of its
+        // statements in a renamed or moved class or file) was renamed.
+        m_renames = censusRenames(base, head, m_base, m_head);
+        for (const auto &[from, rename] : m_renames)
+            m_renamedAway.insert(from);
 
         std::map<std::string, std::string> renamedTo; // base function → the head one it took
         std::set<std::string> reported; // function ids (or files) a finding exists for
@@ -112,16 +108,22 @@ public:
                             "a test file that collects"));
                 } else if (headCount[fn] > 0) {
                     classifyNarrowed(r, fn, baseCount[fn], headCount[fn], reported);
-                } else if (const std::string to = renameTarget(fn, headOnlyByBody, renamedTo);
-                           !to.empty()) {
+                } else if (const auto rename = m_renames.find(fn); rename != m_renames.end()) {
+                    const std::string &to = rename->second.to;
+                    renamedTo[fn] = to;
+                    const bool same = rename->second.match == TestMatch::Body;
+                    const std::string kept =
+                        std::to_string(rename->second.similarity) + "% of its statements kept";
                     r.change = "renamed";
                     r.code = "C-RENAME";
                     r.severity = Severity::Info;
-                    r.detail = "renamed to " + to + " (same body)";
+                    r.detail = "renamed to " + to + (same ? " (same body)" : " (" + kept + ")");
                     if (reported.insert(fn).second)
                         m_report.findings.push_back(
                             finding("C-RENAME", Severity::Info, fn, lineOf(m_base, fn),
-                                    fn + " was renamed to " + to + " (same body hash)", "none"));
+                                    fn + " was renamed to " + to +
+                                        (same ? " (same body hash)" : " (" + kept + ")"),
+                                    "none"));
                 } else {
                     classifyRemoved(r, fn, file, head, witnessOutcome, reported);
                 }
@@ -145,26 +147,6 @@ public:
     }
 
 private:
-    // The head-only function a removed base function was renamed to: one with the same
-    // body hash, each taken once (two removals cannot both hide behind one new test).
-    std::string renameTarget(const std::string &fn,
-                             std::multimap<std::string, std::string> &headOnlyByBody,
-                             std::map<std::string, std::string> &renamedTo) const
-    {
-        if (const auto it = renamedTo.find(fn); it != renamedTo.end())
-            return it->second;
-        const CensusFacts *f = factsOf(m_base, fn);
-        if (!f || f->bodyHash.empty())
-            return {};
-        const auto it = headOnlyByBody.find(f->bodyHash);
-        if (it == headOnlyByBody.end())
-            return {};
-        const std::string to = it->second;
-        headOnlyByBody.erase(it);
-        renamedTo[fn] = to;
-        return to;
-    }
-
     static int lineOf(const CensusStatic &side, const std::string &fn)
     {
         const auto it = side.lines.find(fn);
@@ -215,24 +197,63 @@ private:
         for (const auto &[from, to] : renamedTo)
             renamedFrom[to] = from;
         std::set<std::string> skippedAtBase; // base functions with a skipped or xfail id
+        std::map<std::string, int> runningAtBase, runningAtHead; // ids neither skipped nor xfail
         for (const auto &[id, r] : rows) {
             const std::string fn = functionIdOf(id);
             if (r.change == "renamed" && headCount[fn] > 0)
                 renamedFrom[fn] = fn; // its parameter ids changed
-            if (r.atBase && (r.skippedBase || hasMarker(base, id, "xfail")))
+            const bool baseSkipped = r.skippedBase || hasMarker(base, id, "xfail");
+            if (r.atBase && baseSkipped)
                 skippedAtBase.insert(fn);
+            runningAtBase[fn] += r.atBase && !baseSkipped ? 1 : 0;
+            runningAtHead[fn] +=
+                r.atHead && !r.skippedHead && !hasMarker(head, id, "xfail") ? 1 : 0;
         }
+        std::set<std::string> densityReported;
         for (auto &[id, r] : rows) {
             const std::string fn = functionIdOf(id);
             const auto from = renamedFrom.find(fn);
             if (r.change != "added" || from == renamedFrom.end())
                 continue;
+            const bool sameFunction = from->second == fn;
             r.change = "renamed-to";
-            r.detail = from->second == fn ? "new parameter id" : "renamed from " + from->second;
+            r.detail = sameFunction ? "new parameter id" : "renamed from " + from->second;
             const bool xfail = hasMarker(head, id, "xfail");
-            if (!skippedAtBase.count(from->second) && (xfail || r.skippedHead))
-                skipAdded(r, fn, xfail, head, from->second == fn ? "" : from->second, reported);
+            // New parameter ids of one function: a case born skipped is no skip added while
+            // as many cases run as ran at base.
+            const bool bornSkipped =
+                sameFunction && runningAtHead[fn] >= runningAtBase[from->second];
+            if ((xfail || r.skippedHead) && bornSkipped) {
+                r.detail += ", skipped from birth (as many cases run as at base)";
+                continue;
+            }
+            if (!skippedAtBase.count(from->second) && (xfail || r.skippedHead)) {
+                skipAdded(r, fn, xfail, head, sameFunction ? "" : from->second, reported);
+                continue;
+            }
+            if (!sameFunction && densityReported.insert(fn).second)
+                densityAcrossRename(r, from->second, fn, reported);
         }
+    }
+
+    // C-DENSITY across a rename: the test still runs under its new id and checks less.
+    void densityAcrossRename(CensusRow &r, const std::string &from, const std::string &fn,
+                             std::set<std::string> &reported)
+    {
+        const CensusFacts *b = factsOf(m_base, from);
+        const CensusFacts *h = factsOf(m_head, fn);
+        if (!b || !h || h->assertions >= b->assertions)
+            return;
+        r.code = "C-DENSITY";
+        r.severity = Severity::Review;
+        r.detail += "; assertions " + std::to_string(b->assertions) + " -> " +
+                    std::to_string(h->assertions);
+        if (reported.insert("density:" + fn).second)
+            m_report.findings.push_back(finding(
+                "C-DENSITY", Severity::Review, fn, lineOf(m_head, fn),
+                fn + " (renamed from " + from + ") still runs but checks less: assertions " +
+                    std::to_string(b->assertions) + " -> " + std::to_string(h->assertions),
+                "a reviewer note naming the property still covered"));
     }
 
     void classifyKept(CensusRow &r, const std::string &fn, const CensusCollection &base,
@@ -297,7 +318,7 @@ private:
         r.code = "C-REMOVED";
         r.severity = Severity::Block;
         std::string why = "no census waiver";
-        if (const std::optional<std::string> node = m_ledgers.waiverFor(fn, file)) {
+        if (const std::optional<std::string> node = m_ledgers.waiverFor(fn, file, m_renamedAway)) {
             const std::optional<std::string> witness = m_ledgers.witnessOf(*node);
             if (!witness || witness->empty()) {
                 why = "the waiver for " + *node + " names no witness";
@@ -331,9 +352,29 @@ private:
     const CensusStatic &m_base;
     const CensusStatic &m_head;
     const CensusLedgers &m_ledgers;
+    std::map<std::string, CensusRename> m_renames;
+    std::set<std::string> m_renamedAway; // base function ids renamed
 };
 
 } // namespace
+
+void addCensusFacts(CensusStatic &side, const FileFacts &facts)
+{
+    for (const TestFunctionFacts &t : facts.tests) {
+        CensusFacts f;
+        f.bodyHash = t.bodyHash;
+        f.assertions = t.asserts;
+        f.parametrizeCases = t.parametrizeCases;
+        f.parametrized =
+            std::find(t.markers.begin(), t.markers.end(), "parametrize") != t.markers.end();
+        const std::string id = facts.path + "::" + t.name;
+        side.tests[id] = t;
+        side.functions[id] = f;
+        side.lines[id] = t.line;
+        side.assertions += t.asserts;
+        ++side.testFunctions;
+    }
+}
 
 CensusStatic censusStaticFacts(const Repository &repo, const Revision &rev,
                                FactExtractor &extractor, const std::set<std::string> &files)
@@ -347,22 +388,41 @@ CensusStatic censusStaticFacts(const Repository &repo, const Revision &rev,
             {file, entry->blob, [&repo, rev, file] { return repo.readFile(rev, file); }});
     }
     CensusStatic side;
-    for (const FileFacts &facts : extractor.extract(refs)) {
-        for (const TestFunctionFacts &t : facts.tests) {
-            CensusFacts f;
-            f.bodyHash = t.bodyHash;
-            f.assertions = t.asserts;
-            f.parametrizeCases = t.parametrizeCases;
-            f.parametrized =
-                std::find(t.markers.begin(), t.markers.end(), "parametrize") != t.markers.end();
-            const std::string id = facts.path + "::" + t.name;
-            side.functions[id] = f;
-            side.lines[id] = t.line;
-            side.assertions += t.asserts;
-            ++side.testFunctions;
-        }
-    }
+    for (const FileFacts &facts : extractor.extract(refs))
+        addCensusFacts(side, facts);
     return side;
+}
+
+std::map<std::string, CensusRename> censusRenames(const CensusCollection &base,
+                                                  const CensusCollection &head,
+                                                  const CensusStatic &baseStatic,
+                                                  const CensusStatic &headStatic)
+{
+    std::set<std::string> atBase, atHead; // function ids with a collected node
+    for (const CensusNode &n : base.dump.nodes)
+        atBase.insert(functionIdOf(n.nodeId));
+    for (const CensusNode &n : head.dump.nodes)
+        atHead.insert(functionIdOf(n.nodeId));
+    auto refs = [](const std::set<std::string> &ids, const CensusStatic &side) {
+        std::vector<TestRef> out;
+        for (const std::string &id : ids) {
+            if (const auto it = side.tests.find(id); it != side.tests.end())
+                out.push_back({fileOf(id), &it->second});
+        }
+        return out;
+    };
+    const std::vector<TestRef> b = refs(atBase, baseStatic);
+    const std::vector<TestRef> h = refs(atHead, headStatic);
+    std::map<std::string, CensusRename> renames;
+    for (const TestPair &p : matchTests(b, h)) {
+        if (!p.renamed())
+            continue;
+        const std::string from = p.baseFile + "::" + p.base->name;
+        const std::string to = p.headFile + "::" + p.head->name;
+        if (!atHead.count(from) && !atBase.count(to))
+            renames[from] = {to, p.match, p.similarity};
+    }
+    return renames;
 }
 
 CensusLedgers::CensusLedgers(std::optional<CountingLedgers> counting, CensusRemovals removals,
@@ -373,12 +433,17 @@ CensusLedgers::CensusLedgers(std::optional<CountingLedgers> counting, CensusRemo
 }
 
 std::optional<std::string> CensusLedgers::waiverFor(const std::string &functionId,
-                                                    const std::string &file) const
+                                                    const std::string &file,
+                                                    const std::set<std::string> &renamed) const
 {
     // The audit's rules (LedgerGate): only a removal its static facts see is answered.
     if (!m_counting || !m_removals.goneAtHead.count(functionId))
         return std::nullopt;
-    if (!m_removals.filesGoneAtHead.count(file)) { // T-DEL
+    const auto tests = m_removals.baseTests.find(file);
+    const bool someMoved = tests != m_removals.baseTests.end() &&
+                           std::any_of(tests->second.begin(), tests->second.end(),
+                                       [&](const std::string &id) { return renamed.count(id); });
+    if (!m_removals.filesGoneAtHead.count(file) || someMoved) { // T-DEL
         if (m_counting->validWaiver(functionId))
             return functionId;
         if (m_counting->validWaiver(file))
@@ -387,7 +452,6 @@ std::optional<std::string> CensusLedgers::waiverFor(const std::string &functionI
     }
     if (m_counting->validWaiver(file)) // T-GONE: the file's waiver, or one for each test
         return file;
-    const auto tests = m_removals.baseTests.find(file);
     if (tests == m_removals.baseTests.end() || !tests->second.count(functionId))
         return std::nullopt;
     for (const std::string &id : tests->second) {

@@ -5,6 +5,7 @@
 
 #include "audit/GateReport.h"
 #include "audit/LedgerGate.h"
+#include "audit/TestPairing.h"
 #include "ledger/LedgerSet.h"
 #include "run/Census.h"
 
@@ -26,9 +27,31 @@ struct CensusStatic
 {
     std::map<std::string, CensusFacts> functions;
     std::map<std::string, int> lines;
+    // The extractor's facts of each function (their `name` without the file), for matching
+    // tests across a rename or move as the static audit does (TestPairing).
+    std::map<std::string, TestFunctionFacts> tests;
     int assertions = 0;
     int testFunctions = 0;
 };
+
+// A base test function the head collects no node of, found again under another function
+// id the base collects no node of (TestPairing's matching: the same body hash, or most of
+// its statements under a renamed or moved class or file).
+struct CensusRename
+{
+    std::string to; // head function id
+    TestMatch match = TestMatch::Body;
+    int similarity = 100;
+};
+
+// The renames between the two collections: base function id → its head function.
+std::map<std::string, CensusRename> censusRenames(const CensusCollection &base,
+                                                  const CensusCollection &head,
+                                                  const CensusStatic &baseStatic,
+                                                  const CensusStatic &headStatic);
+
+// Adds the test functions of one file's facts to `side`.
+void addCensusFacts(CensusStatic &side, const FileFacts &facts);
 
 // Facts of the `.py` files among `files` that exist at `rev` (through the fact cache).
 CensusStatic censusStaticFacts(const Repository &repo, const Revision &rev,
@@ -55,9 +78,10 @@ public:
 
     // The waiver node that satisfies the removal of `functionId` (in `file`), if any: a
     // valid waiver of the function or of its file; for a removed file, of the file or of
-    // every one of its base tests.
-    std::optional<std::string> waiverFor(const std::string &functionId,
-                                         const std::string &file) const;
+    // every one of its base tests — unless some of its tests were renamed away (`renamed`,
+    // base function ids), when, as in the static audit, each lost test is a T-DEL of its own.
+    std::optional<std::string> waiverFor(const std::string &functionId, const std::string &file,
+                                         const std::set<std::string> &renamed = {}) const;
     std::optional<std::string> witnessOf(const std::string &node) const;
     // "quarantine.toml: <test>" when a counting, valid, active freeze answers a skip marked
     // at collection (`marked`: a skip or xfail marker, as the audit's T-SKIP sees it);
