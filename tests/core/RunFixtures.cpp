@@ -36,6 +36,14 @@ core::RunSpec runSpec(const std::string &treeDir, const std::string &runDir)
     return spec;
 }
 
+core::RunSpec runSpec(const std::string &treeDir, const std::string &runDir,
+                      const std::string &python)
+{
+    core::RunSpec spec = runSpec(treeDir, runDir);
+    spec.env.python = python;
+    return spec;
+}
+
 core::RunRequest runRequest(const std::string &repoRoot, const std::string &cacheDir,
                             const std::string &base, const std::string &head,
                             const std::string &today)
@@ -51,6 +59,15 @@ core::RunRequest runRequest(const std::string &repoRoot, const std::string &cach
     r.workers = 2;
     r.timeoutSeconds = 120;
     r.sandbox = false;
+    return r;
+}
+
+core::RunRequest runRequest(const std::string &repoRoot, const std::string &cacheDir,
+                            const std::string &base, const std::string &head,
+                            const std::string &today, const std::string &python)
+{
+    core::RunRequest r = runRequest(repoRoot, cacheDir, base, head, today);
+    r.target.python = python;
     return r;
 }
 

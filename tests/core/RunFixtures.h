@@ -18,6 +18,9 @@ void writeText(const std::string &dir, const std::string &relPath, const std::st
 
 // A spec for `dir` with /usr/bin/python3 (testPython()), a 120 s timeout and `runDir`.
 core::RunSpec runSpec(const std::string &treeDir, const std::string &runDir);
+// The same with `python` (a pytest line's interpreter, PytestLines.h).
+core::RunSpec runSpec(const std::string &treeDir, const std::string &runDir,
+                      const std::string &python);
 
 // A request for `base`..`head` of the repository at `repoRoot` as the gate tests run it:
 // testPython(), fact cache `cacheDir`/facts, tree cache `cacheDir`/trees, two workers, a
@@ -25,6 +28,10 @@ core::RunSpec runSpec(const std::string &treeDir, const std::string &runDir);
 core::RunRequest runRequest(const std::string &repoRoot, const std::string &cacheDir,
                             const std::string &base, const std::string &head,
                             const std::string &today);
+// The same with `python` in place of testPython().
+core::RunRequest runRequest(const std::string &repoRoot, const std::string &cacheDir,
+                            const std::string &base, const std::string &head,
+                            const std::string &today, const std::string &python);
 
 // A test module whose one test starts a grandchild `sleep 600`, writes its own pid and
 // the grandchild's as "<pytest pid> <sleep pid>" into `pidFile`, then sleeps 600 s.

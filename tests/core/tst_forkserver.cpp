@@ -1,8 +1,10 @@
 // Isolated replays (SPEC 5.1): the plugin's fork server driven by forkReplays against one
 // fresh interpreter per replay (freshReplays), cell by cell, on tests that keep module
 // state; crashes and hangs confined to their replay; the trial budget; and the JSONL
-// reader the matrix is built from.
+// reader the matrix is built from. Every test function runs on each pytest line (Debian's
+// 7.2, 8.x, the newest release: PytestLines.h).
 
+#include "PytestLines.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
 #include "run/OutcomeRows.h"
@@ -59,14 +61,17 @@ void writeStatefulTests(const std::string &tree)
 
 struct Fixture
 {
+    explicit Fixture(std::string interpreter) : python(std::move(interpreter)) {}
+
     QTemporaryDir dir;
+    std::string python; // the row's pytest line
     std::string tree() const { return dir.path().toStdString() + "/tree"; }
 
     ReplayRequest request(const std::vector<std::string> &nodes, std::vector<uint32_t> seeds,
                           int replays, const std::string &runDir)
     {
         ReplayRequest r;
-        r.base = pw::test::runSpec(tree(), dir.path().toStdString() + "/" + runDir);
+        r.base = pw::test::runSpec(tree(), dir.path().toStdString() + "/" + runDir, python);
         r.base.arm = "head";
         r.nodeIds = nodes;
         r.seeds = std::move(seeds);
@@ -118,15 +123,25 @@ class TestForkServer : public QObject
 {
     Q_OBJECT
 
+    std::string m_python; // the current row's interpreter (init)
+
 private Q_SLOTS:
+    void initTestCase_data() { pw::test::addPytestLineRows(); }
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true); // stage the plugin under ~/.qttest
     }
+    void init()
+    {
+        QFETCH_GLOBAL(pw::test::PytestLine, line);
+        const pw::test::PinnedPython pinned = pw::test::pytestPython(line);
+        QVERIFY2(pinned.ok(), pinned.error.c_str());
+        m_python = pinned.python;
+    }
 
     void forkServerEqualsFreshInterpretersCellByCell()
     {
-        Fixture f;
+        Fixture f(m_python);
         writeStatefulTests(f.tree());
         const std::vector<std::string> nodes = {kState + "test_list_is_fresh",
                                                 kState + "test_cache_is_fresh",
@@ -162,7 +177,7 @@ private Q_SLOTS:
     // from the second replay on. This is the difference the equality above rests on.
     void withoutTheForkTheReplaysSeeEachOthersState()
     {
-        Fixture f;
+        Fixture f(m_python);
         writeStatefulTests(f.tree());
         const std::vector<std::string> nodes = {kState + "test_list_is_fresh",
                                                 kState + "test_cache_is_fresh"};
@@ -186,7 +201,7 @@ private Q_SLOTS:
     // each server forking its own share, and the cells the same as with one server.
     void largeMatricesSplitTheSeedsOverTheWorkers()
     {
-        Fixture f;
+        Fixture f(m_python);
         writeStatefulTests(f.tree());
         const std::vector<std::string> nodes = {kState + "test_list_is_fresh",
                                                 kState + "test_some_seeds_fail"};
@@ -208,7 +223,7 @@ private Q_SLOTS:
     // A fresh run of a node imports its own file only; so does the server (one per file).
     void replaysOfOneFileDoNotSeeAnothersImports()
     {
-        Fixture f;
+        Fixture f(m_python);
         pw::test::writeText(f.tree(), "tests/test_a.py",
                             "import os\nos.environ['PW_IMPORTED_A'] = '1'\n\n"
                             "def test_a():\n    pass\n");
@@ -225,7 +240,7 @@ private Q_SLOTS:
 
     void aReplayThatKillsItselfIsAHarnessErrorAlone()
     {
-        Fixture f;
+        Fixture f(m_python);
         pw::test::writeText(f.tree(), "tests/test_die.py",
                             "import os, signal\n\n"
                             "def test_dies_on_seed_2(witness_seed):\n"
@@ -256,7 +271,7 @@ private Q_SLOTS:
 
     void aHangingReplayTimesOutAndTheOthersComplete()
     {
-        Fixture f;
+        Fixture f(m_python);
         pw::test::writeText(f.tree(), "tests/test_hang.py",
                             "import time\n\n"
                             "def test_hangs_on_seed_3(witness_seed):\n"
@@ -290,7 +305,7 @@ private Q_SLOTS:
     // report, so the other cells complete.
     void aPerTestTimeoutInAReplayIsAHarnessError()
     {
-        Fixture f;
+        Fixture f(m_python);
         pw::test::writeText(f.tree(), "tests/test_slow.py",
                             "import time\n\n"
                             "def test_slow_on_seed_3(witness_seed):\n"
@@ -317,7 +332,7 @@ private Q_SLOTS:
 
     void theTrialBudgetCapsTheMatrix()
     {
-        Fixture f;
+        Fixture f(m_python);
         writeStatefulTests(f.tree());
         RunPool pool(2);
         ReplayRequest request = f.request({kState + "test_list_is_fresh"}, {1, 2}, 3, "fork");
@@ -338,7 +353,7 @@ private Q_SLOTS:
 
     void probeLeaksLandInTheirCells()
     {
-        Fixture f;
+        Fixture f(m_python);
         pw::test::writeText(f.tree(), "tests/test_leak.py",
                             "import os\n\n"
                             "def test_sets_env():\n    os.environ['PW_LEAKED'] = '1'\n\n"

@@ -1,14 +1,20 @@
 // The bundled pytest plugin (the package resources/python/pw_plugin/, SPEC §5.1) run for real
-// through PytestRun with Debian's pytest: seeded order, per-test random seed, witness_seed, JSONL
-// rows that survive a killed interpreter, the collect-only census dump, and loading from
-// the private directory without the project's cooperation.
+// through PytestRun on each pytest line (Debian's pytest 7.2, pytest 8.x, the newest release:
+// every test function is one row a line): seeded order, per-test random seed, witness_seed,
+// JSONL rows that survive a killed interpreter, the collect-only census dump, loading from
+// the private directory without the project's cooperation, subtests, and the other
+// shufflers — pytest-randomly tamed, pytest-random-order and a late reordering refused.
 
+#include "PytestLines.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
+#include "run/OutcomeRows.h"
 #include "run/PytestRun.h"
 #include "util/Files.h"
 
 #include <QDir>
+#include <QFile>
+#include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -53,7 +59,10 @@ struct Witnessed
 
 struct Project
 {
+    explicit Project(std::string interpreter) : python(std::move(interpreter)) {}
+
     QTemporaryDir dir;
+    std::string python; // the row's pytest line
     int runs = 0;
     std::string tree() const { return dir.path().toStdString() + "/tree"; }
     std::string path(const std::string &name) const
@@ -69,7 +78,7 @@ struct Project
     RunSpec spec(uint32_t seed)
     {
         const std::string runDir = path("run" + std::to_string(++runs));
-        RunSpec spec = pw::test::runSpec(tree(), runDir);
+        RunSpec spec = pw::test::runSpec(tree(), runDir, python);
         spec.env.witness.enabled = true;
         spec.env.witness.seed = seed;
         spec.env.witness.outFile = runDir + "/outcomes.jsonl";
@@ -95,7 +104,7 @@ struct Project
     // pytest's own order, without the plugin: `--collect-only -q` prints one id a line.
     std::vector<std::string> plainOrder()
     {
-        RunSpec plain = pw::test::runSpec(tree(), path("plain"));
+        RunSpec plain = pw::test::runSpec(tree(), path("plain"), python);
         plain.extraArgs = QStringList{QStringLiteral("--collect-only")};
         const RunResult r = PytestRun(plain).run();
         std::vector<std::string> ids;
@@ -134,16 +143,30 @@ class TestPlugin : public QObject
 {
     Q_OBJECT
 
+    std::string m_python; // the current row's interpreter (init)
+    pw::test::PytestLine m_line = pw::test::PytestLine::V7;
+
 private Q_SLOTS:
+    void initTestCase_data() { pw::test::addPytestLineRows(); }
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true); // stage under ~/.qttest, not the user cache
         QVERIFY(!RunEnvironment::pluginFiles().empty());
     }
+    // Every test function on each line; a line without its venv fails (pip's words), never
+    // skips.
+    void init()
+    {
+        QFETCH_GLOBAL(pw::test::PytestLine, line);
+        const pw::test::PinnedPython pinned = pw::test::pytestPython(line);
+        QVERIFY2(pinned.ok(), pinned.error.c_str());
+        m_python = pinned.python;
+        m_line = line;
+    }
 
     void seedZeroKeepsPytestsOrder()
     {
-        Project p;
+        Project p(m_python);
         writeTenTests(p);
         const std::vector<std::string> plain = p.plainOrder();
         QCOMPARE(plain.size(), size_t(10));
@@ -154,7 +177,7 @@ private Q_SLOTS:
 
     void seedShufflesDeterministically()
     {
-        Project p;
+        Project p(m_python);
         writeTenTests(p);
         const Witnessed zero = p.run(0);
         const Witnessed first = p.run(7);
@@ -172,7 +195,7 @@ private Q_SLOTS:
 
     void randomIsSeededPerTestAndWitnessSeedIsTheSeed()
     {
-        Project p;
+        Project p(m_python);
         // Each test writes random.random() and witness_seed to <values>/<name>.
         const std::string values = p.path("values");
         QDir().mkpath(QString::fromStdString(values));
@@ -209,7 +232,7 @@ private Q_SLOTS:
 
     void outcomeRowsAreCompleteAndParseable()
     {
-        Project p;
+        Project p(m_python);
         p.write("tests/test_mixed.py", "import pytest\n\n"
                                        "def test_pass():\n    pass\n\n"
                                        "def test_fail():\n    assert 1 == 2\n\n"
@@ -243,7 +266,7 @@ private Q_SLOTS:
     // SPEC 5.1 state probe: one leak row per kind of state a test leaves changed.
     void probeWritesLeakRows()
     {
-        Project p;
+        Project p(m_python);
         p.write("tests/helper_fresh.py", "VALUE = 1\n");
         p.write("tests/watched.py", "CACHE = []\n");
         p.write("tests/test_leaks.py",
@@ -307,7 +330,7 @@ private Q_SLOTS:
     // SPEC 5.7: the trial budget caps the run; the rest is deselected and said to be.
     void budgetCapsTheRun()
     {
-        Project p;
+        Project p(m_python);
         std::string tests;
         for (int i = 0; i < 5; ++i)
             tests += "def test_" + std::to_string(i) + "():\n    pass\n\n";
@@ -341,7 +364,7 @@ private Q_SLOTS:
 
     void killedInterpreterLeavesOnlyCompleteLines()
     {
-        Project p;
+        Project p(m_python);
         p.write("tests/test_die.py",
                 "import os, signal\n\n"
                 "def test_ok():\n    pass\n\n"
@@ -361,7 +384,7 @@ private Q_SLOTS:
 
     void collectOnlyCensusDump()
     {
-        Project p;
+        Project p(m_python);
         p.write("tests/test_census.py",
                 "import sys\nimport pytest\n\n"
                 "@pytest.mark.parametrize('x', ['a[1]', 'b c', 3])\n"
@@ -415,7 +438,7 @@ private Q_SLOTS:
 
     void loadsFromThePrivateDirectoryWithoutTheProjectsHelp()
     {
-        Project p; // no conftest, no setup.cfg, no entry point; autoload off
+        Project p(m_python); // no conftest, no setup.cfg, no entry point; autoload off
         p.write("tests/test_env.py",
                 "import os, sys\n\n"
                 "def test_loaded(request):\n"
@@ -539,9 +562,9 @@ private Q_SLOTS:
     // rows twice).
     void xdistWorkersLoadThePluginAndWriteTheRows()
     {
-        if (!pw::test::testPythonImports("xdist"))
+        if (!pw::test::pythonImports(m_python, "xdist"))
             QSKIP("pytest-xdist is not importable by the test interpreter");
-        Project p;
+        Project p(m_python);
         writeTenTests(p);
         // The workers take the plugin out of their environment, as a plain run does.
         p.write("tests/test_env.py",
@@ -580,7 +603,7 @@ private Q_SLOTS:
     // session; the outer run's rows go on after it.
     void anInnerPytestSessionGivesTheOuterOneBack()
     {
-        Project p;
+        Project p(m_python);
         p.write("tests/test_inner.py",
                 "pytest_plugins = ['pytester']\n\n"
                 "def test_before():\n    pass\n\n"
@@ -598,9 +621,9 @@ private Q_SLOTS:
     // not the test's leak.
     void probeSeesTheTestNotTheSeamsAroundIt()
     {
-        if (!pw::test::testPythonImports("freezegun"))
+        if (!pw::test::pythonImports(m_python, "freezegun"))
             QSKIP("freezegun is not importable by the test interpreter");
-        Project p;
+        Project p(m_python);
         p.write("tests/test_plain.py", "def test_one():\n    pass\n\ndef test_two():\n    pass\n");
         RunSpec spec = p.spec(0);
         spec.env.witness.probe = true;
@@ -614,7 +637,7 @@ private Q_SLOTS:
 
     void hypothesisSeedPassthrough()
     {
-        Project p;
+        Project p(m_python);
         p.write("tests/test_hyp.py",
                 "from hypothesis import core, given, strategies as st\n\n"
                 "def test_seed(request):\n"
@@ -631,6 +654,231 @@ private Q_SLOTS:
         own.env.plugins = {"_hypothesis_pytestplugin"};
         own.extraArgs = QStringList{QStringLiteral("--hypothesis-seed=5")};
         QCOMPARE(p.run(own).result.exitCode, 1);
+    }
+
+    // A subtest's report (pytest 9 reports every one; 7 and 8 report a unittest subTest's
+    // failure as its test's) folds into its test: a failing subtest fails it, a passing or
+    // skipped one leaves the outcome to the test's own rows.
+    void subtestsFoldIntoTheirTest()
+    {
+        Project p(m_python);
+        const bool fixture = m_line == pw::test::PytestLine::Newest; // pytest 9's `subtests`
+        std::string tests = "import unittest\nimport pytest\n\n"
+                            "class T(unittest.TestCase):\n"
+                            "    def test_one_fails(self):\n"
+                            "        for i in range(3):\n"
+                            "            with self.subTest(i=i):\n"
+                            "                self.assertNotEqual(i, 2)\n\n"
+                            "    def test_all_pass(self):\n"
+                            "        for i in range(2):\n"
+                            "            with self.subTest(i=i):\n"
+                            "                pass\n";
+        if (fixture)
+            tests += "\n\ndef test_skips_one(subtests):\n"
+                     "    for i in range(2):\n"
+                     "        with subtests.test(i=i):\n"
+                     "            if i:\n"
+                     "                pytest.skip('later')\n";
+        p.write("tests/test_sub.py", tests);
+        const Witnessed w = p.run(0);
+        QVERIFY2(w.result.exitCode == 1, w.result.stdoutTail.c_str());
+        const auto file = pw::core::parseOutcomeRows(w.rowsText, "outcomes.jsonl");
+        QVERIFY2(file.ok(), file.error.c_str());
+        std::map<std::string, pw::core::Outcome> outcome;
+        for (const pw::core::Trial &trial : pw::core::foldTrials(file.rows))
+            outcome[trial.nodeId] = trial.outcome;
+        const std::string cls = "tests/test_sub.py::T::";
+        QCOMPARE(outcome.size(), size_t(fixture ? 3 : 2));
+        QCOMPARE(outcome[cls + "test_one_fails"], pw::core::Outcome::Fail);
+        QCOMPARE(outcome[cls + "test_all_pass"], pw::core::Outcome::Pass);
+        if (!fixture)
+            return;
+        QCOMPARE(outcome["tests/test_sub.py::test_skips_one"], pw::core::Outcome::Pass);
+        std::set<std::string> named; // nodeid, when, outcome, subtest of the subtests' rows
+        for (const json &row : w.rows) {
+            if (row.contains("subtest"))
+                named.insert(
+                    row["nodeid"].get<std::string>() + " " + row["when"].get<std::string>() + " " +
+                    row["outcome"].get<std::string>() + " " + row["subtest"].get<std::string>());
+        }
+        QCOMPARE(named, (std::set<std::string>{
+                            cls + "test_one_fails subtest passed (i=0)",
+                            cls + "test_one_fails subtest passed (i=1)",
+                            cls + "test_one_fails call failed (i=2)",
+                            cls + "test_all_pass subtest passed (i=0)",
+                            cls + "test_all_pass subtest passed (i=1)",
+                            "tests/test_sub.py::test_skips_one subtest passed (i=0)",
+                            "tests/test_sub.py::test_skips_one subtest skipped (i=1)"}));
+    }
+
+    // pytest-randomly, named in config `plugins`, would shuffle the items before our
+    // shuffle with a seed of its own and reseed random after ours: beside it the order and
+    // the random values are those of the same seed without it, its seed is ours, and the
+    // run says so in a row and on the terminal.
+    void pytestRandomlyIsTamed()
+    {
+        if (!pw::test::pythonImports(m_python, "pytest_randomly"))
+            QSKIP("pytest-randomly is installed in the pytest8 and newest venvs only");
+        Project p(m_python);
+        writeTenTests(p);
+        const std::string values = p.path("values.txt");
+        p.write("tests/test_value.py",
+                "import random\n\n"
+                "def test_value(request):\n"
+                "    with open('" +
+                    values +
+                    "', 'a') as f:\n"
+                    "        f.write('%r %r\\n' % (random.random(),\n"
+                    "                request.config.getoption('randomly_seed', None)))\n");
+        const Witnessed plain = p.run(7);
+        QCOMPARE(plain.result.exitCode, 0);
+        const std::string plainValue = readText(values);
+        QVERIFY(plainValue.find(" None\n") != std::string::npos);
+        // Named by its module, by its entry point, and by the top conftest's pytest_plugins.
+        for (const char *plugin : {"pytest_randomly", "randomly", ""}) {
+            QFile::remove(QString::fromStdString(values));
+            RunSpec spec = p.spec(7);
+            if (*plugin)
+                spec.env.plugins = {plugin};
+            else
+                p.write("conftest.py", "pytest_plugins = ['pytest_randomly']\n");
+            const Witnessed w = p.run(spec);
+            QVERIFY2(w.result.exitCode == 0, (w.result.stdoutTail + w.result.stderrTail).c_str());
+            QCOMPARE(w.order, plain.order);
+            const std::string value = readText(values);
+            QCOMPARE(value.substr(0, value.find(' ')), plainValue.substr(0, plainValue.find(' ')));
+            QVERIFY2(value.find(" 7\n") != std::string::npos, value.c_str()); // its seed is ours
+            int notes = 0;
+            for (const json &row : w.rows) {
+                if (row["when"] != "shuffler")
+                    continue;
+                ++notes;
+                QCOMPARE(row["outcome"].get<std::string>(), std::string("overridden"));
+                QCOMPARE(row["plugin"].get<std::string>(), std::string("pytest-randomly"));
+                QVERIFY(row["detail"].get<std::string>().find("--randomly-seed=7") !=
+                        std::string::npos);
+            }
+            QCOMPARE(notes, 1);
+            QVERIFY2(w.result.stdoutTail.find("patchwitness: pytest-randomly's reordering and "
+                                              "reseeding between tests are off") !=
+                         std::string::npos,
+                     w.result.stdoutTail.c_str());
+        }
+    }
+
+    // Under pytest-xdist (`-p xdist.plugin`, which pytest-randomly does not recognise by that
+    // name) its workers get our seed too; in the fork server every replay gets the replay's.
+    void pytestRandomlyUnderXdistAndInReplays()
+    {
+        if (!pw::test::pythonImports(m_python, "pytest_randomly"))
+            QSKIP("pytest-randomly is installed in the pytest8 and newest venvs only");
+        Project p(m_python);
+        writeTenTests(p);
+        p.write("tests/test_seed.py", "def test_seed(request, witness_seed):\n"
+                                      "    assert request.config.getoption('randomly_seed') == "
+                                      "witness_seed\n");
+        RunSpec spread = p.spec(5);
+        spread.env.plugins = {"xdist.plugin", "pytest_randomly"};
+        spread.extraArgs = QStringList{QStringLiteral("-n"), QStringLiteral("2")};
+        const Witnessed w = p.run(spread);
+        QVERIFY2(w.result.exitCode == 0, (w.result.stdoutTail + w.result.stderrTail).c_str());
+        QCOMPARE(w.result.outcomes.size(), size_t(11));
+        std::vector<std::string> ran = w.order, alone = p.run(5).order;
+        std::sort(ran.begin(), ran.end());
+        std::sort(alone.begin(), alone.end());
+        QCOMPARE(ran, alone);
+
+        RunSpec replays = p.spec(5);
+        replays.env.plugins = {"pytest_randomly"};
+        replays.env.witness.replayPlan =
+            R"({"nodeids": ["tests/test_seed.py::test_seed"], "seeds": [2, 9], "replays": 2})";
+        const Witnessed forked = p.run(replays);
+        QVERIFY2(forked.result.exitCode == 0, forked.result.stdoutTail.c_str());
+        std::set<int> seeds;
+        for (const json &row : forked.rows) {
+            if (row["when"] == "call") {
+                QCOMPARE(row["outcome"].get<std::string>(), std::string("passed"));
+                seeds.insert(row["seed"].get<int>());
+            }
+        }
+        QCOMPARE(seeds, (std::set<int>{2, 9}));
+    }
+
+    // pytest-random-order reorders only when asked; asked, it would shuffle by a seed of its
+    // own before ours: the run refuses, naming it and what to do. Before 1.2 (Debian 12 has
+    // 1.1.0) it cannot run without the cacheprovider our runs turn off: refused as loaded.
+    void pytestRandomOrderAskedToShuffleIsRefused()
+    {
+        QProcess version;
+        version.start(QString::fromStdString(m_python),
+                      {QStringLiteral("-c"),
+                       QStringLiteral("from importlib import metadata\n"
+                                      "print(metadata.version('pytest-random-order'))")});
+        QVERIFY(version.waitForFinished(30 * 1000));
+        const QString installed = QString::fromUtf8(version.readAllStandardOutput()).trimmed();
+        if (version.exitCode() != 0)
+            QSKIP("pytest-random-order is not installed (packaging/install-deps.sh, the venvs)");
+        const bool old = installed.startsWith(QLatin1String("0.")) ||
+                         installed.startsWith(QLatin1String("1.0")) ||
+                         installed.startsWith(QLatin1String("1.1"));
+        Project p(m_python);
+        writeTenTests(p);
+        RunSpec loaded = p.spec(7);
+        loaded.env.plugins = {"random_order.plugin"};
+        const Witnessed quiet = p.run(loaded);
+        if (old) {
+            QCOMPARE(quiet.result.exitCode, 4);
+            QVERIFY2(quiet.result.stderrTail.find("ERROR: patchwitness: pytest-random-order "
+                                                  "before 1.2 cannot run without pytest's "
+                                                  "cacheprovider") != std::string::npos,
+                     quiet.result.stderrTail.c_str());
+        } else {
+            QVERIFY2(quiet.result.exitCode == 0, quiet.result.stderrTail.c_str());
+            QCOMPARE(quiet.order, p.run(7).order);
+        }
+
+        RunSpec asked = p.spec(7);
+        asked.env.plugins = {"random_order.plugin"};
+        asked.extraArgs = QStringList{QStringLiteral("--random-order")};
+        const Witnessed refused = p.run(asked);
+        QCOMPARE(refused.result.exitCode, 4);
+        QVERIFY(refused.order.empty());
+        QVERIFY2(refused.result.stderrTail.find(
+                     old ? "ERROR: patchwitness: pytest-random-order before 1.2"
+                         : "ERROR: patchwitness: pytest-random-order is asked to shuffle") !=
+                     std::string::npos,
+                 refused.result.stderrTail.c_str());
+        QVERIFY(refused.result.stderrTail.find(
+                    "take random_order.plugin out of config `plugins`") != std::string::npos);
+        QCOMPARE(refused.rows.size(), size_t(1));
+        QCOMPARE(refused.rows[0]["when"].get<std::string>(), std::string("shuffler"));
+        QCOMPARE(refused.rows[0]["outcome"].get<std::string>(), std::string("refused"));
+        QCOMPARE(refused.rows[0]["plugin"].get<std::string>(), std::string("pytest-random-order"));
+    }
+
+    // A hook that reorders the items after our shuffle (a wrapper, here a conftest's) would
+    // make the order that runs not --pw-seed's: refused, naming it. Seed 0 shuffles nothing,
+    // so the project's own order stands.
+    void aHookReorderingAfterTheShuffleIsRefused()
+    {
+        Project p(m_python);
+        writeTenTests(p);
+        p.write("tests/conftest.py", "import pytest\n\n"
+                                     "@pytest.hookimpl(hookwrapper=True)\n"
+                                     "def pytest_collection_modifyitems(items):\n"
+                                     "    yield\n"
+                                     "    items.reverse()\n");
+        const Witnessed refused = p.run(3);
+        QCOMPARE(refused.result.exitCode, 4);
+        QVERIFY(refused.order.empty());
+        QVERIFY2(refused.result.stderrTail.find("ERROR: patchwitness: the tests were reordered "
+                                                "after the --pw-seed 3 shuffle") !=
+                     std::string::npos,
+                 refused.result.stderrTail.c_str());
+        QVERIFY(refused.result.stderrTail.find("tests/conftest.py") != std::string::npos);
+        const Witnessed zero = p.run(0);
+        QCOMPARE(zero.result.exitCode, 0);
+        QCOMPARE(zero.order.front(), std::string("tests/test_b.py::test_b4"));
     }
 };
 

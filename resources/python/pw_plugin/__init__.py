@@ -27,7 +27,12 @@ Options:
                      {"run", "arm", "nodeid", "when", "outcome", "duration", "seed"}
                      (plus "xfail": true for an expected failure). Appended with one
                      write(2) per line on an O_APPEND descriptor, so a run killed midway
-                     leaves only complete lines.
+                     leaves only complete lines. A subtest's report (pytest 9's `subtests`
+                     fixture and unittest's subTest) has "subtest": its description; a
+                     failed one is a "call" row of its test (it fails the test), a passed
+                     or skipped one has "when": "subtest" (its test's own rows say how the
+                     test went). Beside another shuffler: one row {"when": "shuffler",
+                     "outcome": "overridden" | "refused", "plugin", "detail"} (session.py).
   --pw-order PATH    run-order log: each node id on its own line as the test starts.
   --pw-collect PATH  census dump (JSON) written when collection finishes; use with
                      --collect-only. Node ids in collection order (before the shuffle),
@@ -80,6 +85,11 @@ Hypothesis: its pytest plugin is only present when named with -p (autoload is of
 it is registered and the user did not pass --hypothesis-seed, the seed is put into that
 option before the Hypothesis plugin reads it (tryfirst pytest_configure), which sets
 Hypothesis' global seed. Without the plugin, Hypothesis is left alone.
+
+Other shufflers (loaded only when the project names them): beside pytest-randomly the run
+is as with --randomly-seed=N --randomly-dont-reorganize --randomly-dont-reset-seed, said in
+a row and on the terminal; pytest-random-order asked to shuffle, or any plugin reordering
+the items after the shuffle, is refused with a usage error naming it (session.py).
 """
 
 import importlib
@@ -152,6 +162,7 @@ def pytest_sessionstart(session):
     # write their rows. They are new interpreters given the run's --pw-* arguments, which
     # load the plugin from the PYTEST_PLUGINS they inherit (and take it out of theirs).
     config = session.config
+    _started(config)
     if not config.pluginmanager.has_plugin("dsession"):
         return
     _refuse_replays(config)
@@ -164,6 +175,10 @@ def pytest_sessionstart(session):
 def _relay(config):
     # (A function of its own: in pytest_sessionstart, `session` is pytest's, not the module.)
     session._state(config).relayed = True
+
+
+def _started(config):
+    session.sessionstart(config)  # says how another shuffler was tamed (session.py)
 
 
 def _refuse_replays(config):

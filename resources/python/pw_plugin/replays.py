@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from .session import _state
+from .session import _state, reseed_randomly
 
 
 def _flush(config):
@@ -25,9 +25,11 @@ def _flush(config):
         pass
 
 
-def _reseed(state, config, seed):
+def _reseed(state, session, seed):
     """What a fresh `--pw-seed seed` interpreter would have: the seed everywhere we put it."""
+    config = session.config
     state.seed = seed
+    reseed_randomly(state, session, seed)
     random.seed(seed)
     if state.hypothesis_seeded:
         config.option.hypothesis_seed = str(seed)
@@ -100,7 +102,7 @@ def _run_child(item, state, seed, replay, verdict_fd):
     """In the forked child: never returns."""
     code = 0
     try:
-        _reseed(state, item.config, seed)
+        _reseed(state, item.session, seed)
         item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
         _flush(item.config)
         os.write(verdict_fd, _verdict(state).encode("ascii"))
@@ -227,7 +229,7 @@ def _replay_all(session, state, items):
                 trials += 1
                 state.replay = replay
                 if state.nofork:
-                    _reseed(state, session.config, seed)
+                    _reseed(state, session, seed)
                     item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
                     verdict = _verdict(state)
                 else:

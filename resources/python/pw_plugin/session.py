@@ -1,10 +1,11 @@
 """The plugin's core (SPEC 5.1): options, the per-session state and its JSONL rows, the
-seeded shuffle and random.seed per test, the census dump, the run-order log, the
-`witness_seed` fixture."""
+seeded shuffle and random.seed per test (and the other shufflers they must win against),
+the census dump, the run-order log, the `witness_seed` fixture."""
 
 import json
 import os
 import random
+import sys
 
 import pytest
 
@@ -70,6 +71,9 @@ class _State:
         self.hypothesis_seeded = False  # we set --hypothesis-seed (the user did not)
         self.trial_failed = False  # a report of the current replay child failed
         self.trial_timed_out = False  # ... because the per-test timer stopped it
+        self.shuffled = None  # node ids in the order the shuffle left them (seed > 0)
+        self.randomly = None  # pytest-randomly's module, when it is loaded (tamed)
+        self.shuffler_notes = []  # (plugin, detail) said at session start
 
     def close(self):
         for fd in (self.out_fd, self.order_fd):
@@ -138,6 +142,8 @@ def configure(config):  # called from the package's tryfirst pytest_configure (_
     if hasattr(config.option, "hypothesis_seed") and config.option.hypothesis_seed is None:
         config.option.hypothesis_seed = str(state.seed)
         state.hypothesis_seeded = True
+    for plugin in config.pluginmanager.get_plugins():
+        _meet_shuffler(config, state, plugin)
 
 
 def unconfigure(config):  # called from the package's pytest_unconfigure (__init__.py)
@@ -157,6 +163,7 @@ def pytest_collection_modifyitems(session, config, items):
         shuffled = list(items)
         random.Random(state.seed).shuffle(shuffled)
         items[:] = shuffled
+        state.shuffled = [item.nodeid for item in items]
     # The budget of a replay plan counts replays (the run loop applies it); a census
     # lists everything.
     if state.budget and state.plan is None and not config.option.collectonly:
@@ -192,6 +199,7 @@ def pytest_collectreport(report):
 
 def pytest_collection_finish(session):
     state = _state(session.config)
+    _check_order(session, state)
     if not state.collect_path:
         return
     import hashlib  # here: loading OpenSSL costs every other run ~8 ms
@@ -253,13 +261,190 @@ def pytest_runtest_logreport(report):
     if hasattr(report, "wasxfail"):
         extra["xfail"] = True
     outcome = report.outcome
+    when = report.when
     if report.failed and _timed_out is not None and _timed_out[:2] == (report.nodeid, report.when):
         outcome = "harness_error"  # the per-test timer stopped it: never a failure
         extra["detail"] = _timed_out[2]
-    state.row(report.nodeid, report.when, outcome, **extra)
+    subtest = _subtest(report)
+    if subtest is not None:
+        extra["subtest"] = subtest
+        if not report.failed:
+            when = "subtest"  # not a phase: the test's own call row says how it went
+    state.row(report.nodeid, when, outcome, **extra)
+
+
+def _subtest(report):
+    """The description of a subtest's report (pytest 9's `subtests` fixture and unittest's
+    subTest, the pytest-subtests plugin before it), None for a test's own."""
+    context = getattr(report, "context", None)
+    if context is None or not hasattr(context, "kwargs"):
+        return None
+    parts = []
+    if getattr(context, "msg", None) is not None:
+        parts.append("[%s]" % context.msg)
+    if context.kwargs:
+        parts.append("(%s)" % ", ".join("%s=%s" % item for item in context.kwargs.items()))
+    return " ".join(parts) or "(<subtest>)"
 
 
 @pytest.fixture
 def witness_seed(request):
     """The run's --pw-seed (in a replay: the replay's seed)."""
     return _state(request.config).seed
+
+
+# --- other shufflers ------------------------------------------------------------------
+#
+# With plugin autoloading off, a plugin that reorders or reseeds is loaded only when the
+# project names it (config `plugins`, or a conftest's pytest_plugins). The order that runs
+# must be --pw-seed's, and random.seed(N) what each test sees:
+# * pytest-randomly (module pytest_randomly; `-p randomly` by its entry point) reorders the
+#   items in a tryfirst wrapper of pytest_collection_modifyitems -- before our shuffle,
+#   which would then shuffle its order -- with a seed of its own (a new one every run), and
+#   reseeds random (and numpy, Faker, factory_boy, model_bakery, its entry points' seeders)
+#   before each test's setup, call and teardown, after our random.seed. Beside it the run
+#   gets what its own options --randomly-seed=N --randomly-dont-reorganize
+#   --randomly-dont-reset-seed would give: it reorders nothing, reseeds between tests
+#   nothing, and its one reseed of all it seeds, at session start, follows --pw-seed (as do
+#   its Faker seed fixture and, in the fork server, each replay's). Said in a row
+#   {"when": "shuffler", "outcome": "overridden", "plugin": "pytest-randomly", "detail"}
+#   and a line on the terminal.
+# * pytest-random-order (module random_order.plugin) shuffles when asked to
+#   (--random-order, --random-order-bucket, --random-order-seed), with a seed of its own.
+#   Asked, the run refuses: a row with outcome "refused", then a usage error (exit 4)
+#   naming it and what to do. Loaded and not asked, it reorders nothing -- from 1.2 on;
+#   before 1.2 (Debian 12 has 1.1.0) it fails without the cacheprovider our runs turn off,
+#   and is refused the same way.
+# * Any other plugin that reorders the items after our shuffle (N > 0): the order
+#   collection ends with is not the shuffle's, and the run refuses the same way, naming
+#   the hook implementations that run after ours.
+
+_RANDOMLY = "pytest_randomly"
+_RANDOM_ORDER = "random_order.plugin"
+_ITSELF = " -- patchwitness shuffles and seeds with --pw-seed itself"
+
+
+def _refuse(config, state, plugin, detail):
+    state.row("", "shuffler", "refused", plugin=plugin, detail=detail)
+    raise pytest.UsageError("patchwitness: " + detail)
+
+
+def _meet_shuffler(config, state, plugin):
+    """Tames or refuses `plugin` when it is a shuffler we know. At configure: a plugin
+    loads before then, from config `plugins` (-p) or the top conftest's pytest_plugins
+    (pytest refuses pytest_plugins anywhere else)."""
+    name = getattr(plugin, "__name__", None)
+    if name == _RANDOMLY and state.randomly is None:
+        _tame_randomly(config, state, plugin)
+    elif name == _RANDOM_ORDER:
+        _refuse_random_order(config, state)
+
+
+def _tame_randomly(config, state, module):
+    option = config.option
+    if not all(hasattr(option, o) for o in ("randomly_seed", "randomly_reorganize",
+                                            "randomly_reset_seed")):
+        _refuse(config, state, "pytest-randomly",
+                "pytest-randomly without --randomly-seed, --randomly-dont-reorganize and "
+                "--randomly-dont-reset-seed would reorder and reseed the tests: take "
+                "pytest_randomly out of config `plugins` for patchwitness' runs" + _ITSELF)
+    state.randomly = module
+    option.randomly_seed = state.seed
+    option.randomly_reorganize = False
+    option.randomly_reset_seed = False
+    # An xdist worker's pytest-randomly reads the controller's seed from workerinput, which
+    # its controller side fills only when it finds pytest-xdist by its entry-point name
+    # ("xdist"; `-p xdist.plugin` registers it as "xdist.plugin").
+    workerinput = getattr(config, "workerinput", None)
+    if isinstance(workerinput, dict):
+        workerinput.setdefault("randomly_seed", state.seed)
+    detail = ("pytest-randomly's reordering and reseeding between tests are off, its seed is "
+              "--pw-seed %d (as --randomly-seed=%d --randomly-dont-reorganize "
+              "--randomly-dont-reset-seed): the order and random.seed are patchwitness'"
+              % (state.seed, state.seed))
+    state.shuffler_notes.append(("pytest-randomly", detail))
+
+
+def _refuse_random_order(config, state):
+    if not config.pluginmanager.has_plugin("cacheprovider") and _version_below(
+            "pytest-random-order", (1, 2)):
+        # Before 1.2 its collection hook reads the cacheprovider's --failed-first option,
+        # and fails (INTERNALERROR) without it, shuffling or not.
+        _refuse(config, state, "pytest-random-order",
+                "pytest-random-order before 1.2 cannot run without pytest's cacheprovider, "
+                "which patchwitness' runs turn off (-p no:cacheprovider): take "
+                "random_order.plugin out of config `plugins`, or install 1.2 or later" +
+                _ITSELF)
+    try:
+        from random_order.config import Config
+
+        shuffles = Config(config).bucket_type != "none"
+    except Exception:  # another version: assume it shuffles once asked
+        shuffles = any(getattr(config.option, o, None) not in (None, False) and
+                       not str(getattr(config.option, o)).startswith("default:")
+                       for o in ("random_order_enabled", "random_order_bucket",
+                                 "random_order_seed"))
+    if shuffles:
+        _refuse(config, state, "pytest-random-order",
+                "pytest-random-order is asked to shuffle the tests (--random-order, "
+                "--random-order-bucket or --random-order-seed) by a seed of its own, so "
+                "--pw-seed's order would not be the one that runs: drop those options from "
+                "addopts, or take random_order.plugin out of config `plugins`" + _ITSELF)
+
+
+def _version_below(distribution, version):
+    try:
+        from importlib import metadata
+
+        found = metadata.version(distribution)
+    except Exception:  # no metadata: not known to be old
+        return False
+    parts = []
+    for part in found.split(".")[:len(version)]:
+        digits = "".join(c for c in part if c.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts) < version
+
+
+def sessionstart(config):  # called from the package's pytest_sessionstart (__init__.py)
+    # Said once, by the process the user sees (not an xdist worker).
+    state = _state(config)
+    if xdist_worker():
+        return
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    for plugin, detail in state.shuffler_notes:
+        state.row("", "shuffler", "overridden", plugin=plugin, detail=detail)
+        if reporter is not None:
+            reporter.write_line("patchwitness: " + detail)
+
+
+def reseed_randomly(state, session, seed):
+    """In a fork-server replay: pytest-randomly's session-start reseed at the replay's seed,
+    as a fresh `--pw-seed seed` run would have had it."""
+    if state.randomly is None:
+        return
+    session.config.option.randomly_seed = seed
+    start = getattr(state.randomly, "pytest_sessionstart", None)
+    if start is not None:
+        start(session)
+
+
+def _check_order(session, state):
+    if state.shuffled is None:
+        return
+    final = [item.nodeid for item in session.items]
+    kept = set(final)
+    if final == [nodeid for nodeid in state.shuffled if nodeid in kept]:
+        return  # deselecting after the shuffle is fine, reordering is not
+    manager = session.config.pluginmanager
+    later = sorted({impl.plugin_name for impl in
+                    manager.hook.pytest_collection_modifyitems.get_hookimpls()
+                    if (impl.trylast or impl.hookwrapper or getattr(impl, "wrapper", False))
+                    and impl.plugin not in (sys.modules[__package__], state.randomly) and
+                    not getattr(impl.plugin, "__name__", "").startswith("_pytest.")})
+    culprits = ", ".join(later) or "a plugin"
+    _refuse(session.config, state, culprits,
+            "the tests were reordered after the --pw-seed %d shuffle (by a "
+            "pytest_collection_modifyitems of: %s), so its order would not be the one that "
+            "runs: keep that hook from reordering in patchwitness' runs, or take its plugin "
+            "out of config `plugins`%s" % (state.seed, culprits, _ITSELF))

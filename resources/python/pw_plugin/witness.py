@@ -229,7 +229,9 @@ class _PwWitness:
                 escape = next((e for d, e in escape_dirs if real.startswith(d)), None)
             if escape:
                 escapes.add(escape)
-        test_file = self._relative(str(getattr(item, "path", getattr(item, "fspath", ""))))
+        # pytest 7+ has item.path; fspath (a py.path, from the legacypath plugin) before it.
+        path = getattr(item, "path", None)
+        test_file = self._relative(str(path if path is not None else getattr(item, "fspath", "")))
         if test_file:
             files.add(test_file)
             directory = os.path.dirname(os.path.join(self.root, test_file))
