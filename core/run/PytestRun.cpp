@@ -342,6 +342,11 @@ RunResult PytestRun::execute(const std::string &runDir)
     result.seed = env.hashSeed;
     result.envDigest = envDigest(env); // Error::input for a missing interpreter
     {
+        const InterpreterProbe probe = probeInterpreter(env.python); // cached by envDigest
+        result.interpreter =
+            env.python + " (Python " + probe.version + ", pytest " + probe.pytestVersion + ")";
+    }
+    {
         RunEnvironment seedless = env;
         seedless.hashSeed = 0;
         result.seedlessDigest = envDigest(seedless);

@@ -58,6 +58,9 @@ struct RunResult
     // The env digest with PYTHONHASHSEED 0: equal for every run of one environment,
     // whatever its seed (runs of different seeds are compared by it across shards).
     std::string seedlessDigest;
+    // The interpreter that ran it, with its Python and pytest versions:
+    // "/repo/.venv/bin/python (Python 3.11.2, pytest 8.4.2)".
+    std::string interpreter;
     uint32_t seed = 0;      // PYTHONHASHSEED of the run
     bool sandboxed = false; // ran inside the sandbox (outcomes may be sandboxBlocked)
     // Processes that outlived the run outside its process group (a daemon in a session of its

@@ -100,6 +100,8 @@ QString RunsModel::runLog(const QString &job, const core::RunResult &r)
             .arg(job, qs(r.arm), kindOf(r))
             .arg(r.seed)
             .arg(qs(r.envDigest), statusText(r), qs(core::formatSeconds(r.durationMs / 1000.0)));
+    if (!r.interpreter.empty())
+        text += tr("interpreter %1\n").arg(qs(r.interpreter));
     if (r.harnessError)
         text += tr("not evidence: %1\n").arg(qs(r.harnessReason));
     if (r.strayProcesses > 0)
