@@ -64,12 +64,19 @@ std::vector<LedgerProblem> LedgerActions::problemsOf(const std::string &text,
 
 std::vector<LedgerProblem> LedgerActions::problemsOf(const std::string &text,
                                                      const std::string &origin,
-                                                     const QuarantineEntry &entry) const
+                                                     const QuarantineEntry &entry,
+                                                     const FreezeCase *evidence) const
 {
     const QuarantineLedger ledger =
         QuarantineLedger::parse(QuarantineLedger::append(text, entry), origin);
     const QuarantineEntry &added = ledger.entries.back();
-    std::vector<LedgerProblem> out = m_validator.check(added, origin);
+    std::vector<LedgerProblem> out;
+    if (evidence) // the rule's word first: it is why the rest does not matter
+        out = evidence->problemsOf(added, origin);
+    std::vector<LedgerProblem> checked = m_validator.check(added, origin);
+    if (evidence)
+        evidence->explain(checked);
+    out.insert(out.end(), checked.begin(), checked.end());
     duplicateOf(ledger.entries, added, added.id(), origin, "freeze", out);
     return out;
 }
@@ -86,13 +93,13 @@ std::string LedgerActions::waive(const std::string &text, const std::string &ori
 }
 
 std::string LedgerActions::freeze(const std::string &text, const std::string &origin,
-                                  QuarantineEntry entry) const
+                                  QuarantineEntry entry, const FreezeCase *evidence) const
 {
     if (!entry.opened)
         entry.opened = m_validator.context().today;
     if (!entry.verdict)
         entry.verdict = "PRE_EXISTING";
-    const std::vector<LedgerProblem> problems = problemsOf(text, origin, entry);
+    const std::vector<LedgerProblem> problems = problemsOf(text, origin, entry, evidence);
     if (!problems.empty())
         refuse("the freeze of " + entry.id(), problems);
     return QuarantineLedger::append(text, entry);

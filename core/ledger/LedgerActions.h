@@ -1,6 +1,7 @@
 #pragma once
 
 #include "ledger/LedgerValidator.h"
+#include "ledger/RunEvidence.h"
 
 #include <string>
 #include <vector>
@@ -23,9 +24,12 @@ public:
     // `approved_on` defaults to today. A second waiver for the same node is refused.
     std::string waive(const std::string &text, const std::string &origin, WaiverEntry entry) const;
     // `opened` defaults to today, `verdict` to PRE_EXISTING. A second freeze for the same
-    // test is refused (renew it instead).
-    std::string freeze(const std::string &text, const std::string &origin,
-                       QuarantineEntry entry) const;
+    // test is refused (renew it instead). With `evidence` (FreezeCase::gather of the ledger
+    // directory's runs/), what the freeze rule holds against the entry is refused too — a
+    // verdict or cells record that forbids it, an attribution of solo, a placeholder left
+    // in — whatever the entry's own fields say.
+    std::string freeze(const std::string &text, const std::string &origin, QuarantineEntry entry,
+                       const FreezeCase *evidence = nullptr) const;
     // Sets renewed = today, renewed_by, last_reproduced and expires in place.
     std::string renew(const std::string &text, const std::string &origin, const std::string &test,
                       const QDate &lastReproduced, const QDate &expires,
@@ -39,7 +43,8 @@ public:
     std::vector<LedgerProblem> problemsOf(const std::string &text, const std::string &origin,
                                           const WaiverEntry &entry) const;
     std::vector<LedgerProblem> problemsOf(const std::string &text, const std::string &origin,
-                                          const QuarantineEntry &entry) const;
+                                          const QuarantineEntry &entry,
+                                          const FreezeCase *evidence = nullptr) const;
     // The renewed entry's problems (throws Error::input when there is no freeze for `test`).
     std::vector<LedgerProblem> problemsOfRenewal(const std::string &text, const std::string &origin,
                                                  const std::string &test,

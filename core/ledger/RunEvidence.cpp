@@ -231,13 +231,18 @@ std::optional<std::string> nameDate(const std::string &name)
 
 } // namespace
 
-std::optional<AttributionRecord> AttributionRecord::latestFor(const std::string &runsDir,
-                                                              const std::string &test)
+namespace {
+
+// The newest record for `test` among `runsDir`/*.json that `parse` reads (AttributionRecord::
+// latestFor's rule, for any record with `file`, `test` and `recorded`).
+template <typename Record>
+std::optional<Record> newestRecord(const std::string &runsDir, const std::string &test,
+                                   Record (*parse)(const std::string &, const std::string &))
 {
     namespace fs = std::filesystem;
     // Records named by date and test are chosen by name, newest day first, and read only
     // until the day that holds the newest one; other names (written by hand) are all read.
-    const std::string part = "-" + fileNamePart(test) + "-";
+    const std::string part = "-" + AttributionRecord::fileNamePart(test) + "-";
     std::error_code ec;
     std::vector<fs::path> others;
     std::map<std::string, std::vector<fs::path>, std::greater<>> byDay; // "" (undated) last
@@ -252,23 +257,23 @@ std::optional<AttributionRecord> AttributionRecord::latestFor(const std::string 
             byDay[*day].push_back(it->path());
     }
 
-    std::vector<AttributionRecord> found;
+    std::vector<Record> found;
     auto read = [&](const fs::path &file) {
         const std::optional<std::string> text = readWholeFile(file.string());
         if (!text)
             return;
         try {
-            AttributionRecord rec = parse(*text, file.string());
+            Record rec = parse(*text, file.string());
             if (rec.test == test)
                 found.push_back(std::move(rec));
         } catch (const Error &) {
-            // Another kind of run ledger, or a broken file: not evidence for this freeze.
+            // Another kind of run ledger, or a broken file: not evidence for this test.
         }
     };
     // The latest `recorded` (absent: the oldest); ties: the later file name.
-    auto newest = [&found]() -> const AttributionRecord * {
-        const AttributionRecord *best = nullptr;
-        for (const AttributionRecord &rec : found) {
+    auto newest = [&found]() -> const Record * {
+        const Record *best = nullptr;
+        for (const Record &rec : found) {
             const std::string a = rec.recorded.value_or(""),
                               b = best ? best->recorded.value_or("") : "";
             if (!best || a > b || (a == b && rec.file > best->file))
@@ -280,14 +285,22 @@ std::optional<AttributionRecord> AttributionRecord::latestFor(const std::string 
         read(file);
     for (const auto &[day, files] : byDay) {
         // Every record of an older day was recorded before `day` (its name says so).
-        const AttributionRecord *best = newest();
+        const Record *best = newest();
         if (best && best->recorded.value_or("").substr(0, 10) > day)
             break;
         for (const fs::path &file : files)
             read(file);
     }
-    const AttributionRecord *best = newest();
-    return best ? std::optional<AttributionRecord>(*best) : std::nullopt;
+    const Record *best = newest();
+    return best ? std::optional<Record>(*best) : std::nullopt;
+}
+
+} // namespace
+
+std::optional<AttributionRecord> AttributionRecord::latestFor(const std::string &runsDir,
+                                                              const std::string &test)
+{
+    return newestRecord<AttributionRecord>(runsDir, test, &AttributionRecord::parse);
 }
 
 void AttributionRecord::fillFreeze(QuarantineEntry &e) const
@@ -309,6 +322,258 @@ void AttributionRecord::fillFreeze(QuarantineEntry &e) const
     fill(ev.mode, mode);
     fill(ev.seeds, seeds);
     fill(ev.envDigest, envDigest);
+}
+
+CellsEvidence CellsEvidence::parse(const std::string &text, const std::string &origin)
+{
+    const Json root = jsontext::parse(text, origin, 1, true);
+    if (!root.is_object())
+        throw Error::input(origin + ":1:1: a cells record must be a JSON object, got " +
+                           jsontext::typeName(root));
+    const FieldReader r(root, origin);
+    const std::optional<std::string> schema = r.string("schema");
+    if (!schema)
+        r.fail("schema", std::string("missing (expected \"") + kSchema + "\")");
+    if (*schema != kSchema)
+        r.fail("schema", "\"" + *schema + "\" is not " + kSchema);
+    CellsEvidence rec;
+    rec.file = origin;
+    const std::optional<std::string> test = r.string("test");
+    if (!test || test->empty())
+        r.fail("test", "missing (the test id the evidence is about)");
+    rec.test = *test;
+    rec.arm = r.string("arm").value_or("");
+    rec.revision = r.string("revision").value_or("");
+    rec.commit = r.string("commit").value_or("");
+    rec.attribution = r.string("attribution").value_or("");
+    rec.sentence = r.string("sentence").value_or("");
+    rec.recorded = r.string("recorded");
+    if (rec.recorded && !parseLedgerDate(*rec.recorded))
+        r.fail("recorded", "\"" + *rec.recorded + "\" is not a date (YYYY-MM-DD)");
+    if (const Json *v = r.get("interrupted")) {
+        if (!v->is_boolean())
+            r.wrongType("interrupted", "true or false", *v);
+        rec.interrupted = v->get<bool>();
+    }
+    return rec;
+}
+
+std::optional<CellsEvidence> CellsEvidence::latestFor(const std::string &runsDir,
+                                                      const std::string &test)
+{
+    return newestRecord<CellsEvidence>(runsDir, test, &CellsEvidence::parse);
+}
+
+namespace {
+
+// How a reason names a record: "runs/<file name>", or what it is when it was not written.
+std::string shown(const std::string &file, const char *unwritten)
+{
+    if (file.empty())
+        return unwritten;
+    return std::string(AttributionRecord::kRunsDir) + "/" +
+           std::filesystem::path(file).filename().string();
+}
+
+// A cells attribution that names the cell the failure comes from.
+bool namesACell(const std::string &attribution)
+{
+    return !attribution.empty() && attribution != "none" && attribution != "unknown";
+}
+
+} // namespace
+
+bool FreezeCase::isPlaceholder(const std::string &value)
+{
+    const size_t first = value.find_first_not_of(" \t");
+    const size_t last = value.find_last_not_of(" \t");
+    return first != std::string::npos && last > first && value[first] == '<' && value[last] == '>';
+}
+
+bool FreezeCase::forbids(const std::string &cellAttribution)
+{
+    return cellAttribution == "solo";
+}
+
+std::string FreezeCase::cellAttribution() const
+{
+    if (m_cells)
+        return namesACell(m_cells->attribution) ? m_cells->attribution : std::string();
+    return m_attribution ? m_attribution->attribution.value_or("") : std::string();
+}
+
+FreezeCase FreezeCase::judge(const std::string &test,
+                             const std::optional<AttributionRecord> &attribution,
+                             const std::optional<CellsEvidence> &cells,
+                             const std::optional<AttributionRecord> &newer)
+{
+    FreezeCase c;
+    c.m_test = test;
+    c.m_attribution = attribution;
+    c.m_cells = cells;
+    auto set = [&c](Stance stance, std::string reason, const char *field = "") {
+        c.m_stance = stance;
+        c.m_reason = std::move(reason);
+        c.m_field = field;
+        return c;
+    };
+    const std::string attributionName =
+        attribution ? shown(attribution->file, "the attribution run (not recorded)") : "";
+    const std::string cellsName = cells ? shown(cells->file, "the cells run (not recorded)") : "";
+
+    // Refusals first: no other record can make up for one.
+    if (cells && forbids(cells->attribution))
+        return set(Stance::Refused,
+                   "the four cells say it is a broken test (" + cellsName + ": " +
+                       (cells->sentence.empty() ? "solo fails" : cells->sentence) + ")",
+                   "attribution");
+    if (!cells && attribution && forbids(attribution->attribution.value_or("")))
+        return set(Stance::Refused,
+                   attributionName + " names attribution solo: a test that "
+                                     "fails alone is broken — fix or delete "
+                                     "it, never freeze it",
+                   "attribution");
+    if (newer && newer->verdict.value_or("") != "PRE_EXISTING")
+        return set(Stance::Refused,
+                   "a newer attribution record of " + test + " (" + shown(newer->file, "") +
+                       ", recorded " + newer->recorded.value_or("undated") + ") says " +
+                       newer->verdict.value_or("no verdict") +
+                       ": a freeze is allowed only for PRE_EXISTING",
+                   "verdict");
+    if (attribution && attribution->verdict.value_or("") != "PRE_EXISTING")
+        return set(Stance::Refused,
+                   attributionName + " says " + attribution->verdict.value_or("no verdict") +
+                       ": a freeze is allowed only for PRE_EXISTING (the "
+                       "failure exists at base too)",
+                   "verdict");
+    if (!attribution)
+        return set(Stance::NeedsAttribution,
+                   "no attribution record of " + test +
+                       " yet: a freeze rests on PRE_EXISTING from `patchwitness-cli attribute` "
+                       "(its record gives the evidence fields)");
+    // PRE_EXISTING: the attribution is the four cells' verdict.
+    if (!cells && !namesACell(attribution->attribution.value_or("")))
+        return set(Stance::NeedsCells, "no cells record of " + test +
+                                           " yet: a freeze's `attribution` is the four cells' "
+                                           "verdict — run `patchwitness-cli cells` first");
+    if (cells && cells->interrupted)
+        return set(Stance::NeedsCells,
+                   cellsName + " was interrupted: run `patchwitness-cli cells` again");
+    if (cells && cells->attribution == "none")
+        return set(Stance::NeedsCells,
+                   cellsName + " did not reproduce the failure (" + cells->sentence +
+                       "): a freeze's `attribution` names the cell that fails — run "
+                       "`patchwitness-cli cells` again with more --order-seeds");
+    if (cells && !namesACell(cells->attribution))
+        return set(Stance::NeedsCells,
+                   cellsName + " names no attribution (" +
+                       (cells->sentence.empty() ? std::string("no evidence") : cells->sentence) +
+                       "): run `patchwitness-cli cells` again");
+    return set(Stance::Allowed, "PRE_EXISTING (" + attributionName + "), attribution " +
+                                    c.cellAttribution() + " (" +
+                                    (cells ? cellsName : attributionName) + ")");
+}
+
+FreezeCase FreezeCase::gather(const std::string &runsDir, const std::string &test,
+                              std::optional<AttributionRecord> attribution,
+                              std::optional<CellsEvidence> cells,
+                              const std::function<bool(const std::string &)> &ignore)
+{
+    const auto drop = [&ignore](auto &record) {
+        if (record && ignore && !record->file.empty() && ignore(record->file))
+            record.reset();
+    };
+    std::optional<AttributionRecord> newest = AttributionRecord::latestFor(runsDir, test);
+    drop(newest);
+    std::optional<AttributionRecord> newer;
+    if (!attribution) {
+        attribution = newest;
+    } else if (newest && !attribution->file.empty()) {
+        // A record chosen by hand (--from-run, a Ledgers row) must not hide a later verdict.
+        std::error_code ec;
+        const bool same = std::filesystem::equivalent(newest->file, attribution->file, ec);
+        const std::string a = attribution->recorded.value_or(""), b = newest->recorded.value_or("");
+        if (!same && (b > a || (b == a && std::filesystem::path(newest->file).filename() >
+                                              std::filesystem::path(attribution->file).filename())))
+            newer = newest;
+    }
+    if (!cells)
+        cells = CellsEvidence::latestFor(runsDir, test);
+    drop(cells);
+    return judge(test, attribution, cells, newer);
+}
+
+void FreezeCase::fill(QuarantineEntry &e) const
+{
+    if (!e.attribution && !cellAttribution().empty())
+        e.attribution = cellAttribution();
+    if (m_attribution)
+        m_attribution->fillFreeze(e);
+}
+
+std::vector<LedgerProblem> FreezeCase::problemsOf(const QuarantineEntry &e,
+                                                  const std::string &file) const
+{
+    std::vector<LedgerProblem> out;
+    auto add = [&](const std::string &field, const std::string &rule, const std::string &message) {
+        LedgerProblem p;
+        p.file = file;
+        p.line = e.info.lineOf(field);
+        p.entry = e.id();
+        p.field = field;
+        p.rule = rule;
+        p.message = message;
+        out.push_back(std::move(p));
+    };
+    if (m_stance == Stance::Refused)
+        add(m_field, "evidence", "no freeze: " + m_reason);
+    else if (e.attribution && forbids(*e.attribution))
+        add("attribution", "evidence",
+            "solo: a test that fails alone in pytest's order is broken — fix or delete it, "
+            "never freeze it");
+
+    // What a printed command left for a person to fill in.
+    auto placeholder = [&](const char *field, const std::optional<std::string> &value) {
+        if (value && isPlaceholder(*value))
+            add(field, "placeholder",
+                "\"" + *value + "\" is a placeholder of the printed command: put in " +
+                    value->substr(1, value->size() - 2));
+    };
+    placeholder("owner", e.owner);
+    placeholder("verdict", e.verdict);
+    placeholder("attribution", e.attribution);
+    placeholder("baseline_sha", e.baselineSha);
+    placeholder("obligation", e.obligation);
+    placeholder("substitute", e.substitute);
+    placeholder("replay", e.replay);
+    placeholder("note", e.note);
+    placeholder("granted_by", e.grantedBy);
+    if (e.guards) {
+        for (const std::string &g : *e.guards)
+            placeholder("guards", g);
+    }
+    if (e.evidence) {
+        placeholder("evidence.mode", e.evidence->mode);
+        placeholder("evidence.env_digest", e.evidence->envDigest);
+    }
+    return out;
+}
+
+void FreezeCase::explain(std::vector<LedgerProblem> &problems) const
+{
+    if (m_test.empty()) // no records were asked about: nothing to say what gives a field
+        return;
+    for (LedgerProblem &p : problems) {
+        if (p.rule != "missing-field")
+            continue;
+        const bool fromCells = p.field == "attribution";
+        const bool fromAttribution =
+            !fromCells && (p.field == "witness_seed" || p.field == "baseline_sha" ||
+                           p.field == "replay" || p.field.rfind("evidence", 0) == 0);
+        if ((fromCells && m_stance == Stance::NeedsCells) ||
+            ((fromCells || fromAttribution) && m_stance == Stance::NeedsAttribution))
+            p.message += " (" + m_reason + ")";
+    }
 }
 
 } // namespace pw::core

@@ -1,5 +1,8 @@
 #pragma once
 
+#include "ledger/LedgerProblem.h"
+
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -80,6 +83,117 @@ struct AttributionRecord
     // each evidence field (base_fail, head_fail, mode, seeds, env_digest) — from this record.
     // Fields the entry already has are never changed: a value a person typed wins.
     void fillFreeze(QuarantineEntry &entry) const;
+};
+
+// A four-cell reproduction matrix's evidence record (SPEC §5.4, schema patchwitness.cells/1,
+// written by the run engine's CellsRecord) as the freeze rule reads it: which test, which
+// tree, and the main attribution with its sentence. The cells themselves are not read.
+struct CellsEvidence
+{
+    static constexpr const char *kSchema = "patchwitness.cells/1";
+
+    std::string file; // origin, as named in errors
+    std::string test;
+    std::string arm;         // "head" / "base"
+    std::string revision;    // the arm's revision spec
+    std::string commit;      // "" when the tree was no commit (WORKTREE, a patch file)
+    std::string attribution; // solo, order, isolate, leakage, clock, none, unknown; "" none
+    std::string sentence;
+    std::optional<std::string> recorded; // YYYY-MM-DD
+    bool interrupted = false;
+
+    // Throws Error::input "origin:line:column: message" for JSON that does not parse and
+    // "origin: field: message" for another schema, a missing test or a field of the wrong
+    // type.
+    static CellsEvidence parse(const std::string &text, const std::string &origin);
+    // The newest cells record for `test` in `runsDir`, chosen as AttributionRecord::latestFor
+    // chooses (by `recorded`, then file name); files that are not cells records are skipped.
+    static std::optional<CellsEvidence> latestFor(const std::string &runsDir,
+                                                  const std::string &test);
+};
+
+// The freeze rule (SPEC §5.3, §5.4, §6) in one place: may `test` be frozen on the evidence
+// the ledger directory's runs/ holds, and what does a freeze take from it? `attribute`'s
+// and `cells`' hints, `freeze` (with or without --from-run), the workbench's Grant freeze
+// and its Attribution panel all ask this, so none can say "allowed" where another refuses.
+//
+//   refused   the attribution record's verdict is not PRE_EXISTING (or a newer record of
+//             the test says another verdict), or the four cells say "broken test" (solo
+//             fails: fix or delete it, never freeze it) — the newest cells record, or the
+//             attribution a person gives;
+//   needs     no attribution record yet (`attribute` first), or no cells attribution yet:
+//             the freeze's `attribution` is the four cells' verdict, and a matrix that did
+//             not reproduce the failure (none) or had no evidence (unknown) names none;
+//   allowed   a PRE_EXISTING attribution record and a cells attribution that permits it
+//             (order, isolate, leakage, clock).
+class FreezeCase
+{
+public:
+    enum class Stance
+    {
+        Allowed,
+        NeedsAttribution, // run `attribute` first
+        NeedsCells,       // run `cells` first (or again)
+        Refused
+    };
+
+    // No records consulted: NeedsAttribution, and only an entry's own values are judged
+    // (problemsOf: solo typed, placeholders; explain says nothing).
+    FreezeCase() = default;
+
+    // The rule on these two records (either may be absent). `newer`: a more recent
+    // attribution record of the test than `attribution`, if there is one (a reviewer may
+    // freeze from an older record, never against a newer verdict).
+    static FreezeCase judge(const std::string &test,
+                            const std::optional<AttributionRecord> &attribution,
+                            const std::optional<CellsEvidence> &cells,
+                            const std::optional<AttributionRecord> &newer = std::nullopt);
+    // The rule on what `runsDir` holds for `test`: `attribution` when given (--from-run, the
+    // record a run just wrote, or one not written), else the newest attribution record;
+    // `cells` when given, else the newest cells record. `ignore` drops files that are no
+    // evidence (a record the patch under review brings).
+    static FreezeCase gather(const std::string &runsDir, const std::string &test,
+                             std::optional<AttributionRecord> attribution = std::nullopt,
+                             std::optional<CellsEvidence> cells = std::nullopt,
+                             const std::function<bool(const std::string &file)> &ignore = {});
+
+    Stance stance() const { return m_stance; }
+    bool allowed() const { return m_stance == Stance::Allowed; }
+    bool refused() const { return m_stance == Stance::Refused; }
+    // One sentence: why not, what to run first, or what it rests on.
+    const std::string &reason() const { return m_reason; }
+    const std::string &test() const { return m_test; }
+    const std::optional<AttributionRecord> &attribution() const { return m_attribution; }
+    const std::optional<CellsEvidence> &cells() const { return m_cells; }
+    // The freeze's `attribution` the evidence gives: the cells record's when it names a
+    // cell, else the attribution record's own field; "" when neither does.
+    std::string cellAttribution() const;
+
+    // Fills what `entry` lacks from the records (AttributionRecord::fillFreeze, and the
+    // attribution from the cells). A value a person typed wins.
+    void fill(QuarantineEntry &entry) const;
+    // What the rule holds against `entry` as a freeze would write it (in ledger `file`):
+    // a refusal of the evidence; an attribution that says the test is broken (solo); a
+    // value still the placeholder a printed command left for a person (isPlaceholder); and,
+    // when evidence is still to be run, a sentence saying which command gives a missing
+    // field. Empty when the rule has nothing against it (the validator still judges it).
+    std::vector<LedgerProblem> problemsOf(const QuarantineEntry &entry,
+                                          const std::string &file) const;
+    // The validator's "missing required field" problems of fields that evidence still to be
+    // run would give (attribution: `cells`; the evidence fields: `attribute`) say so.
+    void explain(std::vector<LedgerProblem> &problems) const;
+
+    // "<what only a person can supply>": a field of a printed command left to fill in.
+    static bool isPlaceholder(const std::string &value);
+    static bool forbids(const std::string &cellAttribution); // "solo": a broken test
+
+private:
+    Stance m_stance = Stance::NeedsAttribution;
+    std::string m_reason = "no attribution record: run `patchwitness-cli attribute` first";
+    std::string m_field; // the entry's field a refusal is about: verdict or attribution
+    std::string m_test;
+    std::optional<AttributionRecord> m_attribution;
+    std::optional<CellsEvidence> m_cells;
 };
 
 } // namespace pw::core

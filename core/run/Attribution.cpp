@@ -393,6 +393,12 @@ AttributionResult Attribution::run(const RunContext &ctx, const AttributionReque
             result.recordError = e.what();
         }
     }
+    if (result.verdict && !result.interrupted) {
+        // What this verdict means for a freeze, next to every record runs/ holds for the test.
+        AttributionRecord rec = result.record(today(ctx));
+        rec.file = result.recordPath;
+        result.freeze = FreezeCase::gather(ctx.runsDir(), result.test, rec);
+    }
     return result;
 }
 

@@ -152,8 +152,16 @@ struct AttributionResult
     // SPEC §10: did the failing test execute the patch's changed lines? (none: not asked,
     // or head did not fail)
     std::optional<DiffCoverageResult> coverage;
+    // The freeze rule (FreezeCase) on this result's record and what runs/ holds for the test
+    // (its newest cells record): set by `run` for a result with a verdict.
+    std::optional<FreezeCase> freeze;
 
-    bool freezeAllowed() const { return verdict == AttributionVerdict::PreExisting; }
+    // PRE_EXISTING, and no record the freeze rule reads forbids it (`freeze`: a cells record
+    // that says broken test). It may still need evidence first (freeze->stance()).
+    bool freezeAllowed() const
+    {
+        return verdict == AttributionVerdict::PreExisting && !(freeze && freeze->refused());
+    }
     // The result as a finding of the gate report (SPEC §4.7; gate "run", code "A-" and the
     // verdict name, or "A-NONE"): PATCH_INDUCED and PATCH_MASKS block, HARNESS_ENV and no
     // verdict review, PRE_EXISTING and NO_REPRO info — the CLI's exit codes 1, 2 and 0,

@@ -229,8 +229,8 @@ void judgeRuns(AttributionResult &r)
             r.verdict = AttributionVerdict::PreExisting;
             r.sentence = "pre-existing: both trees fail on the same seeds " + seedList(hSeeds) +
                          " (" + counts +
-                         "); do not blame the patch — a freeze is allowed, "
-                         "witness seed " +
+                         "); do not blame the patch — the one verdict a freeze can rest on "
+                         "(if the four cells do not call the test broken), witness seed " +
                          std::to_string(*r.witnessSeed);
         } else {
             r.verdict = AttributionVerdict::HarnessEnv;

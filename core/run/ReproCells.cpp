@@ -296,8 +296,9 @@ void ReproCells::attribute(ReproCellsResult &r)
             r.findings.push_back(
                 {"order", "ordering/shared state: it fails on order seeds " +
                               seedList(order.failingSeeds) + " only (" + orderCount +
-                              ") — an earlier test's leftovers break it; find the guilty "
-                              "predecessor before freezing anything"});
+                              ") — an earlier test's leftovers break it; the guilty "
+                              "predecessor is what to fix (a freeze of this test only buys "
+                              "time)"});
         else if (orderAll && !isolateFails)
             r.findings.push_back(
                 {"order", "ordering/shared state: it fails on every order seed (" + orderCount +
@@ -530,6 +531,12 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
         } catch (const Error &e) {
             result.recordError = e.what();
         }
+    }
+    if (!result.interrupted && !result.notCollected) {
+        // What this matrix means for a freeze, next to the test's attribution records.
+        CellsEvidence cells =
+            CellsEvidence::parse(formatCellsRecord(result, recordDate(ctx)), result.recordPath);
+        result.freeze = FreezeCase::gather(ctx.runsDir(), result.test, std::nullopt, cells);
     }
     return result;
 }

@@ -104,6 +104,9 @@ struct ReproCellsResult
     std::string recordPath;     // the evidence record (or shard ledger) written, if any
     std::string recordError;    // why writing it failed
     std::optional<Shard> shard; // a shard's runs only: no attribution until merged (SPEC 9)
+    // The freeze rule (FreezeCase) on this matrix and the test's attribution records in
+    // runs/: set by `run` for a finished matrix of a collected node.
+    std::optional<FreezeCase> freeze;
 
     const ReproCell &cell(const std::string &name) const; // one of the four
     bool reproduced() const;                              // a cell failed

@@ -7,8 +7,10 @@
 #include "run/Attribution.h"
 #include "run/CellsRecord.h"
 #include "run/ReproCells.h"
+#include "run/RunEnvironment.h"
 #include "run/RunPool.h"
 
+#include <QDate>
 #include <QDir>
 #include <QFileInfo>
 #include <algorithm>
@@ -64,6 +66,177 @@ std::optional<std::string> testArgument(const QCommandLineParser &p, const std::
     return rest.constFirst().toStdString();
 }
 
+// ---- the freeze hint (attribute and cells) ----------------------------------------------
+
+// The options of a run that a printed next command repeats, so it reads the same
+// repository, ledger directory, interpreter and day. Empty when the run had the default.
+struct Repeat
+{
+    std::string repo, ledgerDir, today, python, cacheDir, config;
+    bool noSandbox = false;
+    int freezeMaxDays = 14;
+
+    static Repeat of(const core::RunRequest &request, const core::RunContext &ctx)
+    {
+        Repeat r;
+        if (request.target.repoPath != ".")
+            r.repo = ctx.repoRoot();
+        if (request.target.ledgerDir != ".patchwitness")
+            r.ledgerDir = request.target.ledgerDir;
+        r.today = request.target.today;
+        r.python = request.target.python.value_or("");
+        r.cacheDir = request.cacheRoot;
+        r.config = request.target.configPath;
+        r.noSandbox = request.sandbox == std::optional<bool>(false);
+        r.freezeMaxDays = ctx.config().freezeMaxDays;
+        return r;
+    }
+
+    static std::string opt(const char *name, const std::string &value)
+    {
+        return value.empty() ? std::string()
+                             : std::string(" --") + name + " " + core::shellQuote(value);
+    }
+    // What every command of ours reads: the repository, its ledger directory, the day.
+    std::string common() const
+    {
+        return opt("repo", repo) + opt("ledger-dir", ledgerDir) + opt("today", today) +
+               opt("python", python);
+    }
+    // What a run also needs.
+    std::string runs() const
+    {
+        return common() + opt("cache-dir", cacheDir) + opt("config", config) +
+               (noSandbox ? " --no-sandbox" : "");
+    }
+};
+
+// A revision as a command names it: its commit when it is one, else as given (WORKTREE,
+// PATCH:file).
+std::string revisionArg(const std::string &spec, const std::string &commit)
+{
+    const bool committed = !commit.empty() && spec != "WORKTREE" && spec.rfind("PATCH:", 0) != 0;
+    return core::shellQuote(committed ? commit : spec);
+}
+
+const char *stanceName(core::FreezeCase::Stance stance)
+{
+    switch (stance) {
+    case core::FreezeCase::Stance::Allowed:
+        return "allowed";
+    case core::FreezeCase::Stance::NeedsAttribution:
+        return "needs-attribution";
+    case core::FreezeCase::Stance::NeedsCells:
+        return "needs-cells";
+    case core::FreezeCase::Stance::Refused:
+        return "refused";
+    }
+    return "?";
+}
+
+// What the freeze rule tells a reviewer to do: the command to run first, if evidence is
+// missing, and the freeze command — every field either given, taken from the records
+// (--from-run and the newest cells record: verdict, attribution, witness seed, baseline
+// sha, evidence, replay) or a '<…>' only a person can fill in (FreezeCase::isPlaceholder
+// refuses it unfilled).
+struct FreezeHint
+{
+    core::FreezeCase::Stance stance = core::FreezeCase::Stance::NeedsAttribution;
+    std::string reason;
+    std::string first;   // a command to run before, or ""
+    std::string command; // the freeze command, or "" (refused, or no record to freeze from)
+    std::string missing; // why there is no freeze command although it is not refused
+
+    std::string text() const
+    {
+        using Stance = core::FreezeCase::Stance;
+        std::string t;
+        if (stance == Stance::Refused)
+            return "freeze: not allowed: " + reason + "\n";
+        if (stance == Stance::Allowed)
+            t = "freeze: allowed: " + reason + "\n";
+        else
+            t = "freeze: not yet: " + reason + "\n";
+        if (!first.empty())
+            t += "run first:\n  " + first + "\n";
+        if (!command.empty())
+            t += std::string(first.empty() ? "" : "then ") +
+                 "freeze with (fill in the <…> fields):\n  " + command + "\n";
+        else if (!missing.empty())
+            t += "freeze: " + missing + "\n";
+        return t;
+    }
+
+    json toJson() const
+    {
+        const auto orNull = [](const std::string &s) { return s.empty() ? json() : json(s); };
+        return {{"stance", stanceName(stance)},
+                {"reason", reason},
+                {"first", orNull(first)},
+                {"command", orNull(command)}};
+    }
+};
+
+// `base`/`head`: the revisions the run compared (for the command to run first).
+FreezeHint freezeHint(const core::FreezeCase &fc, const Repeat &repeat, const std::string &base,
+                      const std::string &head)
+{
+    using Stance = core::FreezeCase::Stance;
+    FreezeHint h;
+    h.stance = fc.stance();
+    h.reason = fc.reason();
+    if (h.stance == Stance::Refused)
+        return h;
+    const std::string test = core::shellQuote(fc.test());
+    // Without the revisions (a merged sweep) the reason alone says what to run.
+    const std::string revisions =
+        base.empty() || head.empty() ? std::string() : " --base " + base + " --head " + head;
+    if (h.stance == Stance::NeedsAttribution) {
+        if (!revisions.empty())
+            h.first = "patchwitness-cli attribute " + test + revisions + repeat.runs();
+        return h; // attribute prints the freeze command with its record
+    }
+    if (h.stance == Stance::NeedsCells && !revisions.empty())
+        h.first = "patchwitness-cli cells " + test + revisions + repeat.runs();
+    const std::optional<core::AttributionRecord> &rec = fc.attribution();
+    if (!rec || rec->file.empty()) {
+        h.missing = "the attribution was not recorded (--no-record): run `patchwitness-cli "
+                    "attribute` with a record to freeze from";
+        return h;
+    }
+    const QDate today = repeat.today.empty()
+                            ? QDate::currentDate()
+                            : QDate::fromString(QString::fromStdString(repeat.today), Qt::ISODate);
+    const std::string expires =
+        today.addDays(repeat.freezeMaxDays).toString(Qt::ISODate).toStdString();
+    const std::string fromRun =
+        std::string(core::AttributionRecord::kRunsDir) + "/" +
+        QFileInfo(QString::fromStdString(rec->file)).fileName().toStdString();
+    h.command = "patchwitness-cli freeze " + test + " --from-run " + core::shellQuote(fromRun) +
+                " --owner '<who fixes the test>' --expires " + expires +
+                " --obligation '<the behaviour the fix must restore>'"
+                " --substitute '<a test at head that covers it meanwhile>'"
+                " --guards '<files the patch must leave alone meanwhile>'"
+                " --by '<your name>'" +
+                repeat.common() + (head.empty() ? std::string() : " --head " + head);
+    return h;
+}
+
+// The hint of a result that carries no freeze case (a merged sweep): from its record's
+// directory, or none.
+std::optional<core::FreezeCase> freezeCaseOf(const std::optional<core::FreezeCase> &own,
+                                             const std::string &test, const std::string &recordPath,
+                                             const std::optional<core::AttributionRecord> &rec)
+{
+    if (own)
+        return own;
+    if (recordPath.empty())
+        return std::nullopt;
+    const std::string runsDir =
+        QFileInfo(QString::fromStdString(recordPath)).absolutePath().toStdString();
+    return core::FreezeCase::gather(runsDir, test, rec);
+}
+
 // ---- attribute -------------------------------------------------------------------------
 
 json runJson(const core::NodeRun &run)
@@ -107,9 +280,29 @@ json coverageJson(const std::optional<core::DiffCoverageResult> &c)
             {"left_out", c->leftOut}};
 }
 
-std::string attributionJson(const std::string &repoRoot, const core::AttributionResult &r)
+// The freeze case of an attribution result (its own, or for a merged sweep its record's).
+std::optional<core::FreezeCase> attributionFreeze(const core::AttributionResult &r)
+{
+    if (!r.verdict || r.interrupted || r.shard)
+        return std::nullopt;
+    return freezeCaseOf(r.freeze, r.test, r.recordPath, std::nullopt);
+}
+
+std::optional<FreezeHint> attributionHint(const core::AttributionResult &r, const Repeat &repeat)
+{
+    const std::optional<core::FreezeCase> fc = attributionFreeze(r);
+    if (!fc)
+        return std::nullopt;
+    return freezeHint(*fc, repeat, revisionArg(r.baseSpec, r.baseCommit),
+                      revisionArg(r.headSpec, r.headCommit));
+}
+
+std::string attributionJson(const std::string &repoRoot, const core::AttributionResult &r,
+                            const Repeat &repeat)
 {
     const auto orNull = [](const std::string &s) { return s.empty() ? json() : json(s); };
+    const std::optional<core::FreezeCase> fc = attributionFreeze(r);
+    const std::optional<FreezeHint> hint = attributionHint(r, repeat);
     json doc = {
         {"schema", "patchwitness.attribution-run/1"},
         {"test", r.test},
@@ -120,7 +313,8 @@ std::string attributionJson(const std::string &repoRoot, const core::Attribution
         {"head", armJson(r.head, r.headSpec, r.headCommit)},
         {"verdict", r.verdict ? json(core::attributionVerdictName(*r.verdict)) : json()},
         {"sentence", r.sentence},
-        {"freeze_allowed", r.freezeAllowed()},
+        {"freeze_allowed", r.freezeAllowed() && !(fc && fc->refused())},
+        {"freeze", hint ? hint->toJson() : json()},
         {"witness_seed", r.witnessSeed ? json(*r.witnessSeed) : json()},
         {"env_digest", orNull(r.envDigest)},
         {"digests_match", r.digestsMatch},
@@ -140,7 +334,7 @@ std::string attributionJson(const std::string &repoRoot, const core::Attribution
 
 // `notAsked`: why no record was asked for ("--no-record"); empty when it was.
 std::string attributionText(const std::string &repoRoot, const core::AttributionResult &r,
-                            const std::string &notAsked)
+                            const std::string &notAsked, const Repeat &repeat)
 {
     const bool swept = r.mode == core::AttributionRequest::Mode::Swept;
     std::string t = "attribute " + r.test + ": " + core::modeName(r.mode) + ", " +
@@ -195,15 +389,12 @@ std::string attributionText(const std::string &repoRoot, const core::Attribution
         t += "env digest: " + r.envDigest + " (base and head equal)\n";
     else if (!r.digestsMatch)
         t += "env digests differ between base and head: not compared\n";
-    if (!r.freezeAllowed())
-        t += "freeze: not allowed (only PRE_EXISTING may be frozen)\n";
-    else if (r.recordPath.empty())
-        t += "freeze: allowed (PRE_EXISTING); record the evidence to freeze from it\n";
+    if (const std::optional<FreezeHint> hint = attributionHint(r, repeat))
+        t += hint->text();
+    else if (r.freezeAllowed()) // a merged sweep not recorded: no records to judge it with
+        t += "freeze: PRE_EXISTING, but no record to freeze from (merge with --record)\n";
     else
-        t += "freeze: allowed (PRE_EXISTING): patchwitness-cli freeze " + r.test + " --from-run " +
-             std::string(core::AttributionRecord::kRunsDir) + "/" +
-             QFileInfo(QString::fromStdString(r.recordPath)).fileName().toStdString() +
-             " --owner … --expires … --obligation … --substitute … --guards … --by …\n";
+        t += "freeze: not allowed (only PRE_EXISTING may be frozen)\n";
     if (!r.recordPath.empty())
         t += "record: " + relativeTo(repoRoot, r.recordPath) + "\n";
     else if (!r.recordError.empty())
@@ -257,19 +448,34 @@ int attributeExit(const core::AttributionResult &r)
 // ---- cells -----------------------------------------------------------------------------
 
 // The evidence record (CellsRecord, schema patchwitness.cells/1) plus where it was written.
+std::optional<FreezeHint> cellsHint(const core::ReproCellsResult &r, const Repeat &repeat,
+                                    const std::string &base, const std::string &head)
+{
+    if (r.interrupted || r.notCollected || r.shard)
+        return std::nullopt;
+    const std::optional<core::FreezeCase> fc =
+        freezeCaseOf(r.freeze, r.test, r.recordPath, std::nullopt);
+    if (!fc)
+        return std::nullopt;
+    return freezeHint(*fc, repeat, base, head);
+}
+
+// `base`/`head`: the revisions of the run as commands name them ("" for a merged sweep:
+// its trees are the shard ledgers').
 std::string cellsJson(const std::string &repoRoot, const core::ReproCellsResult &r,
-                      const std::string &recorded)
+                      const std::string &recorded, const std::optional<FreezeHint> &hint)
 {
     json doc = json::parse(core::formatCellsRecord(r, recorded));
     doc["record"] = r.recordPath.empty() ? json() : json(relativeTo(repoRoot, r.recordPath));
     doc["record_error"] = r.recordError.empty() ? json() : json(r.recordError);
     doc["shard"] = r.shard ? json(r.shard->name()) : json();
+    doc["freeze"] = hint ? hint->toJson() : json();
     return doc.dump(2) + "\n";
 }
 
 // `notAsked`: why no record was asked for ("--no-record"); empty when it was.
 std::string cellsText(const std::string &repoRoot, const core::ReproCellsResult &r,
-                      const std::string &notAsked)
+                      const std::string &notAsked, const std::optional<FreezeHint> &hint)
 {
     std::string t = "cells " + r.test + " at " + core::armName(r.arm) + " " + r.revision +
                     ": scoped suite " + r.scope + ", " + std::to_string(r.orderSeeds) +
@@ -305,6 +511,8 @@ std::string cellsText(const std::string &repoRoot, const core::ReproCellsResult 
                 t += "replay (" + c.name + "):\n  " + c.replay + "\n";
         }
     }
+    if (hint)
+        t += hint->text();
     const std::string what = r.shard ? "shard ledger" : "record";
     if (!r.recordPath.empty())
         t += what + ": " + relativeTo(repoRoot, r.recordPath) + "\n";
@@ -421,14 +629,15 @@ int attributeCommand(const QStringList &arguments, FILE *out, FILE *err)
         result = core::Attribution::run(context, request, pool, sayProgress(context));
     });
     const bool interrupted = stopped || result.interrupted;
+    const Repeat repeat = Repeat::of(*runRequest, context);
     if (result.shard) { // SPEC 9: one job's part of the sweep, no verdict
-        printText(out, common.json(p) ? attributionJson(context.repoRoot(), result)
+        printText(out, common.json(p) ? attributionJson(context.repoRoot(), result, repeat)
                                       : shardAttributionText(context.repoRoot(), result));
         return failureExit("attribute", interrupted, result.recordError, err);
     }
-    printText(out, common.json(p) ? attributionJson(context.repoRoot(), result)
+    printText(out, common.json(p) ? attributionJson(context.repoRoot(), result, repeat)
                                   : attributionText(context.repoRoot(), result,
-                                                    request.record ? "" : "--no-record"));
+                                                    request.record ? "" : "--no-record", repeat));
     if (interrupted) {
         printText(err, "patchwitness-cli: attribute: interrupted\n");
         return ExitInternal;
@@ -510,14 +719,19 @@ int cellsCommand(const QStringList &arguments, FILE *out, FILE *err)
     });
     const bool interrupted = stopped || result.interrupted;
     if (result.shard) { // SPEC 9: one job's part of the sweep, no attribution
-        printText(out, common.json(p)
-                           ? cellsJson(context.repoRoot(), result, core::recordDate(context))
-                           : cellsText(context.repoRoot(), result, ""));
+        printText(out, common.json(p) ? cellsJson(context.repoRoot(), result,
+                                                  core::recordDate(context), std::nullopt)
+                                      : cellsText(context.repoRoot(), result, "", std::nullopt));
         return failureExit("cells", interrupted, result.recordError, err);
     }
-    printText(out, common.json(p) ? cellsJson(context.repoRoot(), result, core::recordDate(context))
-                                  : cellsText(context.repoRoot(), result,
-                                              request.record ? "" : "--no-record"));
+    const std::optional<FreezeHint> hint =
+        cellsHint(result, Repeat::of(*runRequest, context),
+                  revisionArg(context.base().spec, context.base().commit),
+                  revisionArg(context.head().spec, context.head().commit));
+    printText(out, common.json(p)
+                       ? cellsJson(context.repoRoot(), result, core::recordDate(context), hint)
+                       : cellsText(context.repoRoot(), result, request.record ? "" : "--no-record",
+                                   hint));
     if (interrupted) {
         printText(err, "patchwitness-cli: cells: interrupted\n");
         return ExitInternal;
@@ -532,7 +746,8 @@ int cellsCommand(const QStringList &arguments, FILE *out, FILE *err)
 std::string attributionReport(const std::string &repoRoot, const core::AttributionResult &r,
                               bool asJson, const std::string &notAsked)
 {
-    return asJson ? attributionJson(repoRoot, r) : attributionText(repoRoot, r, notAsked);
+    return asJson ? attributionJson(repoRoot, r, Repeat())
+                  : attributionText(repoRoot, r, notAsked, Repeat());
 }
 
 int attributionExitCode(const core::AttributionResult &r)
@@ -543,7 +758,9 @@ int attributionExitCode(const core::AttributionResult &r)
 std::string cellsReport(const std::string &repoRoot, const core::ReproCellsResult &r, bool asJson,
                         const std::string &notAsked, const std::string &recorded)
 {
-    return asJson ? cellsJson(repoRoot, r, recorded) : cellsText(repoRoot, r, notAsked);
+    // The merged trees are the shard ledgers': no command to run first is printed.
+    const std::optional<FreezeHint> hint = cellsHint(r, Repeat(), "", "");
+    return asJson ? cellsJson(repoRoot, r, recorded, hint) : cellsText(repoRoot, r, notAsked, hint);
 }
 
 int cellsExitCode(const core::ReproCellsResult &r)

@@ -323,13 +323,11 @@ int ledgerHistory(const QStringList &args, FILE *out, FILE *err)
     return ExitPass;
 }
 
-// The attribution record a freeze takes its evidence from: `--from-run FILE` (relative to
-// the ledger directory), else the newest record for the test in <ledger dir>/runs/.
-std::optional<core::AttributionRecord> runEvidence(const Workspace &ws, const QString &fromRun,
-                                                   const std::string &test)
+// The attribution record `--from-run FILE` names (relative to the ledger directory): it must
+// be evidence for `test`.
+core::AttributionRecord fromRunRecord(const Workspace &ws, const QString &fromRun,
+                                      const std::string &test)
 {
-    if (fromRun.isEmpty())
-        return core::AttributionRecord::latestFor(ws.path(core::AttributionRecord::kRunsDir), test);
     const std::string path =
         QDir::cleanPath(QDir(QString::fromStdString(ws.dir)).absoluteFilePath(fromRun))
             .toStdString();
@@ -452,7 +450,9 @@ int freezeCommand(const QStringList &args, FILE *out, FILE *err)
         option("from-run",
                "Attribution record (runs/*.json, relative to the ledger directory) that fills "
                "the evidence fields not given here (default: the newest record for TEST in "
-               "<ledger dir>/runs/, if any).",
+               "<ledger dir>/runs/, if any). The attribution comes from the newest cells "
+               "record; a record whose verdict is not PRE_EXISTING, a newer one that says "
+               "otherwise, or cells that say broken test (solo) refuse the freeze.",
                "file");
     p.addOptions({owner,       opened,         expires,    verdict,    attribution,
                   witnessSeed, baselineSha,    baseFail,   headFail,   mode,
@@ -510,19 +510,29 @@ int freezeCommand(const QStringList &args, FILE *out, FILE *err)
         e.lastReproduced = parseDate(p.value(lastReproduced), "--last-reproduced");
     e.note = stringOption(p, note);
     e.grantedBy = p.value(by).toStdString();
-    // Values given here win; the run record fills only what is missing.
-    if (const std::optional<core::AttributionRecord> record =
-            runEvidence(ws, p.value(fromRun), *e.test)) {
-        record->fillFreeze(e);
-        printText(out, "evidence from " + relativeTo(ws.dir, record->file) + "\n");
-    }
+    // The freeze rule on the records of runs/ (FreezeCase): the attribution record given,
+    // else the test's newest, and its newest cells record. Values given here win; the
+    // records fill only what is missing — but what the rule refuses stays refused.
+    std::optional<core::AttributionRecord> chosen;
+    if (p.isSet(fromRun))
+        chosen = fromRunRecord(ws, p.value(fromRun), *e.test);
+    const core::FreezeCase evidence =
+        core::FreezeCase::gather(ws.path(core::AttributionRecord::kRunsDir), *e.test, chosen);
+    evidence.fill(e);
+    if (evidence.attribution())
+        printText(out, "evidence from " + relativeTo(ws.dir, evidence.attribution()->file) + "\n");
+    if (evidence.cells())
+        printText(out, "cells from " + relativeTo(ws.dir, evidence.cells()->file) + " (" +
+                           (evidence.cells()->attribution.empty() ? std::string("no attribution")
+                                                                  : evidence.cells()->attribution) +
+                           ")\n");
     std::vector<std::string> ids;
     if (e.substitute)
         ids.push_back(*e.substitute);
 
     const core::LedgerActions actions{core::LedgerValidator(context(ws, p, c, ids))};
     core::LedgerStore store = core::LedgerStore::open(ws.path(core::QuarantineLedger::kFileName));
-    const std::string text = actions.freeze(store.loaded(), store.path(), e);
+    const std::string text = actions.freeze(store.loaded(), store.path(), e, &evidence);
     store.write(text);
     if (!e.opened)
         e.opened = ws.today;

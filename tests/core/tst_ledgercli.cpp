@@ -61,7 +61,8 @@ QStringList freezeArgsWithoutEvidence(const QString &test)
     return args;
 }
 
-// A runs/*.json attribution record (SPEC §5.3).
+// A runs/*.json attribution record (SPEC §5.3). Its `attribution` (order) stands in for the
+// four cells' verdict: no cells record is needed beside it.
 std::string attributionRecord(const std::string &test, const std::string &recorded,
                               int witnessSeed = 2)
 {
@@ -72,9 +73,22 @@ std::string attributionRecord(const std::string &test, const std::string &record
            std::to_string(witnessSeed) +
            ",\n  \"env_digest\": \"0123456789abcdef\",\n"
            "  \"baseline_sha\": \"89abcdef0123456789abcdef0123456789abcdef\",\n"
-           "  \"base\": \"main\",\n  \"head\": \"WORKTREE\",\n  \"attribution\": \"solo\",\n"
+           "  \"base\": \"main\",\n  \"head\": \"WORKTREE\",\n  \"attribution\": \"order\",\n"
            "  \"replay\": \"python -m pytest -p pw_plugin --seed " +
            std::to_string(witnessSeed) + " " + test + "\",\n  \"recorded\": \"" + recorded +
+           "\"\n}\n";
+}
+
+// A runs/*.json cells record (SPEC §5.4) as the engine writes one, reduced to the fields
+// the freeze rule reads.
+std::string cellsRecord(const std::string &test, const std::string &attribution,
+                        const std::string &sentence, const std::string &recorded)
+{
+    return "{\n  \"schema\": \"patchwitness.cells/1\",\n  \"test\": \"" + test +
+           "\",\n  \"arm\": \"head\",\n  \"revision\": \"HEAD\",\n  \"commit\": null,\n"
+           "  \"cells\": [],\n  \"attribution\": \"" +
+           attribution + "\",\n  \"sentence\": \"" + sentence +
+           "\",\n  \"findings\": [],\n  \"interrupted\": false,\n  \"recorded\": \"" + recorded +
            "\"\n}\n";
 }
 
@@ -98,6 +112,7 @@ private Q_SLOTS:
     void waiveAppendsAValidEntry();
     void freezeAndRenew();
     void freezeFromRunFillsEvidence();
+    void freezeTakesTheAttributionFromTheCells();
     void freezePicksTheLatestRecord();
     void freezeFromRunRefusals_data();
     void freezeFromRunRefusals();
@@ -214,7 +229,7 @@ void TstLedgerCli::freezeFromRunFillsEvidence()
     const std::string text =
         pw::core::readWholeFile(ledger("quarantine.toml").toStdString()).value_or("");
     for (const char *expected :
-         {"verdict = \"PRE_EXISTING\"\nattribution = \"solo\"\nwitness_seed = 2\n"
+         {"verdict = \"PRE_EXISTING\"\nattribution = \"order\"\nwitness_seed = 2\n"
           "baseline_sha = \"89abcdef0123456789abcdef0123456789abcdef\"\n",
           "evidence = { base_fail = 4, head_fail = 5, mode = \"matched\", seeds = [0, 1, 2, 3, 4], "
           "env_digest = \"0123456789abcdef\" }\n",
@@ -222,6 +237,30 @@ void TstLedgerCli::freezeFromRunFillsEvidence()
         QVERIFY2(text.find(expected) != std::string::npos, text.c_str());
     const Result check = cli({QStringLiteral("ledger"), QStringLiteral("check")});
     QVERIFY2(check.exitCode == 0, qPrintable(check.out + check.err));
+}
+
+// The freeze's attribution is the four cells' verdict: the newest cells record's, over the
+// attribution record's own field; the output names both records.
+void TstLedgerCli::freezeTakesTheAttributionFromTheCells()
+{
+    const std::string test = "tests/test_x.py::test_a";
+    QVERIFY(pw::core::writeFileAtomically(ledger("runs/attr-1.json").toStdString(),
+                                          attributionRecord(test, "2024-05-09"), true));
+    QVERIFY(pw::core::writeFileAtomically(
+        ledger("runs/2024-05-08-tests_test_x.py_test_a-cells.json").toStdString(),
+        cellsRecord(test, "clock", "time dependence", "2024-05-08"), true));
+    QVERIFY(pw::core::writeFileAtomically(
+        ledger("runs/2024-05-09-tests_test_x.py_test_a-cells.json").toStdString(),
+        cellsRecord(test, "isolate", "process state", "2024-05-09"), true));
+    const Result r = cli(freezeArgsWithoutEvidence(QString::fromStdString(test))
+                         << QStringLiteral("--from-run") << QStringLiteral("runs/attr-1.json"));
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains(QLatin1String(
+                 "cells from runs/2024-05-09-tests_test_x.py_test_a-cells.json (isolate)\n")),
+             qPrintable(r.out));
+    const std::string text =
+        pw::core::readWholeFile(ledger("quarantine.toml").toStdString()).value_or("");
+    QVERIFY2(text.find("attribution = \"isolate\"\n") != std::string::npos, text.c_str());
 }
 
 void TstLedgerCli::freezePicksTheLatestRecord()
@@ -259,43 +298,96 @@ void TstLedgerCli::freezePicksTheLatestRecord()
 void TstLedgerCli::freezeFromRunRefusals_data()
 {
     QTest::addColumn<QString>("record"); // runs/r.json
+    QTest::addColumn<QString>("other");  // runs/s.json: another record the rule reads
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message"); // part of stderr
 
     const QString a = QStringLiteral("tests/test_x.py::test_a");
+    const std::string test = a.toStdString();
     const QStringList fromRun = freezeArgsWithoutEvidence(a)
                                 << QStringLiteral("--from-run") << QStringLiteral("runs/r.json");
+    const QString preExisting = QString::fromStdString(attributionRecord(test, "2024-05-09"));
     QTest::newRow("a record for another test")
         << QString::fromStdString(attributionRecord("tests/test_x.py::test_b", "2024-05-09"))
-        << fromRun
+        << QString() << fromRun
         << "runs/r.json is evidence for tests/test_x.py::test_b, not tests/test_x.py::test_a";
     QTest::newRow("a malformed record")
         << QStringLiteral("{\n  \"schema\": \"patchwitness.attribution/1\",\n  \"test\": "
                           "\"tests/test_x.py::test_a\",,\n}\n")
-        << fromRun << "runs/r.json:3:37: ";
+        << QString() << fromRun << "runs/r.json:3:37: ";
     QTest::newRow("a record of the wrong type")
         << QStringLiteral("{\"schema\": \"patchwitness.attribution/1\", \"test\": "
                           "\"tests/test_x.py::test_a\", \"base_fail\": \"many\"}")
-        << fromRun << "runs/r.json: base_fail: must be a non-negative integer, got a string";
+        << QString() << fromRun
+        << "runs/r.json: base_fail: must be a non-negative integer, got a string";
     QTest::newRow("a record that does not exist")
-        << QString()
+        << QString() << QString()
         << (freezeArgsWithoutEvidence(a)
             << QStringLiteral("--from-run") << QStringLiteral("runs/none.json"))
         << "runs/none.json: cannot read the file";
     QTest::newRow("a record with a patch-induced verdict")
-        << QString::fromStdString(attributionRecord("tests/test_x.py::test_a", "2024-05-09"))
+        << QString(preExisting)
                .replace(QLatin1String("PRE_EXISTING"), QLatin1String("PATCH_INDUCED"))
-        << fromRun << "a freeze is allowed only for PRE_EXISTING";
+        << QString() << fromRun << "a freeze is allowed only for PRE_EXISTING";
+    // The verdict typed on the command line does not overrule the record's.
+    QTest::newRow("a patch-induced record, PRE_EXISTING typed")
+        << QString(preExisting)
+               .replace(QLatin1String("PRE_EXISTING"), QLatin1String("PATCH_INDUCED"))
+        << QString()
+        << (QStringList(fromRun) << QStringLiteral("--verdict") << QStringLiteral("PRE_EXISTING"))
+        << "runs/r.json says PATCH_INDUCED: a freeze is allowed only for PRE_EXISTING";
+    // Issue 17: `attribute` said "freeze: allowed" while `cells` said "never freeze it".
+    QTest::newRow("a cells record that says broken test")
+        << preExisting
+        << QString::fromStdString(cellsRecord(test, "solo",
+                                              "broken test: it fails alone in pytest's order — "
+                                              "fix or delete it, never freeze it",
+                                              "2024-05-09"))
+        << fromRun << "no freeze: the four cells say it is a broken test (runs/s.json: broken test";
+    QTest::newRow("a cells record that says broken test, another attribution typed")
+        << preExisting
+        << QString::fromStdString(cellsRecord(test, "solo", "broken test", "2024-05-09"))
+        << (QStringList(fromRun) << QStringLiteral("--attribution") << QStringLiteral("order"))
+        << "the four cells say it is a broken test";
+    QTest::newRow("solo typed by hand")
+        << preExisting << QString()
+        << (QStringList(fromRun) << QStringLiteral("--attribution") << QStringLiteral("solo"))
+        << "attribution: solo: a test that fails alone in pytest's order is broken";
+    QTest::newRow("a newer record that is not PRE_EXISTING")
+        << preExisting
+        << QString::fromStdString(attributionRecord(test, "2024-05-10"))
+               .replace(QLatin1String("PRE_EXISTING"), QLatin1String("HARNESS_ENV"))
+        << fromRun
+        << "a newer attribution record of tests/test_x.py::test_a (runs/s.json, recorded "
+           "2024-05-10) says HARNESS_ENV";
+    QTest::newRow("a placeholder of the printed command left in")
+        << preExisting << QString()
+        << with(fromRun, QStringLiteral("--obligation"),
+                QStringLiteral("<the behaviour the fix must restore>"))
+        << "obligation: \"<the behaviour the fix must restore>\" is a placeholder of the printed "
+           "command";
+    // A cells matrix that did not reproduce the failure names no attribution: the missing
+    // field says what to run.
+    QTest::newRow("cells that did not reproduce it")
+        << QString(preExisting).replace(QLatin1String("  \"attribution\": \"order\",\n"), QString())
+        << QString::fromStdString(
+               cellsRecord(test, "none", "not reproduced: no cell fails", "2024-05-09"))
+        << fromRun
+        << "missing required field `attribution` (runs/s.json did not reproduce the failure";
 }
 
 void TstLedgerCli::freezeFromRunRefusals()
 {
     QFETCH(QString, record);
+    QFETCH(QString, other);
     QFETCH(QStringList, args);
     QFETCH(QString, message);
     if (!record.isEmpty())
         QVERIFY(pw::core::writeFileAtomically(ledger("runs/r.json").toStdString(),
                                               record.toStdString(), true));
+    if (!other.isEmpty())
+        QVERIFY(pw::core::writeFileAtomically(ledger("runs/s.json").toStdString(),
+                                              other.toStdString(), true));
     const std::string path = ledger("quarantine.toml").toStdString();
     const std::string existing = "# freezes\n";
     QVERIFY(pw::core::writeFileAtomically(path, existing, true));

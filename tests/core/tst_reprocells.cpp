@@ -237,6 +237,11 @@ void TestReproCells::brokenTestStartsNoOtherRun()
             QVERIFY(cell["trials"].empty());
         }
     }
+    // What a freeze would make of it: never.
+    QVERIFY(r.freeze.has_value());
+    QVERIFY(r.freeze->refused());
+    QVERIFY2(r.freeze->reason().find("broken test") != std::string::npos,
+             r.freeze->reason().c_str());
 }
 
 void TestReproCells::leakageFromSiblingModule()

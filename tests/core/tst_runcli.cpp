@@ -9,10 +9,13 @@
 #include "util/Files.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <csignal>
+#include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
 
@@ -51,6 +54,10 @@ const char *const kBaseFiles[][2] = {
     // cells: a test that passes alone in a scoped suite that does not collect.
     {"tests/collerr/test_fine_here.py", "def test_ok():\n    pass\n"},
     {"tests/collerr/test_cannot_import.py", "import no_such_module_pw\n"},
+    // Fails on both trees at seed 1 (random.seed(1) → randrange(3) == 0), passes at seed 0:
+    // PRE_EXISTING in a sweep, and not broken (solo, at seed 0, passes).
+    {"tests/seeded/test_roll.py",
+     "import random\n\n\ndef test_roll():\n    assert random.randrange(3) != 0\n"},
 };
 
 const char *const kHeadFiles[][2] = {
@@ -81,10 +88,15 @@ private Q_SLOTS:
     void cellsText();
     void cellsJson();
     void cellsWithHarnessErrorsIsNoNotReproduced();
+    void cellsStopsWhenSoloDecides();
+    void freezeHintIsACommandThatSucceeds();
+    void brokenTestTurnsTheFreezeHintIntoARefusal();
     void ctrlCKillsTheRunsAndExits4();
 
 private:
     Result cli(const QStringList &args) const;
+    // `command` as printed, with "patchwitness-cli" this build's, through /bin/sh.
+    Result shell(const QString &command) const;
     QString runsDir() const
     {
         return QString::fromStdString(m_repo->root()) + QStringLiteral("/.patchwitness/runs");
@@ -122,6 +134,8 @@ void TestRunCli::initTestCase()
 void TestRunCli::init()
 {
     QDir(runsDir()).removeRecursively();
+    QFile::remove(QString::fromStdString(m_repo->root()) +
+                  QStringLiteral("/.patchwitness/quarantine.toml"));
 }
 
 Result TestRunCli::cli(const QStringList &args) const
@@ -142,6 +156,50 @@ Result TestRunCli::cli(const QStringList &args) const
             QString::fromUtf8(p.readAllStandardOutput()),
             QString::fromUtf8(p.readAllStandardError())};
 }
+
+Result TestRunCli::shell(const QString &command) const
+{
+    QString line = command;
+    if (line.startsWith(QLatin1String("patchwitness-cli ")))
+        line.replace(0, int(strlen("patchwitness-cli")),
+                     QStringLiteral("'") + QStringLiteral(PW_CLI_PATH) + QStringLiteral("'"));
+    QProcess p;
+    p.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), line});
+    if (!p.waitForFinished(300000))
+        p.kill();
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+namespace {
+
+// The line after `label` ("run first:\n  <command>"); empty when there is none.
+QString commandAfter(const QString &text, const QString &label)
+{
+    const int at = text.indexOf(label + QStringLiteral("\n  "));
+    if (at < 0)
+        return {};
+    const int start = at + label.size() + 3;
+    return text.mid(start, text.indexOf(QLatin1Char('\n'), start) - start);
+}
+
+// Every "(duration)" a progress line ends with, and whether each reads as formatSeconds
+// writes durations (never "0.4 s" for 400 ms, "1.52 s" or "143. s").
+QStringList badDurations(const QString &progress)
+{
+    static const QRegularExpression duration(QStringLiteral(
+        R"(\((\d+ ms|< 1 ms|[1-9]\.\d s|[1-5]?\d s|\d+ min( \d+ s)?|\d+ h( \d+ min)?)\)$)"));
+    QStringList bad;
+    for (const QString &line : progress.split(QLatin1Char('\n'))) {
+        if (line.contains(QLatin1String(" seed ")) && line.endsWith(QLatin1Char(')')) &&
+            !duration.match(line).hasMatch())
+            bad << line;
+    }
+    return bad;
+}
+
+} // namespace
 
 void TestRunCli::attributeText()
 {
@@ -169,6 +227,8 @@ void TestRunCli::attributeText()
     // Progress on stderr, one line per finished run.
     QVERIFY2(r.err.contains(QLatin1String("attribute: 4/4 ")), qPrintable(r.err));
     QVERIFY(r.err.contains(QLatin1String(" head seed 0: fail (")));
+    // Each line's duration reads the one way durations read (formatSeconds).
+    QVERIFY2(badDurations(r.err).isEmpty(), qPrintable(badDurations(r.err).join('\n')));
     // A verdict is recorded.
     QCOMPARE(records(), QStringList{QStringLiteral(
                             "2024-05-10-tests_induced_test_induced.py_test_value-matched.json")});
@@ -382,6 +442,201 @@ void TestRunCli::cellsJson()
     QCOMPARE(doc["cells"][1]["runs"].get<int>(), 2);
     QCOMPARE(doc["cells"][2]["name"].get<std::string>(), std::string("isolate"));
     QCOMPARE(doc["cells"][3]["status"].get<std::string>(), std::string("pass")); // freezegun
+}
+
+// Solo fails: the verdict is decided (broken test) and no other cell runs; the text, the
+// JSON and the record say which cells were not run and why.
+void TestRunCli::cellsStopsWhenSoloDecides()
+{
+    const Result r =
+        cli({QStringLiteral("cells"), QStringLiteral("tests/pre/test_pre.py::test_broken"),
+             QStringLiteral("--order-seeds"), QStringLiteral("3")});
+    QCOMPARE(r.exitCode, 1); // a cell fails
+    QVERIFY2(r.out.contains(QLatin1String("attribution: solo\n  broken test")), qPrintable(r.out));
+    for (const char *cell : {"order", "isolate", "clock"})
+        QVERIFY2(r.out.contains(QString::fromLatin1(cell).leftJustified(9) +
+                                QStringLiteral("unknown     0      0        0  not run: solo "
+                                               "already decided (broken test: it fails alone)")),
+                 qPrintable(r.out));
+    // One run, solo's: its progress line, and nothing after it.
+    QVERIFY2(r.err.contains(QLatin1String("cells: 1/6 solo seed 0: fail (")), qPrintable(r.err));
+    QVERIFY2(!r.err.contains(QLatin1String("cells: 2/6 ")), qPrintable(r.err));
+    QVERIFY(r.err.contains(QLatin1String("order, isolate and clock not run")));
+    QCOMPARE(records().size(), 1);
+    const json rec =
+        json::parse(pw::core::readWholeFile(
+                        QString(runsDir() + QLatin1Char('/') + records().front()).toStdString())
+                        .value_or("null"));
+    QCOMPARE(rec["attribution"].get<std::string>(), std::string("solo"));
+    for (const json &cell : rec["cells"])
+        QCOMPARE(cell["not_run"].get<bool>(), cell["name"] != "solo");
+
+    const Result j =
+        cli({QStringLiteral("cells"), QStringLiteral("tests/pre/test_pre.py::test_broken"),
+             QStringLiteral("--order-seeds"), QStringLiteral("3"), QStringLiteral("--format"),
+             QStringLiteral("json"), QStringLiteral("--no-record"), QStringLiteral("--quiet")});
+    const json doc = json::parse(j.out.toStdString());
+    QCOMPARE(doc["cells"][1]["name"].get<std::string>(), std::string("order"));
+    QCOMPARE(doc["cells"][1]["not_run"].get<bool>(), true);
+    QCOMPARE(doc["cells"][1]["runs"].get<int>(), 0);
+    QVERIFY(doc["cells"][1]["unknown_reason"].get<std::string>().rfind(
+                "not run: solo already decided", 0) == 0);
+}
+
+// Issue 17: the freeze command `attribute` prints is one a reviewer pastes and that succeeds.
+// Its fields come from the records (attribution and cells) or are '<…>' a person fills in;
+// left unfilled they are refused. The hint names what to run first (the cells) and,
+// after that, `cells` prints the same freeze command.
+void TestRunCli::freezeHintIsACommandThatSucceeds()
+{
+    const QString test = QStringLiteral("tests/seeded/test_roll.py::test_roll");
+    const Result a =
+        cli({QStringLiteral("attribute"), test, QStringLiteral("--mode"), QStringLiteral("swept"),
+             QStringLiteral("--runs"), QStringLiteral("2"), QStringLiteral("--quiet")});
+    QVERIFY2(a.exitCode == 0, qPrintable(a.out + a.err));
+    QVERIFY2(a.out.contains(QLatin1String("verdict: PRE_EXISTING\n")), qPrintable(a.out));
+    QVERIFY2(a.out.contains(QLatin1String("freeze: not yet: no cells record of ") + test),
+             qPrintable(a.out));
+    QVERIFY(!a.out.contains(QLatin1String("freeze: allowed")));
+    const QString cellsCommand = commandAfter(a.out, QStringLiteral("run first:"));
+    QVERIFY2(cellsCommand.startsWith(QLatin1String("patchwitness-cli cells ") + test),
+             qPrintable(a.out));
+    const QString freeze =
+        commandAfter(a.out, QStringLiteral("then freeze with (fill in the <…> fields):"));
+    QVERIFY2(freeze.startsWith(QLatin1String("patchwitness-cli freeze ") + test +
+                               QLatin1String(" --from-run runs/2024-05-10-")),
+             qPrintable(a.out));
+
+    // Pasted before the cells ran (placeholders filled), the freeze lacks its attribution
+    // and says what gives it.
+    const QString filled =
+        QString(freeze)
+            .replace(QLatin1String("'<who fixes the test>'"), QLatin1String("ada"))
+            .replace(QLatin1String("'<the behaviour the fix must restore>'"),
+                     QLatin1String("'a roll of the die is never zero'"))
+            .replace(QLatin1String("'<a test at head that covers it meanwhile>'"),
+                     QLatin1String("tests/green/test_green.py::test_fine"))
+            .replace(QLatin1String("'<files the patch must leave alone meanwhile>'"),
+                     QLatin1String("tests/seeded/test_roll.py"))
+            .replace(QLatin1String("'<your name>'"), QLatin1String("grace"));
+    QVERIFY2(!filled.contains(QLatin1Char('<')), qPrintable(filled));
+    const QString quarantine =
+        QString::fromStdString(m_repo->root()) + QStringLiteral("/.patchwitness/quarantine.toml");
+    const Result early = shell(filled);
+    QCOMPARE(early.exitCode, 3);
+    QVERIFY2(early.err.contains(QLatin1String("missing required field `attribution` (no cells "
+                                              "record of ")),
+             qPrintable(early.err));
+    QVERIFY(!QFileInfo::exists(quarantine));
+
+    // The command to run first, as printed: the four cells, recorded.
+    const Result c = shell(cellsCommand);
+    QVERIFY2(c.exitCode == 1, qPrintable(c.out + c.err)); // a cell fails
+    QVERIFY2(c.out.contains(QLatin1String("freeze: allowed: PRE_EXISTING (runs/")),
+             qPrintable(c.out));
+    // The other direction agrees: cells prints the same command.
+    QCOMPARE(commandAfter(c.out, QStringLiteral("freeze with (fill in the <…> fields):")), freeze);
+    QString cellsRecord;
+    for (const QString &name : records()) {
+        if (name.endsWith(QLatin1String("-cells.json")))
+            cellsRecord = name;
+    }
+    QVERIFY(!cellsRecord.isEmpty());
+    const json cells = json::parse(
+        pw::core::readWholeFile(QString(runsDir() + QLatin1Char('/') + cellsRecord).toStdString())
+            .value_or("null"));
+    const std::string attribution = cells["attribution"].get<std::string>();
+    QVERIFY2(attribution != "solo" && attribution != "none" && attribution != "unknown",
+             attribution.c_str());
+
+    // As printed, the '<…>' fields left as they are: refused, nothing written.
+    const Result unfilled = shell(freeze);
+    QCOMPARE(unfilled.exitCode, 3);
+    QVERIFY2(unfilled.err.contains(
+                 QLatin1String("owner: \"<who fixes the test>\" is a placeholder of the "
+                               "printed command")),
+             qPrintable(unfilled.err));
+    QVERIFY(!QFileInfo::exists(quarantine));
+
+    // Filled in: granted, every other field from the records.
+    const Result granted = shell(filled);
+    QVERIFY2(granted.exitCode == 0, qPrintable(granted.out + granted.err));
+    const std::string text = pw::core::readWholeFile(quarantine.toStdString()).value_or("");
+    for (const std::string &expected :
+         {"verdict = \"PRE_EXISTING\"\nattribution = \"" + attribution + "\"\n",
+          std::string("witness_seed = 1\n"), "baseline_sha = \"" + m_base + "\"\n",
+          std::string("evidence = { base_fail = 1, head_fail = 1, mode = \"swept\", seeds = "
+                      "[0, 1], env_digest = \""),
+          std::string("expires = 2024-05-24\n"), std::string("granted_by = \"grace\"\n")})
+        QVERIFY2(text.find(expected) != std::string::npos, (expected + " in\n" + text).c_str());
+    QVERIFY2(granted.out.contains(QLatin1String("cells from runs/") + cellsRecord),
+             qPrintable(granted.out));
+}
+
+// Issue 17: for a test the cells call broken (solo fails), neither `attribute` nor `cells`
+// says "freeze: allowed", and `freeze` refuses it — whichever ran first.
+void TestRunCli::brokenTestTurnsTheFreezeHintIntoARefusal()
+{
+    const QString test = QStringLiteral("tests/pre/test_pre.py::test_broken");
+    const Result before = cli({QStringLiteral("attribute"), test, QStringLiteral("--runs"),
+                               QStringLiteral("1"), QStringLiteral("--quiet")});
+    QVERIFY2(before.exitCode == 0, qPrintable(before.out + before.err));
+    QVERIFY2(before.out.contains(QLatin1String("freeze: not yet: no cells record of ") + test),
+             qPrintable(before.out));
+
+    const Result c = cli({QStringLiteral("cells"), test, QStringLiteral("--order-seeds"),
+                          QStringLiteral("2"), QStringLiteral("--quiet")});
+    QCOMPARE(c.exitCode, 1);
+    QVERIFY2(c.out.contains(QLatin1String("freeze: not allowed: the four cells say it is a "
+                                          "broken test (runs/2024-05-10-tests_pre_test_pre.py_"
+                                          "test_broken-cells.json: broken test")),
+             qPrintable(c.out));
+    QVERIFY(!c.out.contains(QLatin1String("patchwitness-cli freeze")));
+
+    const Result after = cli({QStringLiteral("attribute"), test, QStringLiteral("--runs"),
+                              QStringLiteral("1"), QStringLiteral("--quiet")});
+    QVERIFY2(after.out.contains(QLatin1String("verdict: PRE_EXISTING\n")), qPrintable(after.out));
+    QVERIFY2(after.out.contains(QLatin1String("freeze: not allowed: the four cells say it is a "
+                                              "broken test")),
+             qPrintable(after.out));
+    QVERIFY(!after.out.contains(QLatin1String("freeze: allowed")));
+    QVERIFY(!after.out.contains(QLatin1String("patchwitness-cli freeze")));
+    const Result j =
+        cli({QStringLiteral("attribute"), test, QStringLiteral("--runs"), QStringLiteral("1"),
+             QStringLiteral("--quiet"), QStringLiteral("--format"), QStringLiteral("json"),
+             QStringLiteral("--no-record")});
+    const json doc = json::parse(j.out.toStdString());
+    QCOMPARE(doc["freeze_allowed"].get<bool>(), false);
+    QCOMPARE(doc["freeze"]["stance"].get<std::string>(), std::string("refused"));
+    QVERIFY(doc["freeze"]["command"].is_null());
+
+    // `freeze` itself applies the same rule, every human field given.
+    QString attributionRecord;
+    for (const QString &name : records()) {
+        if (name.endsWith(QLatin1String("-matched.json")))
+            attributionRecord = name;
+    }
+    QProcess p;
+    p.start(QStringLiteral(PW_CLI_PATH),
+            {QStringLiteral("freeze"),       test,
+             QStringLiteral("--from-run"),   QStringLiteral("runs/") + attributionRecord,
+             QStringLiteral("--owner"),      QStringLiteral("ada"),
+             QStringLiteral("--expires"),    QStringLiteral("2024-05-20"),
+             QStringLiteral("--obligation"), QStringLiteral("one plus one is two"),
+             QStringLiteral("--substitute"), QStringLiteral("tests/green/test_green.py::test_fine"),
+             QStringLiteral("--guards"),     QStringLiteral("tests/pre/test_pre.py"),
+             QStringLiteral("--by"),         QStringLiteral("grace"),
+             QStringLiteral("--repo"),       QString::fromStdString(m_repo->root()),
+             QStringLiteral("--today"),      QStringLiteral("2024-05-10"),
+             QStringLiteral("--python"),     QString::fromStdString(pw::test::testPython())});
+    QVERIFY(p.waitForFinished(120000));
+    QCOMPARE(p.exitCode(), 3);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(err.contains(QLatin1String("attribution: no freeze: the four cells say it is a "
+                                        "broken test")),
+             qPrintable(err));
+    QVERIFY(!QFileInfo::exists(QString::fromStdString(m_repo->root()) +
+                               QStringLiteral("/.patchwitness/quarantine.toml")));
 }
 
 void TestRunCli::ctrlCKillsTheRunsAndExits4()

@@ -86,6 +86,10 @@ private Q_SLOTS:
     void fileNamePart();
     void fillFreezeKeepsGivenValues();
     void fillFreezeWithoutEvidenceFields();
+    void freezeRule_data();
+    void freezeRule();
+    void freezeRuleOnTypedValues();
+    void cellsEvidence();
     void readRunRecordsListsEveryFile();
     void readRunRecordsWithoutDirectory();
 };
@@ -363,6 +367,235 @@ void TstRunEvidence::fillFreezeWithoutEvidenceFields()
     r.fillFreeze(e);
     QCOMPARE(e.verdict.value_or(""), std::string("PRE_EXISTING"));
     QVERIFY(!e.evidence); // nothing to put in it: not created empty
+}
+
+// The freeze rule's table (FreezeCase::judge), record by record: a refusal wins over
+// everything, then what is missing says what to run first; only a PRE_EXISTING attribution
+// with a cells verdict that names a cell (other than solo) allows a freeze.
+void TstRunEvidence::freezeRule_data()
+{
+    QTest::addColumn<QString>("verdict");     // of the attribution record; "-": none
+    QTest::addColumn<QString>("ownField");    // the attribution record's `attribution`
+    QTest::addColumn<QString>("cells");       // the cells record's attribution; "-": none
+    QTest::addColumn<QString>("newer");       // a newer attribution record's verdict; "-"
+    QTest::addColumn<int>("stance");          // FreezeCase::Stance
+    QTest::addColumn<QString>("reason");      // part of reason()
+    QTest::addColumn<QString>("attribution"); // cellAttribution()
+    using S = FreezeCase::Stance;
+    const QString none = QStringLiteral("-");
+    QTest::newRow("nothing recorded")
+        << none << QString() << none << none << int(S::NeedsAttribution)
+        << "no attribution record of tests/t.py::test_a yet" << QString();
+    QTest::newRow("PRE_EXISTING, no cells")
+        << "PRE_EXISTING" << QString() << none << none << int(S::NeedsCells)
+        << "no cells record of tests/t.py::test_a yet" << QString();
+    QTest::newRow("PRE_EXISTING, cells order")
+        << "PRE_EXISTING" << QString() << "order" << none << int(S::Allowed)
+        << "PRE_EXISTING (runs/a.json), attribution order (runs/c.json)"
+        << "order";
+    for (const char *cell : {"isolate", "leakage", "clock"})
+        QTest::newRow(qPrintable(QStringLiteral("PRE_EXISTING, cells ") + QLatin1String(cell)))
+            << "PRE_EXISTING" << QString() << cell << none << int(S::Allowed) << "PRE_EXISTING"
+            << cell;
+    QTest::newRow("PRE_EXISTING, cells solo")
+        << "PRE_EXISTING" << QString() << "solo" << none << int(S::Refused)
+        << "the four cells say it is a broken test (runs/c.json: the sentence)" << QString("solo");
+    QTest::newRow("no attribution record, cells solo")
+        << none << QString() << "solo" << none << int(S::Refused) << "broken test"
+        << "solo";
+    QTest::newRow("PATCH_INDUCED, cells order")
+        << "PATCH_INDUCED" << QString() << "order" << none << int(S::Refused)
+        << "runs/a.json says PATCH_INDUCED: a freeze is allowed only for PRE_EXISTING"
+        << "order";
+    QTest::newRow("no verdict") << "" << QString() << "order" << none << int(S::Refused)
+                                << "runs/a.json says no verdict"
+                                << "order";
+    QTest::newRow("a newer HARNESS_ENV record")
+        << "PRE_EXISTING" << QString() << "order"
+        << "HARNESS_ENV" << int(S::Refused)
+        << "a newer attribution record of tests/t.py::test_a (runs/n.json, recorded 2026-12-02) "
+           "says HARNESS_ENV"
+        << "order";
+    QTest::newRow("a newer PRE_EXISTING record")
+        << "PRE_EXISTING" << QString() << "order"
+        << "PRE_EXISTING" << int(S::Allowed) << "PRE_EXISTING"
+        << "order";
+    QTest::newRow("cells did not reproduce it")
+        << "PRE_EXISTING" << QString() << "none" << none << int(S::NeedsCells)
+        << "runs/c.json did not reproduce the failure" << QString();
+    QTest::newRow("cells without evidence")
+        << "PRE_EXISTING" << QString() << "unknown" << none << int(S::NeedsCells)
+        << "runs/c.json names no attribution" << QString();
+    // A hand-written record's own attribution stands in for the cells, unless a cells
+    // record says otherwise.
+    QTest::newRow("the record's own attribution, no cells")
+        << "PRE_EXISTING"
+        << "clock" << none << none << int(S::Allowed) << "attribution clock"
+        << "clock";
+    QTest::newRow("the record's own solo, no cells")
+        << "PRE_EXISTING"
+        << "solo" << none << none << int(S::Refused)
+        << "names attribution solo: a test that fails alone is broken"
+        << "solo";
+    QTest::newRow("the cells over the record's own attribution")
+        << "PRE_EXISTING"
+        << "clock"
+        << "isolate" << none << int(S::Allowed) << "attribution isolate"
+        << "isolate";
+    QTest::newRow("cells none over the record's own attribution")
+        << "PRE_EXISTING"
+        << "clock"
+        << "none" << none << int(S::NeedsCells) << "did not reproduce" << QString();
+}
+
+void TstRunEvidence::freezeRule()
+{
+    QFETCH(QString, verdict);
+    QFETCH(QString, ownField);
+    QFETCH(QString, cells);
+    QFETCH(QString, newer);
+    QFETCH(int, stance);
+    QFETCH(QString, reason);
+    QFETCH(QString, attribution);
+    const std::string test = "tests/t.py::test_a";
+    std::optional<AttributionRecord> rec;
+    if (verdict != QLatin1String("-")) {
+        rec.emplace();
+        rec->file = "/ledger/runs/a.json";
+        rec->test = test;
+        if (!verdict.isEmpty())
+            rec->verdict = verdict.toStdString();
+        if (!ownField.isEmpty())
+            rec->attribution = ownField.toStdString();
+        rec->recorded = "2026-12-01";
+    }
+    std::optional<CellsEvidence> c;
+    if (cells != QLatin1String("-")) {
+        c.emplace();
+        c->file = "/ledger/runs/c.json";
+        c->test = test;
+        c->attribution = cells.toStdString();
+        c->sentence = "the sentence";
+    }
+    std::optional<AttributionRecord> n;
+    if (newer != QLatin1String("-")) {
+        n.emplace();
+        n->file = "/ledger/runs/n.json";
+        n->test = test;
+        n->verdict = newer.toStdString();
+        n->recorded = "2026-12-02";
+    }
+    const FreezeCase fc = FreezeCase::judge(test, rec, c, n);
+    QVERIFY2(fc.reason().find(reason.toStdString()) != std::string::npos, fc.reason().c_str());
+    QCOMPARE(int(fc.stance()), stance);
+    QCOMPARE(QString::fromStdString(fc.cellAttribution()), attribution);
+
+    // What a freeze entry of it holds against it: a refusal names its field.
+    QuarantineEntry e;
+    e.test = test;
+    fc.fill(e);
+    const std::vector<LedgerProblem> problems = fc.problemsOf(e, "quarantine.toml");
+    if (fc.refused()) {
+        QCOMPARE(problems.size(), size_t(1));
+        QCOMPARE(problems.front().rule, std::string("evidence"));
+        QCOMPARE(problems.front().field,
+                 std::string(reason.contains(QLatin1String("broken")) ? "attribution" : "verdict"));
+    } else {
+        QVERIFY(problems.empty());
+    }
+}
+
+// Values a printed freeze command leaves for a person ("<…>") are refused as they are, as
+// is an attribution of solo typed by hand; the validator's missing fields say what gives
+// them.
+void TstRunEvidence::freezeRuleOnTypedValues()
+{
+    const FreezeCase fc = FreezeCase::judge("tests/t.py::test_a", std::nullopt, std::nullopt);
+    QuarantineEntry e;
+    e.test = "tests/t.py::test_a";
+    e.owner = "<who fixes the test>";
+    e.guards = std::vector<std::string>{"src/a.py", " <files> "};
+    e.attribution = "solo";
+    e.obligation = "a < b holds, and c > d";
+    const std::vector<LedgerProblem> problems = fc.problemsOf(e, "q.toml");
+    QStringList fields;
+    for (const LedgerProblem &p : problems)
+        fields << QString::fromStdString(p.field + "/" + p.rule);
+    QCOMPARE(fields, QStringList({QStringLiteral("attribution/evidence"),
+                                  QStringLiteral("owner/placeholder"),
+                                  QStringLiteral("guards/placeholder")}));
+    QVERIFY(FreezeCase::isPlaceholder("<your name>"));
+    QVERIFY(!FreezeCase::isPlaceholder("<>x"));
+    QVERIFY(!FreezeCase::isPlaceholder("a <b>"));
+    QVERIFY(!FreezeCase::isPlaceholder("<"));
+
+    LedgerProblem missing;
+    missing.field = "attribution";
+    missing.rule = "missing-field";
+    missing.message = "missing required field `attribution`";
+    std::vector<LedgerProblem> checked{missing};
+    fc.explain(checked);
+    QVERIFY2(checked.front().message.find("(no attribution record of tests/t.py::test_a yet") !=
+                 std::string::npos,
+             checked.front().message.c_str());
+}
+
+// Cells records read as the freeze rule reads them, and the newest one for a test found
+// by the same rule as attribution records.
+void TstRunEvidence::cellsEvidence()
+{
+    QTemporaryDir dir;
+    const std::string runs = dir.path().toStdString();
+    const auto cells = [](const std::string &test, const std::string &attribution,
+                          const std::string &recorded) {
+        return R"({"schema": "patchwitness.cells/1", "test": ")" + test +
+               R"(", "arm": "head", "revision": "HEAD", "commit": null, "attribution": ")" +
+               attribution + R"(", "sentence": "s", "interrupted": false, "recorded": ")" +
+               recorded + "\"}\n";
+    };
+    const std::string a = "tests/t.py::test_a";
+    QVERIFY(writeFileAtomically(runs + "/2026-12-01-tests_t.py_test_a-cells.json",
+                                cells(a, "solo", "2026-12-01"), true));
+    QVERIFY(writeFileAtomically(runs + "/2026-12-02-tests_t.py_test_a-cells.json",
+                                cells(a, "order", "2026-12-02"), true));
+    QVERIFY(writeFileAtomically(runs + "/2026-12-03-tests_t.py_test_a-matched.json",
+                                record(a, "2026-12-03"), true));
+    QVERIFY(writeFileAtomically(runs + "/2026-12-04-tests_t.py_test_b-cells.json",
+                                cells("tests/t.py::test_b", "clock", "2026-12-04"), true));
+    const std::optional<CellsEvidence> latest = CellsEvidence::latestFor(runs, a);
+    QVERIFY(latest.has_value());
+    QCOMPARE(latest->attribution, std::string("order"));
+    QCOMPARE(latest->arm, std::string("head"));
+    QCOMPARE(latest->commit, std::string());
+    QCOMPARE(latest->recorded.value_or(""), std::string("2026-12-02"));
+    QVERIFY(!CellsEvidence::latestFor(runs, "tests/t.py::test_c"));
+
+    const FreezeCase fc = FreezeCase::gather(runs, a);
+    QVERIFY2(fc.allowed(), fc.reason().c_str());
+    QCOMPARE(fc.cellAttribution(), std::string("order"));
+    // A record the patch brings is ignored: the older cells record (solo) is not read in
+    // its place either — the newest is dropped, not replaced.
+    const FreezeCase ignored =
+        FreezeCase::gather(runs, a, std::nullopt, std::nullopt, [](const std::string &file) {
+            return file.find("2026-12-02") != std::string::npos;
+        });
+    QCOMPARE(int(ignored.stance()), int(FreezeCase::Stance::NeedsCells));
+
+    for (const auto &[text, message] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"schema": "patchwitness.attribution/1", "test": "t"})", "schema: "},
+             {R"({"schema": "patchwitness.cells/1"})", "test: missing"},
+             {R"({"schema": "patchwitness.cells/1", "test": "t", "interrupted": 1})",
+              "interrupted: must be true or false"},
+             {R"({"schema": "patchwitness.cells/1", "test": "t", "recorded": "soon"})",
+              "recorded: \"soon\" is not a date"}}) {
+        try {
+            CellsEvidence::parse(text, "runs/c.json");
+            QFAIL(text.c_str());
+        } catch (const Error &e) {
+            QVERIFY2(std::string(e.what()).find("runs/c.json: " + message) != std::string::npos,
+                     e.what());
+        }
+    }
 }
 
 // Every *.json / *.jsonl file of runs/, by name: attribution records read as `freeze` reads

@@ -17,6 +17,7 @@
 #include <QComboBox>
 #include <QDateEdit>
 #include <QDialogButtonBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -139,6 +140,7 @@ private Q_SLOTS:
     void changedOnDiskIsRefusedAndNothingLost();
     void unparseableLedgerDisablesWrite();
     void deskPrefillsFromEvidence();
+    void deskFreezeFollowsTheCellsRecord();
 };
 
 void TestLedgerForms::waiverNeedsReasonWitnessAndApprover()
@@ -547,6 +549,93 @@ void TestLedgerForms::deskPrefillsFromEvidence()
     // Renew and close need an entry of the ledger on disk.
     QVERIFY(!desk.renewFreeze(QStringLiteral("tests/test_calc.py::test_three")));
     QVERIFY(!desk.closeJournalRow(QStringLiteral("j1")));
+}
+
+// Issue 17: Grant freeze follows the freeze rule on the records of runs/ — the attribution
+// comes from the newest cells record, a cells record that says broken test keeps Write
+// disabled whatever is typed, and without one the form says what to run first.
+void TestLedgerForms::deskFreezeFollowsTheCellsRecord()
+{
+    pw::test::RepoBuilder repo;
+    repo.write("calc.py", "def add(a, b):\n    return a + b\n");
+    repo.write("tests/test_calc.py",
+               "import calc\n\ndef test_one():\n    assert calc.add(1, 1) == 2\n"
+               "\ndef test_three():\n    assert calc.add(0, 0) == 1\n");
+    const std::string base = repo.commit("base");
+    repo.write("calc.py", "def add(a, b):\n    return b + a\n");
+    repo.commit("agent: commute");
+    const std::string test = "tests/test_calc.py::test_three";
+    repo.write(".patchwitness/runs/2024-04-29-tests_test_calc.py_test_three-matched.json",
+               "{\"schema\": \"patchwitness.attribution/1\", \"test\": \"" + test +
+                   "\", \"verdict\": \"PRE_EXISTING\", \"mode\": \"matched\", "
+                   "\"base_fail\": 3, \"head_fail\": 3, \"seeds\": [0], \"witness_seed\": 0, "
+                   "\"env_digest\": \"0011223344556677\", \"baseline_sha\": \"" +
+                   base +
+                   "\", \"replay\": \"patchwitness-cli attribute x\", "
+                   "\"recorded\": \"2024-04-29\"}\n");
+    QTemporaryDir cache;
+    WorkbenchRequest request;
+    request.audit.repoPath = repo.root();
+    request.audit.base = base;
+    request.audit.head = "HEAD";
+    request.audit.python = pw::test::testPython();
+    request.audit.cacheDir = cache.path().toStdString();
+    request.audit.today = "2024-05-01";
+    const AuditOutcome outcome = AuditRunner::runNow(request);
+    QVERIFY2(outcome.ok, qPrintable(outcome.error));
+    QWidget window;
+    LedgerDesk desk(&window);
+    desk.setOutcome(outcome);
+    const QString id = QString::fromStdString(test);
+
+    // No cells record yet: nothing to fill the attribution with, and the form says why.
+    FreezeSeed seed = desk.freezeSeed(id);
+    QVERIFY(seed.evidence.has_value());
+    QCOMPARE(int(seed.evidence->stance()), int(pw::core::FreezeCase::Stance::NeedsCells));
+    QVERIFY(!seed.entry.attribution);
+    {
+        FreezeForm form(seed, desk.formContext());
+        QVERIFY2(child<QLabel>(&form, "evidenceLabel")
+                     ->text()
+                     .contains(QStringLiteral("Not yet: no cells record of ") + id),
+                 qPrintable(child<QLabel>(&form, "evidenceLabel")->text()));
+    }
+
+    const auto cells = [&](const std::string &day, const std::string &attribution) {
+        repo.write(".patchwitness/runs/" + day + "-tests_test_calc.py_test_three-cells.json",
+                   "{\"schema\": \"patchwitness.cells/1\", \"test\": \"" + test +
+                       "\", \"arm\": \"head\", \"attribution\": \"" + attribution +
+                       "\", \"sentence\": \"" + attribution + " says so\", \"recorded\": \"" + day +
+                       "\"}\n");
+    };
+    cells("2024-04-30", "isolate");
+    seed = desk.freezeSeed(id);
+    QVERIFY2(seed.evidence->allowed(), seed.evidence->reason().c_str());
+    QCOMPARE(seed.entry.attribution.value_or(""), std::string("isolate"));
+    QVERIFY2(seed.evidenceSource.contains(QStringLiteral("-cells.json")),
+             qPrintable(seed.evidenceSource));
+
+    // The newest cells record calls it broken: the dialog refuses, even with every field
+    // filled and another attribution typed.
+    cells("2024-05-01", "solo");
+    LedgerFormDialog *dialog = desk.grantFreeze(id);
+    QVERIFY(dialog);
+    auto *form = dialog->form();
+    QVERIFY2(child<QLabel>(form, "evidenceLabel")
+                 ->text()
+                 .contains(QStringLiteral("No freeze: the four cells say it is a broken test")),
+             qPrintable(child<QLabel>(form, "evidenceLabel")->text()));
+    child<QComboBox>(form, "ownerCombo")->setCurrentText(QStringLiteral("linus"));
+    child<QLineEdit>(form, "obligationEdit")->setText(QStringLiteral("zero plus zero is zero"));
+    child<QComboBox>(form, "substituteCombo")
+        ->setCurrentText(QStringLiteral("tests/test_calc.py::test_one"));
+    child<QLineEdit>(form, "guardsEdit")->setText(QStringLiteral("calc.py"));
+    child<QComboBox>(form, "verdictCombo")->setCurrentText(QStringLiteral("PRE_EXISTING"));
+    child<QComboBox>(form, "attributionCombo")->setCurrentText(QStringLiteral("order"));
+    QVERIFY(!dialog->isValid());
+    QVERIFY2(form->reason(QStringLiteral("attribution")).contains(QStringLiteral("broken test")),
+             qPrintable(form->reason(QStringLiteral("attribution"))));
+    dialog->close();
 }
 
 QTEST_MAIN(TestLedgerForms)

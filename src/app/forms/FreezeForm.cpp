@@ -72,7 +72,8 @@ QStringList items(const QString &text)
 } // namespace
 
 FreezeForm::FreezeForm(const FreezeSeed &seed, const LedgerFormContext &context, QWidget *parent)
-    : LedgerForm(parent), m_ui(std::make_unique<Ui::FreezeForm>())
+    : LedgerForm(parent), m_ui(std::make_unique<Ui::FreezeForm>()),
+      m_evidence(seed.evidence.value_or(core::FreezeCase()))
 {
     m_ui->setupUi(this);
     m_ui->columns->setStretch(0, 1); // two equal columns: ids are long on both sides
@@ -87,6 +88,12 @@ FreezeForm::FreezeForm(const FreezeSeed &seed, const LedgerFormContext &context,
     if (!seed.evidenceNote.isEmpty())
         m_ui->evidenceLabel->setText(m_ui->evidenceLabel->text() + QLatin1Char(' ') +
                                      seed.evidenceNote);
+    // What the freeze rule says of the records (not allowed, or what to run first).
+    if (seed.evidence && !seed.evidence->allowed())
+        m_ui->evidenceLabel->setText(
+            m_ui->evidenceLabel->text() + QLatin1Char(' ') +
+            (seed.evidence->refused() ? tr("No freeze: %1.") : tr("Not yet: %1."))
+                .arg(QString::fromStdString(seed.evidence->reason())));
     m_ui->testEdit->setText(text(e.test));
     // The evidence belongs to this test: another test needs its own form.
     m_ui->testEdit->setReadOnly(e.test.has_value());
@@ -249,7 +256,7 @@ std::vector<core::LedgerProblem> FreezeForm::problems(const std::string &loaded,
         p.file = origin;
         p.entry = e.id();
     }
-    std::vector<core::LedgerProblem> more = actions.problemsOf(loaded, origin, e);
+    std::vector<core::LedgerProblem> more = actions.problemsOf(loaded, origin, e, &m_evidence);
     out.insert(out.end(), more.begin(), more.end());
     return out;
 }
@@ -267,7 +274,7 @@ std::string FreezeForm::apply(const std::string &loaded, const std::string &orig
     const core::QuarantineEntry e = entry(&unreadable);
     if (!unreadable.empty())
         throw core::Error::input(unreadable.front().field + ": " + unreadable.front().message);
-    return actions.freeze(loaded, origin, e);
+    return actions.freeze(loaded, origin, e, &m_evidence);
 }
 
 } // namespace pw::gui

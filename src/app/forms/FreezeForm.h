@@ -2,6 +2,7 @@
 
 #include "forms/LedgerForm.h"
 #include "ledger/QuarantineLedger.h"
+#include "ledger/RunEvidence.h"
 
 #include <memory>
 
@@ -21,6 +22,10 @@ struct FreezeSeed
     QStringList substituteCandidates;
     QString evidenceSource; // "runs/attribution-….json", or empty when no run backs it
     QString evidenceNote;   // why a record was not used, if one was skipped
+    // The freeze rule on the records of runs/ (core::FreezeCase): the form refuses what it
+    // refuses, whatever is typed. Absent: no records were consulted (only the entry's own
+    // fields are judged).
+    std::optional<core::FreezeCase> evidence;
 };
 
 // Grant freeze (quarantine.toml): a test failing before the patch too (PRE_EXISTING) is
@@ -48,6 +53,7 @@ public:
 
 private:
     std::unique_ptr<Ui::FreezeForm> m_ui;
+    core::FreezeCase m_evidence; // the seed's, else one that judges the typed values only
 };
 
 } // namespace pw::gui

@@ -301,12 +301,10 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test, const QString &recordFile
             QDir(m_ledgerDir)
                 .filePath(QString::fromLatin1(core::AttributionRecord::kRunsDir))
                 .toStdString();
+        // The attribution record a Ledgers row stands for (one the panel read without
+        // problems; read again here, as it is now), else the test's newest.
         std::optional<core::AttributionRecord> record;
-        if (recordFile.isEmpty()) {
-            record = core::AttributionRecord::latestFor(runs, test.toStdString());
-        } else {
-            // The attribution record a Ledgers row stands for (one the panel read without
-            // problems; read again here, as it is now).
+        if (!recordFile.isEmpty()) {
             try {
                 const std::string path = recordFile.toStdString();
                 record = core::AttributionRecord::parse(
@@ -317,24 +315,40 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test, const QString &recordFile
             if (record && record->test != test.toStdString())
                 record.reset();
         }
-        if (record) {
-            const QString name =
-                QDir(m_ledgerDir).relativeFilePath(QString::fromStdString(record->file));
-            // A record the patch under review brings is its own testimony, not evidence.
-            bool fromPatch = false;
-            for (const core::ChangedFile &f : m_report.changedFiles)
-                fromPatch = fromPatch || (!m_ledgerPrefix.isEmpty() &&
-                                          QString::fromStdString(f.path) == m_ledgerPrefix + name);
-            if (fromPatch) {
-                seed.evidenceNote =
-                    tr("%1 was added or changed by the patch under review; it is not used as "
-                       "evidence.")
-                        .arg(name);
-            } else {
-                record->fillFreeze(e);
-                seed.evidenceSource = name;
+        // A record the patch under review brings is its own testimony, not evidence.
+        QStringList fromPatch;
+        const auto brought = [&](const std::string &file) {
+            const QString name = QDir(m_ledgerDir).relativeFilePath(QString::fromStdString(file));
+            for (const core::ChangedFile &f : m_report.changedFiles) {
+                if (!m_ledgerPrefix.isEmpty() &&
+                    QString::fromStdString(f.path) == m_ledgerPrefix + name) {
+                    fromPatch << name;
+                    return true;
+                }
             }
-        }
+            return false;
+        };
+        if (record && brought(record->file))
+            record.reset();
+        // The freeze rule on the records: the same that `freeze` and `attribute` apply.
+        const core::FreezeCase evidence =
+            core::FreezeCase::gather(runs, test.toStdString(), record, std::nullopt, brought);
+        fromPatch.removeDuplicates();
+        if (!fromPatch.isEmpty())
+            seed.evidenceNote =
+                tr("%1 was added or changed by the patch under review; it is not used as "
+                   "evidence.")
+                    .arg(fromPatch.join(QStringLiteral(", ")));
+        evidence.fill(e);
+        if (evidence.attribution())
+            seed.evidenceSource =
+                QDir(m_ledgerDir)
+                    .relativeFilePath(QString::fromStdString(evidence.attribution()->file));
+        if (evidence.cells())
+            seed.evidenceSource +=
+                (seed.evidenceSource.isEmpty() ? QString() : QStringLiteral(" and ")) +
+                QDir(m_ledgerDir).relativeFilePath(QString::fromStdString(evidence.cells()->file));
+        seed.evidence = evidence;
     }
     if (!e.baselineSha && m_report.base.commit)
         e.baselineSha = *m_report.base.commit;
