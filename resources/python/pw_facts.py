@@ -251,24 +251,16 @@ _NESTED_TYPES = (ast.stmt, ast.excepthandler) + \
     ((ast.match_case,) if hasattr(ast, "match_case") else ())
 
 
-class _StmtMark(object):
-    """Stack entry of FileAnalyzer.walk around a nested statement: the opening
-    mark notes where the statement's tokens start, the closing one where they
-    end (pre-order: a subtree's tokens are contiguous)."""
-    __slots__ = ("record", "opening")
-
-    def __init__(self, record, opening):
-        self.record = record
-        self.opening = opening
-
-
 def _statement_marks(stmts, records):
-    """[open, stmt, close, ...] for statements whose token ranges are recorded."""
+    """[open, stmt, close, ...] for statements whose token ranges are recorded: stack
+    entries of FileAnalyzer.walk around each statement, (record, True) noting where its
+    tokens start, (record, False) where they end (pre-order: a subtree's tokens are
+    contiguous).  A record is [start, end, (start, end) of its nested statements]."""
     out = []
     for stmt in stmts:
-        record = [0, 0, []]  # start, end, (start, end) of directly nested statements
+        record = [0, 0, []]
         records.append(record)
-        out.extend((_StmtMark(record, True), stmt, _StmtMark(record, False)))
+        out.extend(((record, True), stmt, (record, False)))
     return out
 
 
@@ -382,7 +374,7 @@ class FileAnalyzer(object):
         emit = tokens.append
         track = records is not None
         nested_types = _NESTED_TYPES
-        Mark = _StmtMark
+        Mark = tuple  # statement marks (no AST node is a tuple)
         opened = []  # records of the statements being walked, innermost last
         stack = list(reversed(_statement_marks(roots, records) if track else roots))
         pop, extend = stack.pop, stack.extend
@@ -390,8 +382,8 @@ class FileAnalyzer(object):
             node = pop()
             cls = node.__class__
             if cls is Mark:
-                record = node.record
-                if node.opening:
+                record, opening = node
+                if opening:
                     record[0] = len(tokens)
                     opened.append(record)
                 else:
