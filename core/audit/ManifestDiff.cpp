@@ -356,10 +356,4 @@ std::vector<Finding> ManifestDiff::evaluate(const std::vector<TestFileChange> &c
     return out;
 }
 
-std::vector<Finding> ManifestDiff::evaluate(const TestFileChange &change)
-{
-    const std::vector<TestFileChange> one{change};
-    return evaluate(one, pairPatchTests(one));
-}
-
 } // namespace pw::core

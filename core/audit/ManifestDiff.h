@@ -48,8 +48,6 @@ public:
     // pairPatchTests(changes).
     static std::vector<Finding> evaluate(const std::vector<TestFileChange> &changes,
                                          const std::vector<TestPair> &pairs);
-    // One changed file on its own (its tests matched within the file).
-    static std::vector<Finding> evaluate(const TestFileChange &change);
 };
 
 } // namespace pw::core

@@ -232,21 +232,6 @@ std::vector<TestPair> matchTests(const std::vector<TestRef> &base, const std::ve
     return pairs;
 }
 
-std::vector<TestPair> pairTests(const FileFacts *base, const FileFacts *head,
-                                const std::string &path)
-{
-    std::vector<TestRef> b, h;
-    if (base) {
-        for (const TestFunctionFacts &t : base->tests)
-            b.push_back({path, &t});
-    }
-    if (head) {
-        for (const TestFunctionFacts &t : head->tests)
-            h.push_back({path, &t});
-    }
-    return matchTests(b, h);
-}
-
 std::vector<TestPair> pairPatchTests(const std::vector<TestFileChange> &changes)
 {
     std::vector<TestRef> base, head;

@@ -60,10 +60,6 @@ struct TestPair
 std::vector<TestPair> matchTests(const std::vector<TestRef> &base, const std::vector<TestRef> &head,
                                  const std::map<std::string, std::string> &renamedFiles = {});
 
-// The tests of one file at base and at head (either may be null), matched as above.
-std::vector<TestPair> pairTests(const FileFacts *base, const FileFacts *head,
-                                const std::string &path = {});
-
 // The tests of every test file a patch changed, matched across them (a test moved from one
 // changed file to another is a pair). Files with a side that does not parse take no part:
 // their tests are not compared (PARSE_ERROR says why).
