@@ -89,25 +89,17 @@ private:
     const std::string &m_origin;
 };
 
-const char *const kKnown[] = {"schema",
-                              "test",
-                              "verdict",
-                              "mode",
-                              "base_fail",
-                              "head_fail",
-                              "runs",
-                              "seeds",
-                              "witness_seed",
-                              "env_digest",
-                              "baseline_sha",
-                              "base",
-                              "head",
-                              "attribution",
-                              "replay",
-                              "replay_exact",
-                              "recorded",
-                              "diff_coverage",
-                              "diff_coverage_detail"};
+const char *const kKnown[] = {"schema",         "test",
+                              "verdict",        "mode",
+                              "base_fail",      "head_fail",
+                              "runs",           "seeds",
+                              "witness_seed",   "env_digest",
+                              "interpreter",    "python_version",
+                              "pytest_version", "baseline_sha",
+                              "base",           "head",
+                              "attribution",    "replay",
+                              "replay_exact",   "recorded",
+                              "diff_coverage",  "diff_coverage_detail"};
 
 } // namespace
 
@@ -138,6 +130,9 @@ AttributionRecord AttributionRecord::parse(const std::string &text, const std::s
     rec.seeds = r.integers("seeds");
     rec.witnessSeed = r.integer("witness_seed", false);
     rec.envDigest = r.string("env_digest");
+    rec.interpreter = r.string("interpreter");
+    rec.pythonVersion = r.string("python_version");
+    rec.pytestVersion = r.string("pytest_version");
     rec.baselineSha = r.string("baseline_sha");
     rec.base = r.string("base");
     rec.head = r.string("head");
@@ -177,6 +172,9 @@ std::string AttributionRecord::format() const
     put("seeds", seeds);
     put("witness_seed", witnessSeed);
     put("env_digest", envDigest);
+    put("interpreter", interpreter);
+    put("python_version", pythonVersion);
+    put("pytest_version", pytestVersion);
     put("baseline_sha", baselineSha);
     put("base", base);
     put("head", head);

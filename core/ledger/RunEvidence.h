@@ -40,6 +40,10 @@ struct AttributionRecord
     std::optional<std::vector<long long>> seeds;
     std::optional<long long> witnessSeed;
     std::optional<std::string> envDigest;
+    // The interpreter the runs used and its versions (absent in records before them).
+    std::optional<std::string> interpreter;
+    std::optional<std::string> pythonVersion;
+    std::optional<std::string> pytestVersion;
     std::optional<std::string> baselineSha;
     std::optional<std::string> base; // revision specs as the run was asked for
     std::optional<std::string> head;

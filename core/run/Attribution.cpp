@@ -231,6 +231,11 @@ AttributionRecord AttributionResult::record(const std::string &today) const
         rec.witnessSeed = *witnessSeed;
     if (!envDigest.empty())
         rec.envDigest = envDigest;
+    if (!provenance.empty()) {
+        rec.interpreter = provenance.interpreter;
+        rec.pythonVersion = provenance.python;
+        rec.pytestVersion = provenance.pytest;
+    }
     if (!baseCommit.empty())
         rec.baselineSha = baseCommit;
     rec.base = baseSpec;
@@ -282,6 +287,7 @@ AttributionResult Attribution::run(const RunContext &ctx, const AttributionReque
     result.headSpec = ctx.head().spec;
     result.baseCommit = ctx.base().commit;
     result.headCommit = ctx.head().commit;
+    result.provenance = ctx.provenance();
     if (swept) {
         for (int i = 0; i < runs; ++i)
             result.seeds.push_back(uint32_t(i));

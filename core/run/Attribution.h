@@ -134,7 +134,8 @@ struct AttributionResult
     std::optional<uint32_t> witnessSeed;       // first failing seed at head
     std::string envDigest; // of the replay run; "" when base and head digests differ
     bool digestsMatch = true;
-    std::string replay; // shell line: the witness run at head, else the first head run
+    RunProvenance provenance; // the interpreter and each tree's imports
+    std::string replay;       // shell line: the witness run at head, else the first head run
     // The same run for any checkout of the repository, where `replay` names this machine's
     // tree cache, plugin directory and PATH: "patchwitness-cli attribute 'T' --base <sha>
     // --head <sha> --seed S --no-record". Empty unless both trees are commits (a working

@@ -54,6 +54,8 @@ std::string formatCellsRecord(const ReproCellsResult &r, const std::string &reco
                       {"revision", r.revision},
                       {"commit", r.commit.empty() ? Json() : Json(r.commit)},
                       {"scope", r.scope},
+                      {"interpreter", r.provenance.interpreterJson()},
+                      {"trees", r.provenance.treesJson()},
                       {"order_seeds", r.orderSeeds},
                       {"clock_zone", r.clockZone},
                       {"freeze_time", r.freezeTime},

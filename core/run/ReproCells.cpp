@@ -359,6 +359,7 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
     result.arm = request.arm;
     result.revision = ctx.revision(request.arm).spec;
     result.commit = ctx.revision(request.arm).commit;
+    result.provenance = ctx.provenance();
     result.scope = scopeOf(request.test);
     result.orderSeeds = seeds;
     result.freezeTime = request.freezeTime;

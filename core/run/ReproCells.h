@@ -90,9 +90,10 @@ struct ReproCellsResult
 {
     std::string test;
     Arm arm = Arm::Head;
-    std::string revision; // the arm's revision spec
-    std::string commit;   // the arm's commit
-    std::string scope;    // the scoped suite's directory
+    std::string revision;     // the arm's revision spec
+    std::string commit;       // the arm's commit
+    std::string scope;        // the scoped suite's directory
+    RunProvenance provenance; // the interpreter and each tree's imports
     int orderSeeds = 0;
     std::string freezeTime;
     std::string clockZone;

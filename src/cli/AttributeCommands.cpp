@@ -318,6 +318,8 @@ std::string attributionJson(const std::string &repoRoot, const core::Attribution
         {"witness_seed", r.witnessSeed ? json(*r.witnessSeed) : json()},
         {"env_digest", orNull(r.envDigest)},
         {"digests_match", r.digestsMatch},
+        {"interpreter", r.provenance.interpreterJson()},
+        {"trees", r.provenance.treesJson()},
         // as the record names them: `replay` runs from any checkout when the trees are
         // commits, `replay_exact` is the run's own shell line here
         {"replay", orNull(r.portableReplay.empty() ? r.replay : r.portableReplay)},
@@ -389,6 +391,7 @@ std::string attributionText(const std::string &repoRoot, const core::Attribution
         t += "env digest: " + r.envDigest + " (base and head equal)\n";
     else if (!r.digestsMatch)
         t += "env digests differ between base and head: not compared\n";
+    t += r.provenance.text("");
     if (const std::optional<FreezeHint> hint = attributionHint(r, repeat))
         t += hint->text();
     else if (r.freezeAllowed()) // a merged sweep not recorded: no records to judge it with
@@ -479,7 +482,8 @@ std::string cellsText(const std::string &repoRoot, const core::ReproCellsResult 
 {
     std::string t = "cells " + r.test + " at " + core::armName(r.arm) + " " + r.revision +
                     ": scoped suite " + r.scope + ", " + std::to_string(r.orderSeeds) +
-                    " order seed(s)\n\n";
+                    " order seed(s)\n";
+    t += r.provenance.text("  ") + "\n";
     t += "cell     status   runs  fails  harness  notes\n";
     for (const core::ReproCell &c : r.cells) {
         t += pad(c.name, 9) + pad(core::cellStatusName(c.status), 7) +
