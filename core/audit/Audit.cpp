@@ -9,6 +9,7 @@
 #include "audit/TestPairing.h"
 #include "python/FactExtractor.h"
 #include "repo/Repository.h"
+#include "run/Interpreter.h"
 #include "util/Error.h"
 #include "util/Files.h"
 #include "util/Glob.h"
@@ -78,7 +79,7 @@ void say(const AuditRequest &r, const std::string &line)
         r.progress(line);
 }
 
-Config configFor(const AuditRequest &request, const Repository &repo, const Revision &base)
+Config readConfig(const AuditRequest &request, const Repository &repo, const Revision &base)
 {
     if (!request.configPath.empty()) {
         if (!QFileInfo::exists(QString::fromStdString(request.configPath)))
@@ -96,6 +97,24 @@ Config configFor(const AuditRequest &request, const Repository &repo, const Revi
     if (!repo.entry(base, inRepo))
         return Config();
     return Config::parse(repo.readFile(base, inRepo), base.spec + ":" + inRepo);
+}
+
+// The base's config with the interpreter resolved when it names none (chooseInterpreter):
+// the extractor only needs Python's ast, but takes the runs' interpreter when there is one,
+// so the grammar is the project's. When no candidate runs, `python3` stays and the
+// extractor names the problem if it is needed at all.
+Config configFor(const AuditRequest &request, const Repository &repo, const Revision &base)
+{
+    Config config = readConfig(request, repo, base);
+    if (!request.python && !config.pythonSet) {
+        try {
+            config.python = chooseInterpreter(repo.workdir(), std::nullopt, config,
+                                              /*needsPytest=*/false)
+                                .python;
+        } catch (const Error &) {
+        }
+    }
+    return config;
 }
 
 std::vector<TestFileChange> collectTestChanges(const PatchDiff &diff, const Classifier &cls,
