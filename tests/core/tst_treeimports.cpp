@@ -198,6 +198,88 @@ private Q_SLOTS:
             QVERIFY(anyContains(progress, QStringLiteral("overridden: mypkg: ")));
     }
 
+    void everyLayoutAndBackendRunsItsOwnCode_data()
+    {
+        // Build settings (pyproject.toml, setup.cfg, setup.py), where the package lives,
+        // and the version importlib.metadata must give the tests.
+        QTest::addColumn<QString>("settingsFile");
+        QTest::addColumn<QString>("settings");
+        QTest::addColumn<QString>("packageDir");
+        QTest::addColumn<QString>("version");
+        QTest::newRow("flit, src/") << "pyproject.toml"
+                                    << "[project]\nname = \"lay\"\nversion = \"1.1\"\n"
+                                       "[build-system]\nbuild-backend = \"flit_core.buildapi\"\n"
+                                    << "src/lay"
+                                    << "1.1";
+        QTest::newRow("hatch packages, hatch-vcs")
+            << "pyproject.toml"
+            << "[project]\nname = \"lay\"\ndynamic = [\"version\"]\n[build-system]\n"
+               "build-backend = \"hatchling.build\"\n[tool.hatch.version]\nsource = \"vcs\"\n"
+               "[tool.hatch.build.targets.wheel]\npackages = [\"lib/lay\"]\n"
+            << "lib/lay"
+            << "3.0.1.dev1+g";
+        QTest::newRow("setuptools package-dir")
+            << "pyproject.toml"
+            << "[project]\nname = \"lay\"\nversion = \"2.2\"\n[tool.setuptools]\n"
+               "package-dir = {\"\" = \"code\"}\n"
+            << "code/lay"
+            << "2.2";
+        QTest::newRow("setup.cfg") << "setup.cfg"
+                                   << "[metadata]\nname = lay\nversion = 0.7\n[options]\n"
+                                      "package_dir =\n    =source\n"
+                                   << "source/lay"
+                                   << "0.7";
+        QTest::newRow("poetry") << "pyproject.toml"
+                                << "[tool.poetry]\nname = \"lay\"\nversion = \"5.0\"\n"
+                                   "packages = [{ include = \"lay\", from = \"pkgs\" }]\n"
+                                << "pkgs/lay"
+                                << "5.0";
+        QTest::newRow("flat") << "pyproject.toml"
+                              << "[project]\nname = \"lay\"\nversion = \"9.0\"\n"
+                              << "lay"
+                              << "9.0";
+    }
+
+    void everyLayoutAndBackendRunsItsOwnCode()
+    {
+        QFETCH(QString, settingsFile);
+        QFETCH(QString, settings);
+        QFETCH(QString, packageDir);
+        QFETCH(QString, version);
+        settings.replace(QLatin1String("\\n"), QLatin1String("\n"));
+        pw::test::RepoBuilder repo;
+        repo.write(settingsFile.toStdString(), settings.toStdString());
+        repo.write(packageDir.toStdString() + "/__init__.py", "VALUE = 'base'\n");
+        repo.write("tests/test_lay.py",
+                   "import os\nfrom importlib import metadata\nimport lay\n\n"
+                   "def test_own_code():\n"
+                   "    assert "
+                   "os.path.realpath(lay.__file__).startswith(os.path.realpath(os.getcwd()))\n\n"
+                   "def test_metadata():\n"
+                   "    assert metadata.version('lay').startswith('" +
+                       version.toStdString() + "')\n");
+        const std::string base = repo.commit("base");
+        repo.tag("v3.0.0");
+        repo.write(packageDir.toStdString() + "/__init__.py", "VALUE = 'head'\n");
+        const std::string head = repo.commit("head");
+        // An installed copy of the same package and distribution, to be overridden.
+        QTemporaryDir venvDir, cache;
+        const std::string venv = makeVenv(venvDir.path());
+        writeText(sitePackages(venv), "lay/__init__.py", "VALUE = 'installed'\n");
+        writeText(sitePackages(venv), "lay-0.0.1.dist-info/METADATA",
+                  "Metadata-Version: 2.1\nName: lay\nVersion: 0.0.1\n");
+        pw::core::RunRequest request =
+            pw::test::runRequest(repo.root(), cache.path().toStdString(), base, head, "2026-12-01");
+        request.target.python = venv;
+        const RunContext ctx = RunContext::open(request);
+        pw::core::PytestRun run(ctx.spec(Arm::Head, {}, 0));
+        const pw::core::RunResult result = run.run();
+        QVERIFY2(result.exitCode == 0,
+                 qPrintable(QString::fromStdString(ctx.imports(Arm::Head).summary() + "\n" +
+                                                   result.stdoutTail + result.stderrTail)));
+        QCOMPARE(result.count(pw::core::Outcome::Pass), 2);
+    }
+
     void reportsNameTheInterpreterAndEachTreesImports()
     {
         pw::test::RepoBuilder repo;
