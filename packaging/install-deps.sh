@@ -15,7 +15,7 @@ packages=(
   libgit2-dev nlohmann-json3-dev libtomlplusplus-dev
   # Python/pytest for the extractor and test runs
   python3 python3-pytest python3-hypothesis python3-pytest-xdist python3-pytest-timeout
-  python3-pytest-forked python3-pytest-random-order
+  python3-pytest-forked
   # the tests' venvs with pytest 8.x and the newest release (tests/support/pytest_lines.py)
   python3-venv python3-pip
   # optional evidence: diff-coverage attribution (coverage), the four-cell `clock` cell (freezegun)

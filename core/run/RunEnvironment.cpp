@@ -5,6 +5,7 @@
 #include "util/Error.h"
 #include "util/Files.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>

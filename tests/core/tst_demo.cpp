@@ -152,6 +152,8 @@ void TstDemo::recipeTreePassesUnderPytest()
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));
     env.remove(QStringLiteral("PYTEST_ADDOPTS"));
+    // The recipe's own suite, not whatever pytest plugins this machine has installed.
+    env.insert(QStringLiteral("PYTEST_DISABLE_PLUGIN_AUTOLOAD"), QStringLiteral("1"));
     pytest.setProcessEnvironment(env);
     pytest.setProcessChannelMode(QProcess::MergedChannels);
     pytest.start(QString::fromStdString(pw::test::testPython()),

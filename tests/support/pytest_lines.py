@@ -47,8 +47,12 @@ _BESIDE = [
     "freezegun==1.5.5", "python-dateutil==4.0.0", "tzdata==2026.6",
 ]
 _PYTEST_STACK = ["pluggy==1.7.0", "iniconfig==2.3.1", "packaging==26.4", "Pygments==2.21.0"]
+# pytest8 carries the pytest-random-order release before 1.2 (Debian 12 ships 1.1.0: it
+# breaks any run without the cacheprovider, so the plugin refuses it), newest the current one.
+_OLD_RANDOM_ORDER = [p if not p.startswith("pytest-random-order==") else "pytest-random-order==1.1.0"
+                     for p in _BESIDE]
 PINS = {
-    "pytest8": ["pytest==8.4.2"] + _PYTEST_STACK + _BESIDE,
+    "pytest8": ["pytest==8.4.2"] + _PYTEST_STACK + _OLD_RANDOM_ORDER,
     "newest": ["pytest==9.2.0"] + _PYTEST_STACK + _BESIDE,
     "bare": [],
 }
