@@ -4,6 +4,7 @@
 #include "run/StrayProcesses.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/Format.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -164,6 +165,10 @@ std::string pytestErrorDetail(const std::string &out, const std::string &err,
             !treeDir.empty() && at != std::string::npos && (at == 0 || (*text)[at - 1] == '\n'))
             return "configuration error: " +
                    restOfLine(*text, at + std::strlen("ERROR: ") + treeDir.size() + 1);
+        // The plugin's own refusals (another shuffler beside the seeded one, …).
+        if (const size_t at = text->find("ERROR: patchwitness: ");
+            at != std::string::npos && (at == 0 || (*text)[at - 1] == '\n'))
+            return restOfLine(*text, at + std::strlen("ERROR: "));
         if (const size_t at = text->find("Error importing plugin"); at != std::string::npos) {
             const size_t begin = text->rfind('\n', at);
             return restOfLine(*text, begin == std::string::npos ? 0 : begin + 1);
@@ -432,9 +437,8 @@ RunResult PytestRun::execute(const std::string &runDir)
         result.harnessReason = "cancelled; process group killed";
     } else if (timedOut) {
         result.status = RunStatus::TimedOut;
-        result.harnessReason = "timed out after " +
-                               QString::number(m_spec.timeoutMs / 1000.0, 'g', 4).toStdString() +
-                               " s; process group killed";
+        result.harnessReason = "timed out after " + formatSeconds(m_spec.timeoutMs / 1000.0) +
+                               "; process group killed";
     } else if (process.exitStatus() == QProcess::CrashExit) {
         result.status = RunStatus::Crashed;
         result.harnessReason = "pytest died from a signal (the interpreter crashed or was killed)";

@@ -851,6 +851,10 @@ private Q_SLOTS:
                  refused.result.stderrTail.c_str());
         QVERIFY(refused.result.stderrTail.find(
                     "take random_order.plugin out of config `plugins`") != std::string::npos);
+        // The run's reason is the refusal itself, not pytest's generic usage error.
+        QVERIFY2(refused.result.harnessReason.find("pytest exit 4: patchwitness: "
+                                                   "pytest-random-order") == 0,
+                 refused.result.harnessReason.c_str());
         QCOMPARE(refused.rows.size(), size_t(1));
         QCOMPARE(refused.rows[0]["when"].get<std::string>(), std::string("shuffler"));
         QCOMPARE(refused.rows[0]["outcome"].get<std::string>(), std::string("refused"));

@@ -2,6 +2,7 @@
 
 #include "run/RunPool.h"
 #include "util/Error.h"
+#include "util/Format.h"
 
 #include <QMetaObject>
 #include <QtConcurrent>
@@ -56,8 +57,8 @@ QString RunController::progressText() const
     QString text = tr("%1: %2/%3 runs").arg(m_job).arg(m_done).arg(m_total);
     if (isRunning() && m_done > 0 && m_done < m_total) {
         const double perRun = double(m_clock.elapsed()) / m_done;
-        const int left = int((m_total - m_done) * perRun / 1000.0 + 0.5);
-        text += tr(" · about %1 s left").arg(left);
+        const double left = std::max(1.0, (m_total - m_done) * perRun / 1000.0);
+        text += tr(" · about %1 left").arg(QString::fromStdString(core::formatSeconds(left)));
     }
     return text;
 }
