@@ -100,16 +100,18 @@ Config readConfig(const AuditRequest &request, const Repository &repo, const Rev
 }
 
 // The base's config with the interpreter resolved when it names none (chooseInterpreter):
-// the extractor only needs Python's ast, but takes the runs' interpreter when there is one,
-// so the grammar is the project's. When no candidate runs, `python3` stays and the
-// extractor names the problem if it is needed at all.
+// the extractor only needs Python's ast, but takes an interpreter with pytest when there is
+// one, so the grammar is the runs'. Never one inside the repository: the audit starts it
+// without a sandbox and without asking, and the patch's author can write there (a .pth
+// file in the repository's .venv runs on every start). When no candidate runs, `python3`
+// stays and the extractor names the problem if it is needed at all.
 Config configFor(const AuditRequest &request, const Repository &repo, const Revision &base)
 {
     Config config = readConfig(request, repo, base);
     if (!request.python && !config.pythonSet) {
         try {
             config.python = chooseInterpreter(repo.workdir(), std::nullopt, config,
-                                              /*needsPytest=*/false)
+                                              {.needsPytest = false, .inRepository = false})
                                 .python;
         } catch (const Error &) {
         }

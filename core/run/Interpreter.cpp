@@ -1,13 +1,14 @@
 #include "run/Interpreter.h"
 
 #include "ledger/Config.h"
+#include "run/QuickProcess.h"
 #include "run/RunEnvironment.h"
+#include "run/Sandbox.h"
 #include "util/Error.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>
-#include <QProcess>
 #include <QProcessEnvironment>
 #include <QStandardPaths>
 #include <algorithm>
@@ -59,34 +60,87 @@ QFileInfo interpreterFile(const std::string &python)
     return info.exists() ? info : QFileInfo();
 }
 
-std::mutex s_probeMutex;
-std::map<std::string, InterpreterProbe> s_probes; // by resolved file + size + mtime
+// Where an interpreter's installed packages live changes when a package is installed,
+// upgraded or removed: a probe is reused only while every sys.path directory it reported
+// keeps the modification time it had (so `pip install pytest` after a failed probe counts).
+using Stamps = std::vector<std::pair<std::string, qint64>>;
 
-InterpreterProbe runProbe(const std::string &python, const QString &program)
+Stamps stampsOf(const std::vector<std::string> &dirs)
+{
+    Stamps stamps;
+    for (const std::string &dir : dirs) {
+        const QFileInfo info(qs(dir));
+        stamps.emplace_back(dir, info.exists() ? info.lastModified().toMSecsSinceEpoch() : -1);
+    }
+    return stamps;
+}
+
+struct CachedProbe
+{
+    InterpreterProbe probe;
+    Stamps stamps;
+};
+
+std::mutex s_probeMutex;
+std::map<std::string, CachedProbe> s_probes; // by file, size, mtime and sandboxing
+
+// The directories an interpreter file needs inside the sandbox before anything of it is
+// known: its own directory and the one above (a venv's or an installation's root), and
+// the same for the file behind a symlink. Only those under /tmp reach bwrap's command.
+std::vector<std::string> startDirs(const QFileInfo &file)
+{
+    std::vector<std::string> dirs;
+    for (const QString &path : {file.absoluteFilePath(), file.canonicalFilePath()}) {
+        if (path.isEmpty())
+            continue;
+        const QDir dir = QFileInfo(path).absoluteDir();
+        dirs.push_back(dir.absolutePath().toStdString());
+        dirs.push_back(QFileInfo(dir.absolutePath()).absolutePath().toStdString());
+    }
+    return dirs;
+}
+
+InterpreterProbe runProbe(const std::string &python, const QFileInfo &file, bool sandboxed)
 {
     RunEnvironment env;
     env.python = python;
-    QProcess process;
-    process.setProcessEnvironment(env.environment());
-    process.setStandardInputFile(QProcess::nullDevice());
-    process.start(program,
-                  {QStringLiteral("-I"), QStringLiteral("-c"), QString::fromLatin1(kProbeScript)});
-    if (!process.waitForStarted(kProbeTimeoutMs))
-        throw Error::input("cannot run the Python interpreter '" + python + "': " +
-                           process.errorString().toStdString() + " (set `python` in config.toml)");
-    if (!process.waitForFinished(kProbeTimeoutMs)) {
-        process.kill();
-        process.waitForFinished(5000);
+    QString program = file.absoluteFilePath();
+    QStringList arguments = {QStringLiteral("-I"), QStringLiteral("-c"),
+                             QString::fromLatin1(kProbeScript)};
+    if (sandboxed) {
+        const SandboxStatus status = Sandbox::status();
+        if (!status.available)
+            throw Error::input("the sandbox is unavailable (" + status.reason +
+                               "), so the interpreter '" + python + "' cannot be probed in it");
+        SandboxPolicy policy;
+        policy.readOnlyDirs = startDirs(file);
+        const SandboxCommand wrapped = Sandbox::wrap(status.program, program, arguments, policy);
+        program = wrapped.program;
+        arguments = wrapped.arguments;
+    }
+    const QuickRun run = runQuick(program, arguments, env.environment(), {}, kProbeTimeoutMs);
+    if (!run.started)
+        throw Error::input("cannot run the Python interpreter '" + python + "': " + run.startError +
+                           " (set `python` in config.toml)");
+    if (run.timedOut)
         throw Error::harness("the Python interpreter '" + python + "' did not answer within " +
                              std::to_string(kProbeTimeoutMs / 1000) + " s");
-    }
-    const QByteArray out = process.readAllStandardOutput().trimmed();
+    const QByteArray out = run.out.trimmed();
     const json answer = json::parse(out.constData(), out.constData() + out.size(), nullptr, false);
-    if (process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0 ||
-        !answer.is_object())
+    if (!run.succeeded() || !answer.is_object()) {
+        const std::string said = run.err.trimmed().right(400).toStdString();
+        if (sandboxed)
+            throw Error::input(
+                "the interpreter '" + python + "' does not run inside the sandbox" +
+                (said.empty() ? std::string() : ": " + said) +
+                " — it needs something the sandbox does not show it (the sandbox's /tmp is "
+                "private: patchwitness binds the interpreter's own directories, its prefix "
+                "and sys.path, but not what a wrapper script reaches on its own). Put the "
+                "interpreter outside /tmp, name the real one with --python, or set sandbox = "
+                "false in config.toml");
         throw Error::harness("the Python interpreter '" + python +
-                             "' did not answer the version probe: " +
-                             process.readAllStandardError().right(400).trimmed().toStdString());
+                             "' did not answer the version probe: " + said);
+    }
     InterpreterProbe probe;
     probe.python = python;
     probe.pythonVersion = answer.value("python", std::string());
@@ -135,56 +189,67 @@ int InterpreterProbe::pytestMajor() const
     return major;
 }
 
-InterpreterProbe inspectInterpreter(const std::string &python)
+InterpreterProbe inspectInterpreter(const std::string &python, bool sandboxed)
 {
     const QFileInfo file = interpreterFile(python);
     if (!file.exists())
         throw Error::input("Python interpreter '" + python +
                            "' not found (set `python` in config.toml or pass --python)");
-    const std::string key = file.absoluteFilePath().toStdString() + '\0' +
-                            std::to_string(file.size()) + '\0' +
-                            std::to_string(file.lastModified().toMSecsSinceEpoch());
+    const std::string key =
+        file.absoluteFilePath().toStdString() + '\0' + std::to_string(file.size()) + '\0' +
+        std::to_string(file.lastModified().toMSecsSinceEpoch()) + (sandboxed ? "|sandboxed" : "|as is");
     {
         std::lock_guard<std::mutex> lock(s_probeMutex);
         const auto it = s_probes.find(key);
-        if (it != s_probes.end()) {
-            InterpreterProbe probe = it->second;
+        if (it != s_probes.end() && stampsOf(it->second.probe.sysPath) == it->second.stamps) {
+            InterpreterProbe probe = it->second.probe;
             probe.python = python;
             return probe;
         }
     }
     // Probed outside the lock: two threads may both probe once, never wait on each other.
-    InterpreterProbe probe = runProbe(python, file.absoluteFilePath());
+    InterpreterProbe probe = runProbe(python, file, sandboxed);
     std::lock_guard<std::mutex> lock(s_probeMutex);
-    s_probes.emplace(key, probe);
+    s_probes[key] = CachedProbe{probe, stampsOf(probe.sysPath)};
     return probe;
 }
 
-InterpreterProbe probeInterpreter(const std::string &python)
+InterpreterProbe probeInterpreter(const std::string &python, bool sandboxed)
 {
-    InterpreterProbe probe = inspectInterpreter(python);
+    InterpreterProbe probe = inspectInterpreter(python, sandboxed);
     if (!probe.pytestError.empty())
         throw Error::input(pytestMissing(python, probe));
     return probe;
 }
 
-std::vector<InterpreterCandidate> interpreterCandidates(const std::string &repoRoot)
+bool insideDirectory(const std::string &path, const std::string &dir)
+{
+    if (path.empty() || dir.empty())
+        return false;
+    const QString clean = QDir::cleanPath(QFileInfo(qs(path)).absoluteFilePath());
+    const QString root = QDir::cleanPath(QFileInfo(qs(dir)).absoluteFilePath());
+    return clean.startsWith(root + QLatin1Char('/'));
+}
+
+std::vector<InterpreterCandidate> interpreterCandidates(const std::string &repoRoot,
+                                                        bool inRepository)
 {
     std::vector<InterpreterCandidate> out;
-    if (!repoRoot.empty()) {
+    if (!repoRoot.empty() && inRepository) {
         for (const char *dir : {".venv", "venv"}) {
             const std::string bin = repoRoot + "/" + dir + "/bin/";
             // A venv made by `python3 -m venv` has both; some tools make only one.
             const std::string python =
                 QFileInfo::exists(qs(bin + "python")) ? bin + "python" : bin + "python3";
-            out.push_back({python, std::string("the repository's ") + dir, true});
+            out.push_back({python, std::string("the repository's ") + dir, true, true});
         }
     }
     const QProcessEnvironment parent = QProcessEnvironment::systemEnvironment();
     const QString virtualEnv = parent.value(QStringLiteral("VIRTUAL_ENV"));
-    if (!virtualEnv.isEmpty())
-        out.push_back(
-            {QDir::cleanPath(virtualEnv).toStdString() + "/bin/python", "VIRTUAL_ENV", true});
+    if (!virtualEnv.isEmpty() &&
+        (inRepository || !insideDirectory(virtualEnv.toStdString(), repoRoot)))
+        out.push_back({QDir::cleanPath(virtualEnv).toStdString() + "/bin/python", "VIRTUAL_ENV",
+                       true, insideDirectory(virtualEnv.toStdString(), repoRoot)});
     for (const QString &dir : parent.value(QStringLiteral("PATH")).split(QLatin1Char(':'))) {
         if (dir.isEmpty())
             continue;
@@ -197,7 +262,8 @@ std::vector<InterpreterCandidate> interpreterCandidates(const std::string &repoR
     return out;
 }
 
-InterpreterChoice chooseFrom(const std::vector<InterpreterCandidate> &candidates, bool needsPytest)
+InterpreterChoice chooseFrom(const std::vector<InterpreterCandidate> &candidates,
+                             const InterpreterSearch &search)
 {
     InterpreterChoice choice;
     std::optional<InterpreterChoice> runsAtAll; // the first that answered, pytest or not
@@ -217,21 +283,27 @@ InterpreterChoice chooseFrom(const std::vector<InterpreterCandidate> &candidates
             continue;
         seen.push_back(id);
         try {
-            const InterpreterProbe probe = inspectInterpreter(candidate.path);
+            const InterpreterProbe probe =
+                inspectInterpreter(candidate.path, search.sandboxed && candidate.inRepository);
             if (probe.pytestError.empty()) {
                 choice.python = candidate.path;
                 choice.origin = candidate.origin;
+                choice.inRepository = candidate.inRepository;
                 return choice;
             }
             if (!runsAtAll)
-                runsAtAll = InterpreterChoice{candidate.path, candidate.origin, {}};
+                runsAtAll =
+                    InterpreterChoice{candidate.path,
+                                      "the first interpreter that runs (none imports pytest)",
+                                      {},
+                                      candidate.inRepository};
             choice.passedOver.push_back(candidate.path + ": cannot import pytest (" +
                                         probe.pytestError + ")");
         } catch (const Error &e) {
             choice.passedOver.push_back(candidate.path + ": " + e.what());
         }
     }
-    if (!needsPytest && runsAtAll) {
+    if (!search.needsPytest && runsAtAll) {
         runsAtAll->passedOver = choice.passedOver;
         return *runsAtAll;
     }
@@ -245,13 +317,17 @@ InterpreterChoice chooseFrom(const std::vector<InterpreterCandidate> &candidates
 
 InterpreterChoice chooseInterpreter(const std::string &repoRoot,
                                     const std::optional<std::string> &given, const Config &config,
-                                    bool needsPytest)
+                                    const InterpreterSearch &search)
 {
+    const auto inRepository = [&repoRoot](const std::string &python) {
+        const std::string path = interpreterPath(python);
+        return insideDirectory(path.empty() ? python : path, repoRoot);
+    };
     if (given)
-        return {*given, "--python", {}};
+        return {*given, "--python", {}, inRepository(*given)};
     if (config.pythonSet)
-        return {config.python, config.source + ": python", {}};
-    return chooseFrom(interpreterCandidates(repoRoot), needsPytest);
+        return {config.python, config.source + ": python", {}, inRepository(config.python)};
+    return chooseFrom(interpreterCandidates(repoRoot, search.inRepository), search);
 }
 
 } // namespace pw::core

@@ -37,12 +37,20 @@ struct InterpreterProbe
 std::string interpreterPath(const std::string &python);
 
 // Throws Error::input naming the interpreter when it does not exist or cannot import
-// pytest, Error::harness when it answers garbage. Thread-safe.
-InterpreterProbe probeInterpreter(const std::string &python);
+// pytest, Error::harness when it answers garbage. With `sandboxed` the probe runs inside
+// the sandbox (Sandbox::wrap, its own and its installation's directories bound): an
+// interpreter the reviewed code can write to, like the repository's .venv, runs its .pth
+// files and site customisation on any start, a version probe's too. An interpreter that
+// does not start there is Error::input saying so. Thread-safe; a probe is reused while the
+// interpreter file and its sys.path directories are unchanged.
+InterpreterProbe probeInterpreter(const std::string &python, bool sandboxed = false);
 // The same, but an interpreter without pytest is an answer (pytestError), not an error.
-InterpreterProbe inspectInterpreter(const std::string &python);
+InterpreterProbe inspectInterpreter(const std::string &python, bool sandboxed = false);
 
-// The interpreter runs use, and why that one (issue: interpreter choice without thinking).
+// Whether `path` lies below `dir` (both made absolute and clean; not resolved).
+bool insideDirectory(const std::string &path, const std::string &dir);
+
+// The interpreter runs use, and why that one.
 struct InterpreterChoice
 {
     std::string python; // what runs start: as given, or the candidate's path
@@ -53,6 +61,9 @@ struct InterpreterChoice
     // Candidates looked at before it and why each was passed over
     // ("<repo>/.venv/bin/python: cannot import pytest (ModuleNotFoundError: …)").
     std::vector<std::string> passedOver;
+    // It lies inside the repository (its .venv): code the patch's author can write, so
+    // patchwitness starts it only inside the sandbox when the runs have one.
+    bool inRepository = false;
 };
 
 // A place an interpreter may be, in the order chooseInterpreter tries them.
@@ -61,23 +72,39 @@ struct InterpreterCandidate
     std::string path;          // absolute
     std::string origin;        // InterpreterChoice::origin when it is chosen
     bool listIfMissing = true; // a missing one is named among the candidates tried
+    bool inRepository = false; // InterpreterChoice::inRepository
 };
 
-// The repository's `.venv` and `venv`, VIRTUAL_ENV, each python3 on PATH (this process's
-// environment), /usr/bin/python3.
-std::vector<InterpreterCandidate> interpreterCandidates(const std::string &repoRoot);
-// The first of `candidates` that imports pytest (with `needsPytest` false, else the first
-// that runs); Error::input naming every candidate and why it was passed over.
-InterpreterChoice chooseFrom(const std::vector<InterpreterCandidate> &candidates, bool needsPytest);
+// How the candidates are looked at.
+struct InterpreterSearch
+{
+    // Runs need pytest; the static audit's extractor needs Python's ast only, and then
+    // takes the first candidate that runs at all when none imports pytest.
+    bool needsPytest = true;
+    // The runs will be sandboxed: a candidate inside the repository is probed inside the
+    // sandbox too (one elsewhere is probed as it is, which also tells what the sandbox must
+    // bind for it).
+    bool sandboxed = false;
+    // Candidates inside the repository (its .venv and venv, a VIRTUAL_ENV there) are code
+    // the patch's author can write: the static audit, which starts the interpreter without
+    // asking and without a sandbox, leaves them out.
+    bool inRepository = true;
+};
 
-// `given` (--python) wins, then config `python` when the config sets it; else the
-// repository's virtual environment (`.venv`, `venv`), an active VIRTUAL_ENV, each python3
-// on PATH in order, then /usr/bin/python3 — the first that imports pytest. With
-// `needsPytest` false (the static audit reads files with Python's ast only), the first
-// candidate that runs at all is taken when none imports pytest. Throws Error::input naming
-// every candidate tried and why it was passed over.
+// The repository's `.venv` and `venv` (with `inRepository`), VIRTUAL_ENV (unless it lies
+// in the repository and `inRepository` is false), each python3 on PATH (this process's
+// environment), /usr/bin/python3.
+std::vector<InterpreterCandidate> interpreterCandidates(const std::string &repoRoot,
+                                                        bool inRepository = true);
+// The first of `candidates` that imports pytest (see InterpreterSearch); Error::input
+// naming every candidate and why it was passed over.
+InterpreterChoice chooseFrom(const std::vector<InterpreterCandidate> &candidates,
+                             const InterpreterSearch &search);
+
+// `given` (--python) wins, then config `python` when the config sets it; else the first
+// of interpreterCandidates() that chooseFrom takes. `inRepository` is set for each.
 InterpreterChoice chooseInterpreter(const std::string &repoRoot,
                                     const std::optional<std::string> &given, const Config &config,
-                                    bool needsPytest);
+                                    const InterpreterSearch &search);
 
 } // namespace pw::core

@@ -71,9 +71,6 @@ std::string exitCodeReason(int code)
     }
 }
 
-// The directories a sandboxed run writes to: its run directory (junit.xml), HOME, TMPDIR
-// and the directories of the bundled plugin's output files, created so bwrap can bind
-// them. The staged plugin is bound read-only in case the cache lives under /tmp.
 // bwrap's own complaint ("bwrap: Can't find source path …"): it exits 1 before pytest
 // starts, so without this line the run would only say that no JUnit file appeared.
 std::string bwrapError(const std::string &stderrText)
@@ -188,17 +185,22 @@ std::string missingModuleHint(const std::string &detail, const RunEnvironment &e
     const size_t begin = at + marker.size();
     const std::string module = detail.substr(begin, detail.find('\'', begin) - begin);
     const std::string top = module.substr(0, module.find('.'));
-    if (std::find(env.treePackages.begin(), env.treePackages.end(), top) != env.treePackages.end())
+    if (std::find(env.treePackages.begin(), env.treePackages.end(), top) !=
+        env.treePackages.end()) {
+        // Where the runs import it from: the tree's import roots (not its metadata directory).
+        std::string roots;
+        for (const std::string &dir : env.importPath) {
+            if (!env.treeDir.empty() && dir.rfind(env.treeDir + "/", 0) == 0)
+                roots += (roots.empty() ? "" : ", ") + dir;
+        }
         return "; " + top + " is the tree's own package, which its runs import from " +
-               (env.importPath.empty() ? std::string("the tree's top directory")
-                                       : env.importPath.front()) +
+               (roots.empty() ? std::string("the tree's top directory") : roots) +
                ": a module of it is missing from the tree";
+    }
     if (!env.treeDir.empty() && env.treePackages.empty())
-        return "; patchwitness found no package of the tree's own (no build settings name one "
-               "and there is no src/ directory): if " +
-               top +
-               " is the project's package, say "
-               "where it lives in pyproject.toml";
+        return "; patchwitness found no package of the tree's own (no build settings name one, "
+               "and neither src/ nor the tree's top holds one): if " +
+               top + " is the project's package, say where it lives in pyproject.toml";
     return "; the interpreter " + env.python + " does not have " + top +
            ": install the project's test dependencies into it, or name another interpreter "
            "(config `python`, --python)";
@@ -247,7 +249,7 @@ SandboxPolicy runSandboxPolicy(const std::string &treeDir, const std::string &ru
     const std::string program = interpreterPath(env.python);
     if (!program.empty()) {
         needed.push_back(QFileInfo(QString::fromStdString(program)).absolutePath().toStdString());
-        const InterpreterProbe probe = inspectInterpreter(env.python);
+        const InterpreterProbe probe = inspectInterpreter(env.python, env.probeSandboxed);
         for (const std::string &file : {probe.executable, probe.realExecutable}) {
             if (!file.empty())
                 needed.push_back(
@@ -347,7 +349,7 @@ RunResult PytestRun::execute(const std::string &runDir)
     result.seed = env.hashSeed;
     result.envDigest = envDigest(env); // Error::input for a missing interpreter
     {
-        const InterpreterProbe probe = probeInterpreter(env.python); // cached by envDigest
+        const InterpreterProbe probe = env.probe(); // cached by envDigest
         result.interpreter =
             env.python + " (Python " + probe.version + ", pytest " + probe.pytestVersion + ")";
     }
@@ -369,7 +371,7 @@ RunResult PytestRun::execute(const std::string &runDir)
                 "; the run was not started";
             return result;
         }
-        if (env.witness.enabled)
+        if (env.witness.enabled && env.trustedInterpreter)
             cachePluginBytecode(env.python, env.cacheRoot);
         const SandboxCommand wrapped = Sandbox::wrap(sandbox.program, program, args,
                                                      runSandboxPolicy(m_spec.treeDir, runDir, env));

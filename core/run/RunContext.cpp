@@ -41,11 +41,27 @@ RunContext RunContext::open(const RunRequest &request)
     ctx.m_base = std::move(base);
     ctx.m_head = std::move(head);
     ctx.m_config = Audit::loadConfig(request.target, repo, ctx.m_base);
+    // SPEC §5.1: on by default when bubblewrap works. Asked for explicitly (--sandbox, the
+    // workbench after its question) it is kept, and a machine that cannot have it is told so
+    // before anything starts; from config alone, a machine without bwrap runs unsandboxed
+    // and says so. Decided first: the interpreter is probed inside it too.
+    if (request.sandbox) {
+        ctx.m_sandbox = *request.sandbox;
+        if (ctx.m_sandbox && !Sandbox::available())
+            throw Error::input("the sandbox was asked for but is unavailable: " +
+                               Sandbox::status().reason + "; nothing was run");
+    } else if (ctx.m_config.sandbox) {
+        const SandboxStatus status = Sandbox::status();
+        ctx.m_sandbox = status.available;
+        if (!status.available)
+            ctx.say("warning: running without a sandbox: " + status.reason);
+    }
     ctx.m_interpreter = chooseInterpreter(ctx.m_repoRoot, request.target.python, ctx.m_config,
-                                          /*needsPytest=*/true);
+                                          {.needsPytest = true, .sandboxed = ctx.m_sandbox});
     ctx.m_config.python = ctx.m_interpreter.python;
     try {
-        ctx.m_probe = probeInterpreter(ctx.m_config.python);
+        ctx.m_probe =
+            probeInterpreter(ctx.m_config.python, ctx.m_sandbox && ctx.m_interpreter.inRepository);
     } catch (const Error &e) {
         // The interpreter the config names: a missing one is named with its file now, not
         // by the first run (the probe is cached for the runs).
@@ -73,18 +89,6 @@ RunContext RunContext::open(const RunRequest &request)
     if (!(seconds > 0))
         throw Error::input("timeout: must be a positive number of seconds");
     ctx.m_timeoutMs = int(std::min(seconds * 1000.0, 1e9));
-    // SPEC §5.1: on by default when bubblewrap works. Asked for explicitly (--sandbox, the
-    // workbench after its question) it is kept, and a run that cannot have it is a harness
-    // error; from config alone, a machine without bwrap runs unsandboxed and says so.
-    if (request.sandbox) {
-        ctx.m_sandbox = *request.sandbox;
-    } else if (ctx.m_config.sandbox) {
-        const SandboxStatus status = Sandbox::status();
-        ctx.m_sandbox = status.available;
-        if (!status.available)
-            ctx.say("warning: running without a sandbox: " + status.reason);
-    }
-
     ctx.m_scratch = std::make_shared<Scratch>();
     if (!ctx.m_scratch->dir.isValid())
         throw Error::input(QDir::tempPath().toStdString() + ": cannot create run directories: " +
@@ -122,8 +126,7 @@ RunContext RunContext::open(const RunRequest &request)
             }
         }
         const std::string label = std::string(armName(arm)) + " " + rev.spec;
-        RunEnvironment env = RunEnvironment::fromConfig(ctx.m_config);
-        env.cacheRoot = ctx.m_cacheRoot;
+        RunEnvironment env = ctx.environment();
         TreeImports imports =
             prepareTreeImports(ctx.treeDir(arm), label, env, ctx.m_probe, vcs ? &*vcs : nullptr,
                                rev.kind != Revision::Kind::Commit, ctx.m_cacheRoot, ctx.m_sandbox);
@@ -135,6 +138,15 @@ RunContext RunContext::open(const RunRequest &request)
         (arm == Arm::Base ? ctx.m_baseImports : ctx.m_headImports) = std::move(imports);
     }
     return ctx;
+}
+
+RunEnvironment RunContext::environment() const
+{
+    RunEnvironment env = RunEnvironment::fromConfig(m_config);
+    env.cacheRoot = m_cacheRoot;
+    env.probeSandboxed = m_sandbox && m_interpreter.inRepository;
+    env.trustedInterpreter = !m_interpreter.inRepository;
+    return env;
 }
 
 RunProvenance RunContext::provenance() const
@@ -150,6 +162,7 @@ RunProvenance RunContext::provenance() const
         tree.imports = imports(arm).summary();
         tree.importPath = imports(arm).importPath;
         tree.overridden = imports(arm).overridden;
+        tree.notes = imports(arm).layout.notes;
     }
     return p;
 }
@@ -178,11 +191,11 @@ RunSpec RunContext::spec(Arm arm, const std::vector<std::string> &selection, uin
 {
     RunSpec spec;
     spec.treeDir = treeDir(arm);
-    spec.env = RunEnvironment::fromConfig(m_config);
-    spec.env.cacheRoot = m_cacheRoot;
+    spec.env = environment();
     spec.env.treeDir = spec.treeDir;
     spec.env.importPath = imports(arm).importPath;
     spec.env.treePackages = imports(arm).layout.packages;
+    spec.env.generatedModules = imports(arm).generatedModules;
     spec.env.hashSeed = seed;
     spec.env.witness.enabled = true;
     spec.env.witness.seed = seed;

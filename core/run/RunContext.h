@@ -86,6 +86,9 @@ public:
     int timeoutMs() const { return m_timeoutMs; }
     bool sandbox() const { return m_sandbox; }
 
+    // The pinned environment of the config with this context's interpreter, cache root and
+    // sandbox (how the interpreter is probed, whether it may precompile the plugin).
+    RunEnvironment environment() const;
     // A run of `selection` (empty: the whole suite) on one arm: the pinned environment of
     // the config with PYTHONHASHSEED = `seed`, the bundled plugin on with --pw-seed `seed`,
     // the config's timeout and infra_fail_pct, and a fresh run directory of this context

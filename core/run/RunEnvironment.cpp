@@ -1,6 +1,7 @@
 #include "run/RunEnvironment.h"
 
 #include "ledger/Config.h"
+#include "run/QuickProcess.h"
 #include "run/TreeCache.h"
 #include "util/Error.h"
 #include "util/Files.h"
@@ -9,7 +10,6 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <algorithm>
@@ -34,6 +34,7 @@ constexpr char kPluginModule[] = "pw_plugin";
 constexpr char kTreeVariable[] = "PATCHWITNESS_TREE";
 constexpr char kImportPathVariable[] = "PATCHWITNESS_IMPORT_PATH";
 constexpr char kPackagesVariable[] = "PATCHWITNESS_TREE_PACKAGES";
+constexpr char kGeneratedVariable[] = "PATCHWITNESS_GENERATED";
 constexpr int kPrecompileTimeoutMs = 60 * 1000;
 
 QString qs(const std::string &s)
@@ -87,6 +88,11 @@ QProcessEnvironment RunEnvironment::environment() const
         for (const std::string &name : treePackages)
             packages << qs(name);
         env.insert(QLatin1String(kPackagesVariable), packages.join(QLatin1Char(',')));
+        QStringList generated;
+        for (const auto &[module, file] : generatedModules)
+            generated << qs(module) + QLatin1Char('=') + qs(file);
+        if (!generated.isEmpty())
+            env.insert(QLatin1String(kGeneratedVariable), generated.join(QLatin1Char(':')));
     }
     for (const auto &[key, value] : extraVariables)
         env.insert(qs(key), qs(value));
@@ -273,19 +279,11 @@ void cachePluginBytecode(const std::string &python, const std::string &cacheRoot
     env.witness.enabled = true;
     env.homeDir = empty.path().toStdString();
     env.tmpDir = env.homeDir;
-    QProcess process;
-    process.setProcessEnvironment(env.environment());
-    process.setWorkingDirectory(empty.path());
-    process.setStandardInputFile(QProcess::nullDevice());
-    process.start(qs(interpreterPath(python)),
-                  {QStringLiteral("-m"), QStringLiteral("pytest"), QStringLiteral("-p"),
-                   QStringLiteral("no:cacheprovider"), QStringLiteral("--pw-precompile"),
-                   QStringLiteral("--collect-only"), QStringLiteral("-q"), empty.path()});
-    if (process.waitForStarted(kPrecompileTimeoutMs) &&
-        !process.waitForFinished(kPrecompileTimeoutMs)) {
-        process.kill();
-        process.waitForFinished(5000);
-    }
+    runQuick(qs(interpreterPath(python)),
+             {QStringLiteral("-m"), QStringLiteral("pytest"), QStringLiteral("-p"),
+              QStringLiteral("no:cacheprovider"), QStringLiteral("--pw-precompile"),
+              QStringLiteral("--collect-only"), QStringLiteral("-q"), empty.path()},
+             env.environment(), empty.path(), kPrecompileTimeoutMs);
 }
 
 std::string envDigest(const InterpreterProbe &probe, const RunEnvironment &env)
@@ -308,9 +306,14 @@ std::string envDigest(const InterpreterProbe &probe, const RunEnvironment &env)
     return sha256Hex(text, 16);
 }
 
+InterpreterProbe RunEnvironment::probe() const
+{
+    return probeInterpreter(python, probeSandboxed);
+}
+
 std::string envDigest(const RunEnvironment &env)
 {
-    return envDigest(probeInterpreter(env.python), env);
+    return envDigest(env.probe(), env);
 }
 
 } // namespace pw::core

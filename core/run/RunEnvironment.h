@@ -72,9 +72,22 @@ struct RunEnvironment
     std::string treeDir;
     std::vector<std::string> importPath;
     std::vector<std::string> treePackages;
+    // Modules a tree taken from git lacks because its build writes them (a version file):
+    // module name and the generated file the plugin serves for it (PATCHWITNESS_GENERATED).
+    std::vector<std::pair<std::string, std::string>> generatedModules;
     // Where pluginDir() stages the plugin (RunRequest::cacheRoot, --cache-dir); empty: the
     // user cache (TreeCache::defaultRoot()).
     std::string cacheRoot;
+    // How patchwitness starts this interpreter for itself (its version probe): inside the
+    // sandbox when it lies inside the repository and the runs are sandboxed
+    // (probeInterpreter's `sandboxed`). And whether it may precompile the plugin's bytecode
+    // with it outside a run: not with an interpreter inside the repository, whose .pth files
+    // would run unsandboxed and could write into the plugin directory every project shares.
+    bool probeSandboxed = false;
+    bool trustedInterpreter = true;
+
+    // probeInterpreter(python, probeSandboxed).
+    InterpreterProbe probe() const;
     // Set last, over the pinned values (the `clock` cell sets TZ, a test map may add keys).
     std::map<std::string, std::string> extraVariables;
     PluginOptions witness; // the bundled plugin (off unless enabled)
@@ -116,14 +129,14 @@ struct RunEnvironment
 };
 
 // SPEC §5.1: sha256 (first 16 hex) over python version, pytest version, hash seed,
-// autoload flag, sorted plugin list and platform, and (issue 17) the interpreter itself:
+// autoload flag, sorted plugin list and platform, and the interpreter itself:
 // its sys.executable, the real file behind it, and the tree-independent sys.path (the
 // probe's, so a venv, its site-packages and an editable install's checkout are part of
 // the identity; the tree's own import roots are not, so base and head compare). An
 // enabled bundled plugin is in the list as `pw_plugin@<pluginHash()>`: its content is
 // part of the environment.
 std::string envDigest(const InterpreterProbe &probe, const RunEnvironment &env);
-// probeInterpreter(env.python), then the digest.
+// env.probe(), then the digest.
 std::string envDigest(const RunEnvironment &env);
 
 // pytest rewrites the plugin modules it is told to load and caches their bytecode beside them

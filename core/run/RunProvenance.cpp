@@ -28,6 +28,8 @@ std::string RunProvenance::text(const std::string &indent) const
         out += indent + name + " tree imports " + tree->imports + "\n";
         for (const std::string &line : tree->overridden)
             out += indent + "  overridden: " + line + "\n";
+        for (const std::string &line : tree->notes)
+            out += indent + "  note: " + line + "\n";
     }
     return out;
 }
@@ -52,7 +54,8 @@ nlohmann::json RunProvenance::treesJson() const
                                      std::pair<const char *, const Tree *>{"head", &head}})
         out[name] = {{"imports", tree->imports},
                      {"import_path", tree->importPath},
-                     {"overridden", tree->overridden}};
+                     {"overridden", tree->overridden},
+                     {"notes", tree->notes}};
     return out;
 }
 

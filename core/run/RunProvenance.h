@@ -21,6 +21,7 @@ struct RunProvenance
         std::string imports;                 // TreeImports::summary()
         std::vector<std::string> importPath; // absolute
         std::vector<std::string> overridden;
+        std::vector<std::string> notes; // TreeLayout::notes: what the reviewer should know
     };
     Tree base;
     Tree head;
@@ -28,11 +29,11 @@ struct RunProvenance
     bool empty() const { return interpreter.empty(); }
     // "interpreter /x/python (Python 3.11.7, pytest 8.4.2; the repository's .venv)"
     std::string interpreterLine() const;
-    // The interpreter line, then "base tree imports …" and each "overridden: …", each
-    // line starting with `indent` and ending with a newline.
+    // The interpreter line, then "base tree imports …", each "overridden: …" and each
+    // "note: …", every line starting with `indent` and ending with a newline.
     std::string text(const std::string &indent) const;
     // {"path", "executable", "python", "pytest", "chosen_by"}, and {"base", "head"} with
-    // {"imports", "import_path", "overridden"}: a report's "interpreter" and "trees".
+    // {"imports", "import_path", "overridden", "notes"}: a report's "interpreter" and "trees".
     nlohmann::json interpreterJson() const;
     nlohmann::json treesJson() const;
 };

@@ -1,8 +1,9 @@
 #include "run/Sandbox.h"
 
+#include "run/QuickProcess.h"
+
 #include <QDir>
 #include <QFileInfo>
-#include <QProcess>
 #include <QStandardPaths>
 #include <algorithm>
 #include <mutex>
@@ -49,27 +50,22 @@ SandboxStatus probe(const std::string &override)
     if (truePath.isEmpty())
         truePath = QStringLiteral("/bin/true");
     const SandboxCommand command = Sandbox::wrap(status.program, truePath, {}, {});
-    QProcess process;
-    process.setStandardInputFile(QProcess::nullDevice());
-    process.start(command.program, command.arguments);
-    if (!process.waitForStarted(kProbeTimeoutMs)) {
-        status.reason = "cannot start bubblewrap '" + status.program +
-                        "': " + process.errorString().toStdString();
+    const QuickRun run = runQuick(command.program, command.arguments,
+                                  QProcessEnvironment::systemEnvironment(), {}, kProbeTimeoutMs);
+    if (!run.started) {
+        status.reason = "cannot start bubblewrap '" + status.program + "': " + run.startError;
         return status;
     }
-    if (!process.waitForFinished(kProbeTimeoutMs)) {
-        process.kill();
-        process.waitForFinished(2000);
+    if (run.timedOut) {
         status.reason = "bubblewrap '" + status.program + "' did not run `true` within " +
                         std::to_string(kProbeTimeoutMs / 1000) + " s";
         return status;
     }
-    if (process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0) {
-        const QByteArray err = process.readAllStandardError().trimmed().right(400);
+    if (!run.succeeded()) {
+        const QByteArray err = run.err.trimmed().right(400);
         status.reason = "bubblewrap '" + status.program +
-                        "' cannot create the sandbox here (exit " +
-                        std::to_string(process.exitCode()) + ")" +
-                        (err.isEmpty() ? std::string() : ": " + err.toStdString());
+                        "' cannot create the sandbox here (exit " + std::to_string(run.exitCode) +
+                        ")" + (err.isEmpty() ? std::string() : ": " + err.toStdString());
         return status;
     }
     status.available = true;

@@ -1,13 +1,13 @@
 #include "run/TreeImports.h"
 
 #include "run/PytestRun.h"
+#include "run/QuickProcess.h"
 #include "run/RunEnvironment.h"
 #include "run/Sandbox.h"
 #include "util/Error.h"
 
 #include <QDir>
 #include <QFileInfo>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -18,7 +18,14 @@ namespace {
 using nlohmann::json;
 
 constexpr int kPreflightTimeoutMs = 60 * 1000;
-constexpr const char *kPreflightScript = "import pw_plugin.layout as l; l.main()";
+// Who answers (printed before anything of the tree or of pytest is imported, so a shim that
+// starts another Python is seen even when that one has no pytest), then the layout check.
+constexpr const char *kPreflightScript =
+    "import json, platform, sys\n"
+    "print(json.dumps({'identity': {'executable': sys.executable,\n"
+    "                               'version': platform.python_version()}}), flush=True)\n"
+    "import pw_plugin.layout as l\n"
+    "l.main()\n";
 
 QString qs(const std::string &s)
 {
@@ -64,8 +71,17 @@ void add(std::vector<std::string> &list, const std::string &sentence)
         list.push_back(sentence);
 }
 
-json runPreflight(const std::string &treeDir, const std::string &label, const RunEnvironment &base,
-                  const InterpreterProbe &probe, bool sandbox)
+// What the preflight printed: the interpreter's identity first (before anything of the
+// tree or of pytest is imported), then pw_plugin.layout's describe(), or why there is none.
+struct Preflight
+{
+    json identity;
+    json answer;
+    std::string failure; // set when the answer is missing: the tree's doing (stderr's end)
+};
+
+Preflight runPreflight(const std::string &treeDir, const std::string &label,
+                       const RunEnvironment &base, const InterpreterProbe &probe, bool sandbox)
 {
     QTemporaryDir scratch(QDir::tempPath() + QStringLiteral("/patchwitness-preflight-XXXXXX"));
     if (!scratch.isValid())
@@ -84,48 +100,49 @@ json runPreflight(const std::string &treeDir, const std::string &label, const Ru
         const SandboxStatus status = Sandbox::status();
         if (!status.available)
             throw Error::input(label +
-                               ": the sandbox was requested but is unavailable: " + status.reason);
+                               ": the sandbox was asked for but is unavailable: " + status.reason);
         const SandboxCommand wrapped =
             Sandbox::wrap(status.program, program, arguments,
                           runSandboxPolicy(treeDir, scratch.path().toStdString(), env));
         program = wrapped.program;
         arguments = wrapped.arguments;
     }
-    QProcess process;
-    process.setProcessEnvironment(env.environment());
-    process.setWorkingDirectory(qs(treeDir));
-    process.setStandardInputFile(QProcess::nullDevice());
-    process.start(program, arguments);
-    const bool started = process.waitForStarted(kPreflightTimeoutMs);
-    if (started && !process.waitForFinished(kPreflightTimeoutMs)) {
-        process.kill();
-        process.waitForFinished(5000);
+    const QuickRun run =
+        runQuick(program, arguments, env.environment(), qs(treeDir), kPreflightTimeoutMs);
+    if (!run.started)
+        throw Error::input(label + ": cannot start the interpreter '" + env.python +
+                           "': " + run.startError);
+    if (run.timedOut)
         throw Error::harness(label + ": the interpreter '" + env.python +
                              "' did not answer the import preflight within " +
                              std::to_string(kPreflightTimeoutMs / 1000) + " s");
+    Preflight out;
+    for (const QByteArray &line : run.out.split('\n')) {
+        const json parsed =
+            json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
+        if (parsed.is_object() && parsed.contains("identity"))
+            out.identity = parsed["identity"];
+        else if (parsed.is_object() && parsed.contains("packages"))
+            out.answer = parsed;
     }
-    const QByteArray out = process.readAllStandardOutput().trimmed();
-    const QByteArray err = process.readAllStandardError();
-    const int lastLine = out.lastIndexOf('\n');
-    const QByteArray answerLine = lastLine < 0 ? out : out.mid(lastLine + 1);
-    const json answer = json::parse(answerLine.constData(),
-                                    answerLine.constData() + answerLine.size(), nullptr, false);
-    if (started && process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0 &&
-        answer.is_object())
-        return answer;
-    const std::string why =
-        started ? lastLines(err) : "cannot start: " + process.errorString().toStdString();
-    if (sandbox)
-        throw Error::input(
-            label + ": the interpreter '" + env.python + "' (" + probe.executable +
-            ") does not run inside the sandbox: " + why +
-            " — it needs something the sandbox does not show it (the sandbox's /tmp is "
-            "private; patchwitness binds the interpreter's own directories, its prefix and "
-            "sys.path, but not what a wrapper script reaches on its own). Put the interpreter "
-            "outside /tmp, name the real one with --python " +
-            probe.executable + ", or set sandbox = false in config.toml");
-    throw Error::input(label + ": the interpreter '" + env.python +
-                       "' fails in the tree before any test runs: " + why);
+    if (!out.identity.is_object()) {
+        // It never ran a line of Python: the interpreter itself does not start here.
+        const std::string why = lastLines(run.err);
+        if (sandbox)
+            throw Error::input(
+                label + ": the interpreter '" + env.python + "' (" + probe.executable +
+                ") does not run inside the sandbox with the tree: " + why +
+                " — it needs something the sandbox does not show it (the sandbox's /tmp is "
+                "private; patchwitness binds the interpreter's own directories, its prefix and "
+                "sys.path, but not what a wrapper script reaches on its own). Put the "
+                "interpreter outside /tmp, name the real one with --python " +
+                probe.executable + ", or set sandbox = false in config.toml");
+        throw Error::input(label + ": the interpreter '" + env.python +
+                           "' does not start in the tree: " + why);
+    }
+    if (!run.succeeded() || !out.answer.is_object())
+        out.failure = lastLines(run.err);
+    return out;
 }
 
 } // namespace
@@ -168,17 +185,20 @@ TreeImports prepareTreeImports(const std::string &treeDir, const std::string &la
     const std::string dist = stageDistributionMetadata(cacheRoot, out.layout);
     if (!dist.empty())
         out.importPath.push_back(dist);
+    for (const auto &generated : out.layout.generatedModules)
+        out.generatedModules.emplace_back(generated.first,
+                                          generatedModuleFile(dist, generated.first));
 
     RunEnvironment preflight = env;
     preflight.treeDir = treeDir;
     preflight.importPath = out.importPath;
     preflight.treePackages = out.layout.packages;
+    preflight.generatedModules = out.generatedModules;
     preflight.cacheRoot = cacheRoot;
     preflight.extraVariables["PATCHWITNESS_DISTRIBUTION"] = out.layout.distribution;
-    const json answer = runPreflight(treeDir, label, preflight, probe, sandbox);
-
-    const std::string executable = field(answer, "executable");
-    const std::string version = field(answer, "version");
+    const Preflight result = runPreflight(treeDir, label, preflight, probe, sandbox);
+    const std::string executable = field(result.identity, "executable");
+    const std::string version = field(result.identity, "version");
     if ((!probe.executable.empty() && executable != probe.executable) ||
         (!probe.version.empty() && version != probe.version))
         throw Error::input(label + ": '" + env.python +
@@ -188,14 +208,26 @@ TreeImports prepareTreeImports(const std::string &treeDir, const std::string &la
                            "): a version manager's shim reading the tree's .python-version? "
                            "Name the interpreter itself: --python " +
                            probe.executable);
+    if (!result.failure.empty()) {
+        // The tree itself breaks the start (a head that breaks a package pytest imports):
+        // its runs will say so as harness errors; this is no reason to refuse the other tree.
+        out.layout.notes.push_back("the import preflight fails in this tree, so its runs will "
+                                   "too: " +
+                                   result.failure);
+        return out;
+    }
+    const json &answer = result.answer;
     const json distributions = answer.value("distributions", json::array());
     for (const json &o : answer.value("overrides", json::array())) {
         const std::string kind = field(o, "kind"), package = field(o, "package"),
                           path = field(o, "path");
         if (kind == "runner")
-            throw Error::input(label + ": the tree provides " + package +
-                               ", which the running pytest itself is made of (imported from " +
-                               path + "): a tree cannot replace its test runner's own packages");
+            throw Error::input(
+                label + ": the tree provides " + package + ", which the running pytest imported " +
+                "from " + path +
+                " before the tree could be put first (a .pth file's insertion?): " +
+                "the tests would import that copy, and a test runner's own packages cannot be "
+                "replaced under it; use an interpreter without that insertion");
         if (kind == "path")
             add(out.overridden,
                 package + ": " + path +
@@ -210,6 +242,10 @@ TreeImports prepareTreeImports(const std::string &treeDir, const std::string &la
                                     " before the tests (by pytest or a plugin); forgotten, so "
                                     "the tests import the tree's");
     }
+    for (const json &r : answer.value("runner_from_tree", json::array()))
+        out.layout.notes.push_back("the running pytest itself imports the tree's own " +
+                                   field(r, "package") + " (" + field(r, "path") +
+                                   "): the patch's code runs in the test runner too");
     const json packages = answer.value("packages", json::object());
     std::vector<std::string> editables; // named with the package they provide already
     for (const std::string &name : out.layout.packages) {

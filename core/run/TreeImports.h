@@ -19,6 +19,8 @@ struct TreeImports
     TreeLayout layout;
     // Absolute: the tree's import roots, then the directory of its generated dist-info.
     std::vector<std::string> importPath;
+    // Generated modules the runs import (TreeLayout::generatedModules): name and file.
+    std::vector<std::pair<std::string, std::string>> generatedModules;
     // What would have shadowed the tree and was overridden, one sentence each ("an installed
     // copy of attr at /usr/lib/python3/dist-packages/attr (attrs 22.2.0)", "an editable
     // install of attrs pointing at file:///home/r/attrs").

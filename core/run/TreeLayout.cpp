@@ -17,6 +17,23 @@ namespace {
 
 constexpr const char *kUnknownVersion = "0+unknown";
 constexpr size_t kMaxPackages = 64; // a tree with more top-level packages lists the first ones
+// Build files are read outside the sandbox: only regular files inside the tree, at most this
+// big (a committed symlink to /dev/zero or a FIFO must not eat memory or hang).
+constexpr qint64 kMaxBuildFileBytes = 1024 * 1024;
+
+// `rel` inside `treeDir` when it is a regular file there, not through a symlink leaving the
+// tree, and not over kMaxBuildFileBytes; nullopt otherwise.
+std::optional<std::string> readTreeFile(const std::string &treeDir, const std::string &rel)
+{
+    const QFileInfo info(QString::fromStdString(treeDir + "/" + rel));
+    if (!info.isFile() || info.size() > kMaxBuildFileBytes)
+        return std::nullopt;
+    const QString root = QFileInfo(QString::fromStdString(treeDir)).canonicalFilePath();
+    const QString real = info.canonicalFilePath();
+    if (root.isEmpty() || !real.startsWith(root + QLatin1Char('/')))
+        return std::nullopt;
+    return readWholeFile(real.toStdString());
+}
 
 QString qs(const std::string &s)
 {
@@ -87,6 +104,7 @@ struct Project
     std::string setupPy;
 
     bool isFile(const std::string &rel) const { return QFileInfo(qs(dir + "/" + rel)).isFile(); }
+    std::optional<std::string> read(const std::string &rel) const { return readTreeFile(dir, rel); }
     bool isDir(const std::string &rel) const { return QFileInfo(qs(dir + "/" + rel)).isDir(); }
     bool isPackage(const std::string &rel) const { return isFile(rel + "/__init__.py"); }
 
@@ -183,14 +201,76 @@ void addRoot(TreeLayout &layout, const std::string &root)
         addUnique(layout.importRoots, rel);
 }
 
-// The packages and modules directly inside `root` (relative to the tree; "" = the tree).
+// Directories a flat layout never ships (setuptools' FlatLayoutPackageFinder excludes).
+bool notAPackage(const QString &name)
+{
+    static const QStringList names = {QStringLiteral("ci"),
+                                      QStringLiteral("bin"),
+                                      QStringLiteral("debian"),
+                                      QStringLiteral("doc"),
+                                      QStringLiteral("docs"),
+                                      QStringLiteral("documentation"),
+                                      QStringLiteral("manpages"),
+                                      QStringLiteral("news"),
+                                      QStringLiteral("newsfragments"),
+                                      QStringLiteral("changelog"),
+                                      QStringLiteral("test"),
+                                      QStringLiteral("tests"),
+                                      QStringLiteral("unit_test"),
+                                      QStringLiteral("unit_tests"),
+                                      QStringLiteral("example"),
+                                      QStringLiteral("examples"),
+                                      QStringLiteral("scripts"),
+                                      QStringLiteral("tools"),
+                                      QStringLiteral("util"),
+                                      QStringLiteral("utils"),
+                                      QStringLiteral("python"),
+                                      QStringLiteral("build"),
+                                      QStringLiteral("dist"),
+                                      QStringLiteral("venv"),
+                                      QStringLiteral("env"),
+                                      QStringLiteral("requirements"),
+                                      QStringLiteral("tasks"),
+                                      QStringLiteral("fabfile"),
+                                      QStringLiteral("site_scons"),
+                                      QStringLiteral("benchmark"),
+                                      QStringLiteral("benchmarks"),
+                                      QStringLiteral("exercise"),
+                                      QStringLiteral("exercises"),
+                                      QStringLiteral("htmlcov")};
+    return names.contains(name) || name.startsWith(QLatin1Char('.')) ||
+           name.startsWith(QLatin1Char('_'));
+}
+
+// Whether directory `rel` holds Python code (a namespace package: .py files in it or in a
+// package below it), looking two levels down.
+bool holdsPython(const Project &p, const std::string &rel, int depth = 2)
+{
+    const QDir dir(qs(p.dir + "/" + rel));
+    if (!dir.entryList({QStringLiteral("*.py")}, QDir::Files).isEmpty())
+        return true;
+    if (depth == 0)
+        return false;
+    for (const QString &sub : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        if (holdsPython(p, rel + "/" + sub.toStdString(), depth - 1))
+            return true;
+    }
+    return false;
+}
+
+// The packages and modules directly inside `root` (relative to the tree; "" = the tree): a
+// declared import root's namespace packages too; at the tree's top (a flat layout) only
+// regular packages, and not what setuptools' flat layout leaves out.
 std::vector<std::string> scanPackages(const Project &p, const std::string &root, bool modules)
 {
     std::vector<std::string> out;
     const QDir dir(qs(root.empty() ? p.dir : p.dir + "/" + root));
     for (const QString &name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
         const std::string rel = (root.empty() ? "" : root + "/") + name.toStdString();
-        if (p.isPackage(rel) && !name.contains(QLatin1Char('.')))
+        if (name.contains(QLatin1Char('.')) || name == QLatin1String("__pycache__") ||
+            (root.empty() && notAPackage(name)))
+            continue;
+        if (p.isPackage(rel) || (!root.empty() && holdsPython(p, rel)))
             out.push_back(name.toStdString());
     }
     if (modules) {
@@ -236,7 +316,7 @@ std::string moduleFile(const Project &p, const std::vector<std::string> &roots,
 // computed.
 std::string assignedLiteral(const Project &p, const std::string &file, const std::string &name)
 {
-    const std::optional<std::string> text = readWholeFile(p.dir + "/" + file);
+    const std::optional<std::string> text = p.read(file);
     if (!text)
         return {};
     const QRegularExpression re(QStringLiteral("^%1\\s*(?::[^=\\n]+)?=\\s*[\"']([^\"'\\n]+)[\"']")
@@ -329,6 +409,17 @@ void readLayout(const Project &p, TreeLayout &layout)
         addUnique(layout.packages, module);
     // setup.py, literal arguments only.
     if (!p.setupPy.empty()) {
+        static const QRegularExpression packages(
+            QStringLiteral("\\bpackages\\s*=\\s*\\[([^\\]]*)\\]"));
+        static const QRegularExpression item(QStringLiteral("[\"']([A-Za-z_][\\w.]*)[\"']"));
+        if (const QRegularExpressionMatch m = packages.match(qs(p.setupPy)); m.hasMatch()) {
+            QRegularExpressionMatchIterator it = item.globalMatch(m.captured(1));
+            while (it.hasNext()) {
+                const std::string name = it.next().captured(1).toStdString();
+                addUnique(layout.packages, name.substr(0, name.find('.')));
+            }
+            layout.layoutFrom = "setup.py packages";
+        }
         static const QRegularExpression packageDir(
             QStringLiteral("package_dir\\s*=\\s*\\{\\s*[\"']{2}\\s*:\\s*[\"']([^\"']+)[\"']"));
         static const QRegularExpression findWhere(QStringLiteral(
@@ -348,12 +439,14 @@ void readLayout(const Project &p, TreeLayout &layout)
     if (!flitModule && p.backend().rfind("flit", 0) == 0 && !layout.distribution.empty())
         flitModule = moduleName(layout.distribution);
     if (flitModule) {
-        const std::string rel = *flitModule;
+        // A dotted name is a module of a namespace package ("acme.widgets" in acme/widgets).
+        std::string rel = *flitModule;
+        std::replace(rel.begin(), rel.end(), '.', '/');
         for (const char *root : {"", "src"}) {
             const std::string prefix = *root ? std::string(root) + "/" : std::string();
             if (p.isPackage(prefix + rel) || p.isFile(prefix + rel + ".py")) {
                 addRoot(layout, root);
-                addUnique(layout.packages, rel);
+                addUnique(layout.packages, flitModule->substr(0, flitModule->find('.')));
                 layout.layoutFrom = "pyproject.toml [tool.flit.module] (flit)";
                 break;
             }
@@ -396,6 +489,7 @@ void fillPackages(const Project &p, TreeLayout &layout)
         const std::string name = moduleName(layout.distribution);
         const std::vector<std::string> src =
             p.isDir("src") ? scanPackages(p, "src", true) : std::vector<std::string>();
+        // (A namespace package under src/ counts: scanPackages looks below it.)
         if (!src.empty()) {
             layout.importRoots.push_back("src");
             layout.packages = src;
@@ -409,6 +503,16 @@ void fillPackages(const Project &p, TreeLayout &layout)
     }
     if (layout.packages.size() > kMaxPackages)
         layout.packages.resize(kMaxPackages);
+    // A package both under an import root and at the top: pytest's rootdir insertion (a
+    // tests/__init__.py, prepend import mode) may put the top one first for the tests.
+    for (const std::string &name : layout.packages) {
+        if (!layout.importRoots.empty() && p.isPackage(name))
+            layout.notes.push_back(name + " exists both under " + layout.importRoots.front() +
+                                   "/ and at the tree's top: the runs put " +
+                                   layout.importRoots.front() +
+                                   "/ first, but pytest's rootdir "
+                                   "insertion can put the top one ahead for the tests");
+    }
 }
 
 void readName(const Project &p, TreeLayout &layout)
@@ -476,7 +580,7 @@ void readVersion(const Project &p, const TagDistance *vcs, bool dirty, TreeLayou
                 return;
             }
             if (std::optional<std::string> path = p.string("tool.hatch.version.path")) {
-                const std::optional<std::string> text = readWholeFile(p.dir + "/" + *path);
+                const std::optional<std::string> text = p.read(*path);
                 const QRegularExpression re(
                     qs(p.string("tool.hatch.version.pattern")
                            .value_or(
@@ -511,7 +615,7 @@ void readVersion(const Project &p, const TagDistance *vcs, bool dirty, TreeLayou
             }
         }
         if (std::optional<std::string> file = p.string("tool.setuptools.dynamic.version.file")) {
-            if (std::optional<std::string> text = readWholeFile(p.dir + "/" + *file)) {
+            if (std::optional<std::string> text = p.read(*file)) {
                 layout.version = trimmed(*text);
                 layout.versionFrom = *file + " (setuptools dynamic version)";
                 return;
@@ -553,7 +657,7 @@ void readVersion(const Project &p, const TagDistance *vcs, bool dirty, TreeLayou
             return;
         }
     } else if (cfg.rfind("file:", 0) == 0) {
-        if (std::optional<std::string> text = readWholeFile(p.dir + "/" + trimmed(cfg.substr(5)))) {
+        if (std::optional<std::string> text = p.read(trimmed(cfg.substr(5)))) {
             layout.version = trimmed(*text);
             layout.versionFrom = "setup.cfg [metadata] version = " + cfg;
             return;
@@ -572,6 +676,88 @@ void readVersion(const Project &p, const TagDistance *vcs, bool dirty, TreeLayou
         fromVcs(vcs, dirty, true, "setuptools_scm", {}, layout);
         return;
     }
+}
+
+// The version file a build writes from git (hatch-vcs `version-file`, setuptools_scm
+// `version_file` / `write_to`, pdm's `write_to`) is not in git, so a materialised tree lacks
+// it and `from ._version import version` fails there: the runs are given it, generated as
+// setuptools_scm writes it, as the module its path names.
+void readGeneratedModules(const Project &p, TreeLayout &layout)
+{
+    std::vector<std::string> files;
+    for (const char *path :
+         {"tool.hatch.build.hooks.vcs.version-file", "tool.setuptools_scm.version_file",
+          "tool.setuptools_scm.write_to", "tool.pdm.version.write_to"}) {
+        if (std::optional<std::string> file = p.string(path))
+            files.push_back(cleanRel(*file));
+    }
+    if (files.empty() || layout.version.empty() || layout.version == kUnknownVersion)
+        return;
+    std::string tuple;
+    for (const QString &part :
+         QString::fromStdString(layout.version).split(QRegularExpression(QStringLiteral("[.+]")))) {
+        bool number = false;
+        const long long n = part.toLongLong(&number);
+        tuple += (tuple.empty() ? "" : ", ") +
+                 (number ? std::to_string(n) : "'" + part.toStdString() + "'");
+    }
+    const std::string source =
+        "# The version file this tree's build writes from git, generated by patchwitness for a\n"
+        "# tree taken from git (as setuptools-scm writes it).\n"
+        "__all__ = ['__version__', '__version_tuple__', 'version', 'version_tuple']\n"
+        "__version__ = version = '" +
+        layout.version +
+        "'\n"
+        "__version_tuple__ = version_tuple = (" +
+        tuple + (tuple.find(',') == std::string::npos ? "," : "") + ")\n";
+    for (const std::string &file : files) {
+        if (file.size() < 4 || file.compare(file.size() - 3, 3, ".py") != 0)
+            continue;
+        // pdm's write_to is relative to the package directory; the others to the tree.
+        std::vector<std::string> candidates = {file};
+        for (const std::string &root : layout.importRoots)
+            candidates.push_back(root + "/" + file);
+        for (const std::string &rel : candidates) {
+            if (p.isFile(rel))
+                break; // committed after all: the tree's own
+            std::string module = rel.substr(0, rel.size() - 3);
+            for (const std::string &root : layout.importRoots) {
+                if (module.rfind(root + "/", 0) == 0) {
+                    module = module.substr(root.size() + 1);
+                    break;
+                }
+            }
+            if (module.find('/') == std::string::npos || !p.isDir(rel.substr(0, rel.rfind('/'))))
+                continue;
+            std::replace(module.begin(), module.end(), '/', '.');
+            layout.generatedModules.emplace_back(module, source);
+            layout.notes.push_back(rel +
+                                   " is written by the build from git and is not in the "
+                                   "tree: the runs import " +
+                                   module + " as generated for " + layout.version);
+            break;
+        }
+    }
+}
+
+// PEP 508 names and PEP 440 versions only: both become a path and a METADATA header.
+bool validName(const std::string &name)
+{
+    static const QRegularExpression re(
+        QStringLiteral("^([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9])$"));
+    return re.match(qs(name)).hasMatch();
+}
+
+bool validVersion(const std::string &version)
+{
+    static const QRegularExpression re(
+        QStringLiteral("^v?(?:[0-9]+!)?[0-9]+(?:\\.[0-9]+)*"
+                       "(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?[0-9]*)?"
+                       "(?:-[0-9]+|[-_.]?(?:post|rev|r)[-_.]?[0-9]*)?"
+                       "(?:[-_.]?dev[-_.]?[0-9]*)?"
+                       "(?:\\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?$"),
+        QRegularExpression::CaseInsensitiveOption);
+    return re.match(qs(version)).hasMatch();
 }
 
 void readScripts(const Project &p, TreeLayout &layout)
@@ -601,6 +787,19 @@ void readScripts(const Project &p, TreeLayout &layout)
             }
         }
     }
+    // setup.cfg: [options.entry_points] group = one "name = target" per line.
+    if (const auto cfg = p.setupCfg.find("options.entry_points"); cfg != p.setupCfg.end()) {
+        for (const auto &[group, value] : cfg->second) {
+            for (const QString &line : QString::fromStdString(value).split(QLatin1Char('\n'))) {
+                if (line.contains(QLatin1Char('=')))
+                    sections[group].push_back(line.trimmed().toStdString());
+            }
+        }
+    }
+    if (sections.empty() && p.setupPy.find("entry_points") != std::string::npos)
+        layout.notes.push_back("setup.py declares entry points, which patchwitness does not "
+                               "read (it runs no build): tests that look them up through "
+                               "importlib.metadata see none for the tree");
     for (const auto &[group, entries] : sections) {
         layout.scripts.push_back("[" + group + "]");
         layout.scripts.insert(layout.scripts.end(), entries.begin(), entries.end());
@@ -628,10 +827,12 @@ void readPytestConfig(const Project &p, TreeLayout &layout)
     }
 }
 
+// setuptools_scm's guess-next-dev: the last number goes up ("25.3.0" -> "25.3.1",
+// "2.0rc1" -> "2.0rc2").
 std::string bumped(const std::string &version)
 {
-    static const QRegularExpression plain(QStringLiteral("^((?:\\d+\\.)*)(\\d+)$"));
-    const QRegularExpressionMatch m = plain.match(qs(version));
+    static const QRegularExpression last(QStringLiteral("^(.*?)(\\d+)$"));
+    const QRegularExpressionMatch m = last.match(qs(version));
     if (!m.hasMatch())
         return version;
     return m.captured(1).toStdString() + std::to_string(m.captured(2).toLongLong() + 1);
@@ -673,7 +874,7 @@ TreeLayout readTreeLayout(const std::string &treeDir, const TagDistance *vcs, bo
     Project p;
     p.dir = treeDir;
     TreeLayout layout;
-    if (const std::optional<std::string> text = readWholeFile(treeDir + "/pyproject.toml")) {
+    if (const std::optional<std::string> text = readTreeFile(treeDir, "pyproject.toml")) {
         try {
             p.pyproject = toml::parse(std::string_view(*text), std::string_view("pyproject.toml"));
         } catch (const toml::parse_error &e) {
@@ -682,15 +883,25 @@ TreeLayout readTreeLayout(const std::string &treeDir, const TagDistance *vcs, bo
                                    "); its build settings were not read");
         }
     }
-    if (const std::optional<std::string> text = readWholeFile(treeDir + "/setup.cfg"))
+    if (const std::optional<std::string> text = readTreeFile(treeDir, "setup.cfg"))
         p.setupCfg = parseIni(*text);
-    p.setupPy = readWholeFile(treeDir + "/setup.py").value_or("");
+    p.setupPy = readTreeFile(treeDir, "setup.py").value_or("");
 
     readName(p, layout);
+    if (!layout.distribution.empty() && !validName(layout.distribution)) {
+        layout.notes.push_back("the project name '" + layout.distribution +
+                               "' is not a valid distribution name: runs get no metadata for it");
+        layout.distribution.clear();
+    }
     readLayout(p, layout);
     fillPackages(p, layout);
     if (!layout.distribution.empty()) {
         readVersion(p, vcs, dirty, layout);
+        if (!layout.version.empty() && !validVersion(layout.version)) {
+            layout.notes.push_back("the version '" + layout.version + "' (" + layout.versionFrom +
+                                   ") is not a PEP 440 version: runs see " + kUnknownVersion);
+            layout.version.clear();
+        }
         if (layout.version.empty()) {
             layout.version = kUnknownVersion;
             layout.versionFrom = "unknown";
@@ -700,6 +911,7 @@ TreeLayout readTreeLayout(const std::string &treeDir, const TagDistance *vcs, bo
                                    kUnknownVersion);
         }
     }
+    readGeneratedModules(p, layout);
     readScripts(p, layout);
     readPytestConfig(p, layout);
     return layout;
@@ -722,12 +934,14 @@ std::string stageDistributionMetadata(const std::string &cacheRoot, const TreeLa
     std::string stem = normalizedDistributionName(layout.distribution);
     std::replace(stem.begin(), stem.end(), '-', '_');
     const std::string info = stem + "-" + layout.version + ".dist-info";
-    const std::vector<std::pair<std::string, std::string>> files = {
+    std::vector<std::pair<std::string, std::string>> files = {
         {info + "/METADATA", metadata},
         {info + "/top_level.txt", topLevel},
         {info + "/entry_points.txt", entryPoints},
         {info + "/INSTALLER", "patchwitness\n"},
         {info + "/RECORD", ""}};
+    for (const auto &[module, source] : layout.generatedModules)
+        files.emplace_back(generatedModuleFile({}, module).substr(1), source);
     std::string all;
     for (const auto &[path, text] : files)
         all += path + '\0' + text + '\0';
@@ -738,6 +952,11 @@ std::string stageDistributionMetadata(const std::string &cacheRoot, const TreeLa
             throw Error::harness("cannot write the tree's distribution metadata into " + dir);
     }
     return dir;
+}
+
+std::string generatedModuleFile(const std::string &distDir, const std::string &module)
+{
+    return distDir + "/pw-generated/" + module + ".py";
 }
 
 } // namespace pw::core

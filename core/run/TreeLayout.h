@@ -22,13 +22,17 @@ struct TreeLayout
     // Top-level import names the tree provides ("attr", "attrs", "click"); the plugin
     // keeps each of them coming from the tree.
     std::vector<std::string> packages;
-    std::string
-        layoutFrom; // "pyproject.toml [tool.hatch.build.targets.wheel] packages", "src/ layout", …
+    // How the roots were found: "pyproject.toml [tool.hatch.build.targets.wheel] packages",
+    // "src/ layout", …
+    std::string layoutFrom;
     std::string distribution; // the project's name; "": none found
     std::string version;      // PEP 440; "0+unknown" when computed in a way not read here
     std::string versionFrom;  // "pyproject.toml [project] version", "git describe (hatch-vcs)", …
-    std::vector<std::string>
-        scripts; // entry_points.txt lines by section ("[console_scripts]", "x = m:f")
+    // entry_points.txt lines by section ("[console_scripts]", "x = m:f").
+    std::vector<std::string> scripts;
+    // Modules the build writes from git that a tree taken from git lacks (a version file):
+    // module name ("pkg._version") and the source the runs import for it.
+    std::vector<std::pair<std::string, std::string>> generatedModules;
     // Things the reviewer should know about the tree's build ("the version is computed by
     // setup.py; runs see 0+unknown").
     std::vector<std::string> notes;
@@ -50,10 +54,14 @@ TreeLayout readTreeLayout(const std::string &treeDir, const TagDistance *vcs, bo
 std::string vcsVersion(const TagDistance &vcs, bool dirty, bool localPart);
 
 // Writes the distribution's metadata (METADATA, top_level.txt, entry_points.txt,
-// INSTALLER, RECORD) as `<cacheRoot>/dist/<hash>/<name>-<version>.dist-info/` and returns
+// INSTALLER, RECORD) as `<cacheRoot>/dist/<hash>/<name>-<version>.dist-info/`, and each
+// generated module as `<hash>/pw-generated/<module>.py` (generatedModuleFile), and returns
 // `<cacheRoot>/dist/<hash>` (the directory to put on sys.path); reused when present. ""
 // when the layout names no distribution. Throws Error::harness when it cannot write.
 std::string stageDistributionMetadata(const std::string &cacheRoot, const TreeLayout &layout);
+// Where stageDistributionMetadata put `module` under `distDir` (a directory name that is no
+// Python identifier, so nothing imports it by accident).
+std::string generatedModuleFile(const std::string &distDir, const std::string &module);
 
 // PEP 503 normalised name ("Foo.Bar_baz" → "foo-bar-baz"), and the dist-info form
 // ("foo_bar_baz").

@@ -353,6 +353,37 @@ private Q_SLOTS:
         QVERIFY(f->message.find("data") != std::string::npos);
     }
 
+    void aCollectionErrorNamesTheExceptionNotTheLinesAroundIt_data()
+    {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<QString>("message");
+        // A SyntaxError's first lines show the source; a warning turned error continues
+        // with "See https://…" lines.
+        QTest::newRow("syntax error") << "def test_w(:\n    pass\n"
+                                      << "SyntaxError: ";
+        QTest::newRow("warning as error, several lines")
+            << "import warnings\nwarnings.warn(DeprecationWarning('gone soon\\nSee https://x'))\n"
+               "def test_w():\n    pass\n"
+            << "DeprecationWarning: gone soon";
+    }
+
+    void aCollectionErrorNamesTheExceptionNotTheLinesAroundIt()
+    {
+        QFETCH(QString, source);
+        QFETCH(QString, message);
+        RepoBuilder repo;
+        const std::string base = commitBase(repo);
+        repo.write("pytest.ini", "[pytest]\nfilterwarnings = error\n");
+        repo.write("tests/test_other.py", source.toStdString());
+        const std::string head = repo.commit("head");
+        const CensusReport r = census(repo, base, head, false);
+        const Finding *f = findingOf(r, "C-COLLECT", "tests/test_other.py");
+        QVERIFY2(f, qPrintable(dump(r)));
+        QVERIFY2(QString::fromStdString(f->message).contains(message), f->message.c_str());
+        QVERIFY2(!QString::fromStdString(f->message).contains(QLatin1String("See https")),
+                 f->message.c_str());
+    }
+
     void collectionErrorAtHeadBlocks()
     {
         RepoBuilder repo;

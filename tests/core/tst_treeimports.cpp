@@ -6,6 +6,7 @@
 #include "RepoBuilder.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
+#include "audit/Audit.h"
 #include "ledger/Config.h"
 #include "run/Census.h"
 #include "run/Interpreter.h"
@@ -130,8 +131,10 @@ private Q_SLOTS:
         pw::test::RepoBuilder repo;
         const std::string base = projectFiles(repo, "base", "1.0");
         const std::string head = projectFiles(repo, "head", "2.0");
-        // The reviewer's checkout, at head: what an editable install points at.
-        QTemporaryDir checkout, venvDir, cache;
+        // The reviewer's checkout, at head: what an editable install points at. Not under
+        // /tmp, where the sandbox would hide it (a reviewer's checkout is in a home).
+        QTemporaryDir checkout(QDir::currentPath() + QStringLiteral("/checkout-XXXXXX")), venvDir,
+            cache;
         writeText(checkout.path().toStdString(), "src/mypkg/__init__.py", "VALUE = \"checkout\"\n");
         const std::string src = checkout.path().toStdString() + "/src";
 
@@ -278,6 +281,102 @@ private Q_SLOTS:
                  qPrintable(QString::fromStdString(ctx.imports(Arm::Head).summary() + "\n" +
                                                    result.stdoutTail + result.stderrTail)));
         QCOMPARE(result.count(pw::core::Outcome::Pass), 2);
+    }
+
+    void namespacePackagesEntryPointsAndVersionFilesComeFromTheTree()
+    {
+        // A namespace package under src/ (no acme/__init__.py), entry points declared in
+        // setup.cfg, and a version file hatch-vcs would write at build time: each as the
+        // tree has them, with an installed copy of the package and its metadata beside.
+        pw::test::RepoBuilder repo;
+        repo.write("pyproject.toml",
+                   "[project]\nname = \"acme-widgets\"\ndynamic = [\"version\"]\n"
+                   "[build-system]\nbuild-backend = \"hatchling.build\"\n"
+                   "[tool.hatch.version]\nsource = \"vcs\"\n"
+                   "[tool.hatch.build.hooks.vcs]\nversion-file = \"src/acme/widgets/_version.py\"\n"
+                   "[project.entry-points.\"acme.plugins\"]\nround = \"acme.widgets:Round\"\n");
+        repo.write("src/acme/widgets/__init__.py",
+                   "from ._version import version\nclass Round:\n    pass\n");
+        repo.write(
+            "tests/test_widgets.py",
+            "import os\nfrom importlib import metadata\nimport acme.widgets\n\n"
+            "def test_from_the_tree():\n"
+            "    assert "
+            "os.path.realpath(acme.widgets.__file__).startswith(os.path.realpath(os.getcwd()))\n\n"
+            "def test_version_file():\n    assert acme.widgets.version == "
+            "metadata.version('acme-widgets')\n"
+            "    assert acme.widgets.version.startswith('2.0.1.dev1')\n\n"
+            "def test_entry_points():\n"
+            "    eps = metadata.entry_points()\n"
+            "    found = eps.select(group='acme.plugins') if hasattr(eps, 'select') else "
+            "eps.get('acme.plugins', [])\n"
+            "    assert [e.name for e in found] == ['round']\n");
+        const std::string base = repo.commit("base");
+        repo.tag("v2.0.0");
+        repo.write("src/acme/widgets/__init__.py",
+                   "from ._version import version\nclass Round:\n    size = 2\n");
+        const std::string head = repo.commit("head");
+        QTemporaryDir venvDir, cache;
+        const std::string venv = makeVenv(venvDir.path());
+        writeText(sitePackages(venv), "acme/widgets/__init__.py", "version = 'installed'\n");
+        writeText(sitePackages(venv), "acme_widgets-0.1.dist-info/METADATA",
+                  "Metadata-Version: 2.1\nName: acme-widgets\nVersion: 0.1\n");
+        writeText(sitePackages(venv), "acme_widgets-0.1.dist-info/entry_points.txt",
+                  "[acme.plugins]\ninstalled = acme.widgets:Installed\n");
+        pw::core::RunRequest request =
+            pw::test::runRequest(repo.root(), cache.path().toStdString(), base, head, "2026-12-01");
+        request.target.python = venv;
+        request.sandbox = pw::core::Sandbox::available();
+        const RunContext ctx = RunContext::open(request);
+        QCOMPARE(ctx.imports(Arm::Head).layout.packages, std::vector<std::string>{"acme"});
+        pw::core::PytestRun run(ctx.spec(Arm::Head, {}, 0));
+        const pw::core::RunResult result = run.run();
+        QVERIFY2(result.exitCode == 0,
+                 qPrintable(QString::fromStdString(ctx.imports(Arm::Head).summary() + "\n" +
+                                                   result.stdoutTail + result.stderrTail)));
+        QCOMPARE(result.count(pw::core::Outcome::Pass), 3);
+    }
+
+    void aHeadThatBreaksWhatPytestImportsIsThatTreesHarnessError()
+    {
+        // The tree provides iniconfig, which pytest imports at start-up, and PYTHONPATH puts
+        // the tree's first for pytest too. The head breaks it: its runs cannot start, which
+        // is that tree's harness error, not a reason to refuse the base's evidence (and not
+        // the sandbox's fault).
+        QProcess where;
+        where.start(QString::fromStdString(pw::test::testPython()),
+                    {QStringLiteral("-I"), QStringLiteral("-c"),
+                     QStringLiteral("import iniconfig; print(iniconfig.__file__)")});
+        QVERIFY(where.waitForFinished(30000));
+        const std::string real = where.readAllStandardOutput().trimmed().toStdString();
+        QVERIFY(!real.empty());
+        pw::test::RepoBuilder repo;
+        repo.write("pyproject.toml", "[project]\nname = \"iniconfig\"\nversion = \"1.1.1\"\n");
+        repo.write("src/iniconfig/__init__.py",
+                   "exec(compile(open('" + real + "').read(), '" + real + "', 'exec'))\n");
+        repo.write("tests/test_ini.py", "def test_ok():\n    pass\n");
+        const std::string base = repo.commit("base");
+        repo.write("src/iniconfig/__init__.py", "raise ImportError('the head broke iniconfig')\n");
+        const std::string head = repo.commit("head");
+        QTemporaryDir cache;
+        pw::core::RunRequest request =
+            pw::test::runRequest(repo.root(), cache.path().toStdString(), base, head, "2026-12-01");
+        request.sandbox = pw::core::Sandbox::available();
+        const RunContext ctx = RunContext::open(request);
+        QVERIFY2(anyContains(ctx.imports(Arm::Base).layout.notes,
+                             QStringLiteral("the running pytest itself imports the tree's own "
+                                            "iniconfig")),
+                 ctx.imports(Arm::Base).summary().c_str());
+        QVERIFY(anyContains(ctx.imports(Arm::Head).layout.notes,
+                            QStringLiteral("the import preflight fails in this tree")));
+        pw::core::PytestRun baseRun(ctx.spec(Arm::Base, {}, 0)),
+            headRun(ctx.spec(Arm::Head, {}, 0));
+        const pw::core::RunResult b = baseRun.run(), h = headRun.run();
+        QVERIFY2(b.exitCode == 0, b.stderrTail.c_str());
+        QVERIFY(h.harnessError);
+        QVERIFY2(h.harnessReason.find("the head broke iniconfig") != std::string::npos ||
+                     h.stderrTail.find("the head broke iniconfig") != std::string::npos,
+                 h.harnessReason.c_str());
     }
 
     void reportsNameTheInterpreterAndEachTreesImports()
@@ -440,7 +539,8 @@ private Q_SLOTS:
             {bare, "the repository's .venv", true},
             {"/nonexistent/venv/bin/python", "the repository's venv", true},
             {pw::test::testPython(), "/usr/bin/python3", true}};
-        const pw::core::InterpreterChoice choice = pw::core::chooseFrom(candidates, true);
+        const pw::core::InterpreterChoice choice =
+            pw::core::chooseFrom(candidates, {.needsPytest = true});
         QCOMPARE(choice.python, pw::test::testPython());
         QCOMPARE(choice.passedOver.size(), size_t(2));
         QVERIFY2(choice.passedOver[0].find(bare + ": cannot import pytest") == 0,
@@ -449,10 +549,13 @@ private Q_SLOTS:
                  choice.passedOver[1].c_str());
         // The static audit reads files with ast only: the same choice as the runs' when
         // there is one, else a venv without pytest will do.
-        QCOMPARE(pw::core::chooseFrom(candidates, false).python, pw::test::testPython());
-        QCOMPARE(pw::core::chooseFrom({candidates[0], candidates[1]}, false).python, bare);
+        QCOMPARE(pw::core::chooseFrom(candidates, {.needsPytest = false}).python,
+                 pw::test::testPython());
+        QCOMPARE(
+            pw::core::chooseFrom({candidates[0], candidates[1]}, {.needsPytest = false}).python,
+            bare);
         try {
-            pw::core::chooseFrom({candidates[0], candidates[1]}, true);
+            pw::core::chooseFrom({candidates[0], candidates[1]}, {.needsPytest = true});
             QFAIL("no interpreter with pytest, and no error");
         } catch (const Error &e) {
             QCOMPARE(e.kind(), Error::Kind::Input);
@@ -471,11 +574,82 @@ private Q_SLOTS:
         a.python = pw::test::testPython();
         b.python = venv; // the same Python, another environment
         QVERIFY(pw::core::envDigest(a) != pw::core::envDigest(b));
-        // The tree's own import path is not the environment: base and head compare.
-        pw::core::RunEnvironment c = a;
-        c.importPath = {"/somewhere/tree/src"};
-        c.treeDir = "/somewhere/tree";
-        QCOMPARE(pw::core::envDigest(c), pw::core::envDigest(a));
+    }
+
+    void baseAndHeadRunsShareTheirEnvDigest()
+    {
+        // Each tree's own import path differs, and is not the environment: the runs of one
+        // context compare.
+        pw::test::RepoBuilder repo;
+        const std::string base = projectFiles(repo, "base", "1.0");
+        const std::string head = projectFiles(repo, "head", "2.0");
+        QTemporaryDir cache;
+        const RunContext ctx = RunContext::open(pw::test::runRequest(
+            repo.root(), cache.path().toStdString(), base, head, "2026-12-01"));
+        QVERIFY(ctx.imports(Arm::Base).importPath != ctx.imports(Arm::Head).importPath);
+        pw::core::PytestRun baseRun(ctx.spec(Arm::Base, {}, 3)),
+            headRun(ctx.spec(Arm::Head, {}, 3));
+        const pw::core::RunResult b = baseRun.run(), h = headRun.run();
+        QCOMPARE(b.exitCode, 0);
+        QCOMPARE(h.exitCode, 0);
+        QCOMPARE(b.envDigest, h.envDigest);
+    }
+
+    void aProbeIsRedoneAfterAnInstall()
+    {
+        // A venv without pytest is passed over; once pytest is installed into it (here a
+        // .pth to the system's packages: site-packages changes as with pip), it is chosen.
+        QTemporaryDir dir;
+        QProcess p;
+        p.start(QString::fromStdString(pw::test::testPython()),
+                {QStringLiteral("-m"), QStringLiteral("venv"), QStringLiteral("--without-pip"),
+                 dir.path()});
+        QVERIFY(p.waitForFinished(120000) && p.exitCode() == 0);
+        const std::string venv = dir.path().toStdString() + "/bin/python";
+        QVERIFY(!pw::core::inspectInterpreter(venv).pytestError.empty());
+        QTest::qWait(20); // a later modification time than the probe's
+        writeText(sitePackages(venv), "system.pth", "/usr/lib/python3/dist-packages\n");
+        QVERIFY2(pw::core::inspectInterpreter(venv).pytestError.empty(),
+                 pw::core::inspectInterpreter(venv).pytestError.c_str());
+    }
+
+    void anInterpreterInTheRepositoryNeverStartsOutsideTheSandbox()
+    {
+        if (!pw::core::Sandbox::available())
+            QFAIL("the sandbox (bubblewrap) is not available on this machine");
+        // The patch's author can write the repository's .venv: a .pth file there runs on
+        // every start of its interpreter, a version probe's too. It leaves a mark on the
+        // host's /tmp, which inside the sandbox is a private one.
+        pw::test::RepoBuilder repo;
+        const std::string base = projectFiles(repo, "base", "1.0");
+        const std::string head = projectFiles(repo, "head", "2.0");
+        const std::string venv = makeVenv(QString::fromStdString(repo.root() + "/.venv"));
+        QTemporaryDir marks, cache;
+        const std::string mark = marks.path().toStdString() + "/started-outside";
+        writeText(sitePackages(venv), "zz_mark.pth",
+                  "import os; open('" + mark + "-' + str(os.getpid()), 'w').close()\n");
+        // The static audit does not choose it at all.
+        pw::core::AuditRequest audit;
+        audit.repoPath = repo.root();
+        audit.base = base;
+        audit.head = head;
+        audit.cacheDir = cache.path().toStdString() + "/facts";
+        const pw::core::Config config = pw::core::Audit::loadConfig(audit);
+        QVERIFY2(config.python != venv, config.python.c_str());
+        pw::core::Audit::run(audit);
+        QVERIFY(QDir(marks.path()).isEmpty());
+        // The runs choose it, and start it only inside the sandbox.
+        pw::core::RunRequest request =
+            pw::test::runRequest(repo.root(), cache.path().toStdString(), base, head, "2026-12-01");
+        request.target.python.reset();
+        request.sandbox = true;
+        const RunContext ctx = RunContext::open(request);
+        QCOMPARE(ctx.interpreter().python, venv);
+        pw::core::PytestRun run(ctx.spec(Arm::Head, {}, 0));
+        const pw::core::RunResult result = run.run();
+        QVERIFY2(result.exitCode == 0, result.stdoutTail.c_str());
+        QVERIFY2(QDir(marks.path()).isEmpty(),
+                 qPrintable(QDir(marks.path()).entryList(QDir::Files).join(QLatin1Char(' '))));
     }
 };
 

@@ -177,6 +177,52 @@ private Q_SLOTS:
             << "defaulted"
             << "defaulted"
             << "1.0";
+        QTest::newRow("namespace package under src/")
+            << QStringLiteral("src/acme/widgets/__init__.py=|pyproject.toml=[project]\\nname = "
+                              "\"acme-widgets\"\\nversion = \"1.0\"\\n")
+            << "src"
+            << "acme"
+            << "acme-widgets"
+            << "1.0";
+        QTest::newRow("flit, dotted module of a namespace package")
+            << QStringLiteral("src/acme/gadgets/__init__.py=__version__ = '0.2'\\n|"
+                              "pyproject.toml=[project]\\nname = \"acme.gadgets\"\\nversion = "
+                              "\"0.2\"\\n[build-system]\\nbuild-backend = \"flit_core.buildapi\"\\n"
+                              "[tool.flit.module]\\nname = \"acme.gadgets\"\\n")
+            << "src"
+            << "acme"
+            << "acme.gadgets"
+            << "0.2";
+        QTest::newRow("setup.py literal packages, flat")
+            << QStringLiteral("listed/__init__.py=|other/__init__.py=|setup.py=from setuptools "
+                              "import setup\\nsetup(name='listed', version='1.5', "
+                              "packages=['listed', 'listed.sub'])\\n")
+            << ""
+            << "listed"
+            << "listed"
+            << "1.5";
+        QTest::newRow("flat layout leaves docs, tests, tools and test out")
+            << QStringLiteral("real/__init__.py=|docs/__init__.py=|tests/__init__.py=|"
+                              "tools/__init__.py=|test/__init__.py=|_private/__init__.py=|"
+                              "pyproject.toml=[project]\\nname = \"real\"\\nversion = \"1\"\\n")
+            << ""
+            << "real"
+            << "real"
+            << "1";
+        QTest::newRow("a version that is no PEP 440 version")
+            << QStringLiteral("p/__init__.py=|pyproject.toml=[project]\\nname = \"p\"\\nversion "
+                              "= \"1/../../../../escaped\"\\n")
+            << ""
+            << "p"
+            << "p"
+            << "0+unknown";
+        QTest::newRow("a version file that is a header injection")
+            << QStringLiteral("p/__init__.py=|VERSION=1.0\\nName: evil\\n|setup.cfg=[metadata]"
+                              "\\nname = p\\nversion = file: VERSION\\n")
+            << ""
+            << "p"
+            << "p"
+            << "0+unknown";
         QTest::newRow("version computed by setup.py")
             << QStringLiteral("computed/__init__.py=|setup.py=import x\\nsetup(name=\"computed\", "
                               "version=x.get())\\n")
@@ -229,7 +275,7 @@ private Q_SLOTS:
         QTest::newRow("dirty on the tag")
             << "1.0" << 0 << true << true << "1.1.dev0+gabc1234.dirty";
         QTest::newRow("no tag") << "" << 12 << false << true << "0.1.dev12+gabc1234";
-        QTest::newRow("pre-release tag") << "2.0rc1" << 2 << false << false << "2.0rc1.dev2";
+        QTest::newRow("pre-release tag") << "2.0rc1" << 2 << false << false << "2.0rc2.dev2";
     }
 
     void versionFromGitFollowsSetuptoolsScm()
@@ -241,6 +287,88 @@ private Q_SLOTS:
         QFETCH(QString, version);
         const TagDistance vcs{tag.toStdString(), distance, "abc1234"};
         QCOMPARE(QString::fromStdString(pw::core::vcsVersion(vcs, dirty, local)), version);
+    }
+
+    void buildFilesAreReadOnlyAsRegularFilesInsideTheTree()
+    {
+        // A committed symlink to /dev/zero (or anything outside the tree) is not read: the
+        // build files are read outside the sandbox.
+        QTemporaryDir dir, outside;
+        writeTree(dir.path().toStdString(),
+                  QStringLiteral("p/__init__.py=|setup.cfg=[metadata]\\nname = p\\nversion = "
+                                 "file: VERSION\\n"));
+        QVERIFY(QFile::link(QStringLiteral("/dev/zero"), dir.filePath(QStringLiteral("VERSION"))));
+        TreeLayout layout = pw::core::readTreeLayout(dir.path().toStdString(), nullptr, false);
+        QCOMPARE(layout.version, std::string("0+unknown"));
+        QFile::remove(dir.filePath(QStringLiteral("VERSION")));
+        writeText(outside.path().toStdString(), "V", "9.9\n");
+        QVERIFY(QFile::link(outside.filePath(QStringLiteral("V")),
+                            dir.filePath(QStringLiteral("VERSION"))));
+        layout = pw::core::readTreeLayout(dir.path().toStdString(), nullptr, false);
+        QCOMPARE(layout.version, std::string("0+unknown"));
+    }
+
+    void aVersionFileTheBuildWritesIsGenerated_data()
+    {
+        QTest::addColumn<QString>("settings");
+        QTest::addColumn<QString>("module");
+        QTest::newRow("hatch-vcs version-file")
+            << "[tool.hatch.version]\\nsource = \"vcs\"\\n[tool.hatch.build.hooks.vcs]\\n"
+               "version-file = \"src/vf/_version.py\"\\n"
+            << "vf._version";
+        QTest::newRow("setuptools_scm version_file")
+            << "[tool.setuptools_scm]\\nversion_file = \"src/vf/_version.py\"\\n"
+            << "vf._version";
+        QTest::newRow("setuptools_scm write_to") << "[tool.setuptools_scm]\\nwrite_to = "
+                                                    "\"src/vf/version.py\"\\n"
+                                                 << "vf.version";
+        QTest::newRow("pdm write_to, relative to the package directory")
+            << "[tool.pdm.build]\\npackage-dir = \"src\"\\n[tool.pdm.version]\\nsource = "
+               "\"scm\"\\nwrite_to = \"vf/_version.py\"\\n"
+            << "vf._version";
+    }
+
+    void aVersionFileTheBuildWritesIsGenerated()
+    {
+        QFETCH(QString, settings);
+        QFETCH(QString, module);
+        QTemporaryDir dir;
+        writeTree(dir.path().toStdString(),
+                  QStringLiteral("src/vf/__init__.py=from ._version import version\\n|"
+                                 "pyproject.toml=[project]\\nname = \"vf\"\\ndynamic = "
+                                 "[\"version\"]\\n[build-system]\\nbuild-backend = "
+                                 "\"hatchling.build\"\\n") +
+                      settings);
+        const TagDistance vcs{"v4.1", 2, "abc1234"};
+        const TreeLayout layout = pw::core::readTreeLayout(dir.path().toStdString(), &vcs, false);
+        QCOMPARE(layout.generatedModules.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(layout.generatedModules[0].first), module);
+        const QString source = QString::fromStdString(layout.generatedModules[0].second);
+        QVERIFY2(source.contains(QLatin1String("__version__ = version = '4.2.dev2+gabc1234'")),
+                 qPrintable(source));
+        QVERIFY2(source.contains(QLatin1String("version_tuple = (4, 2, 'dev2', 'gabc1234')")),
+                 qPrintable(source));
+        // Committed after all: the tree's own file, nothing generated.
+        QString file = module;
+        file.replace(QLatin1Char('.'), QLatin1Char('/'));
+        writeText(dir.path().toStdString(), "src/" + file.toStdString() + ".py", "version = '0'\n");
+        QVERIFY(pw::core::readTreeLayout(dir.path().toStdString(), &vcs, false)
+                    .generatedModules.empty());
+    }
+
+    void entryPointsOfSetupCfgAreTheDistributions()
+    {
+        QTemporaryDir dir;
+        writeTree(dir.path().toStdString(),
+                  QStringLiteral("src/epkg/__init__.py=|setup.cfg=[metadata]\\nname = epkg\\n"
+                                 "version = 1.0\\n[options]\\npackage_dir =\\n    =src\\n"
+                                 "[options.entry_points]\\nepkg.plugins =\\n    F = epkg.f:F\\n"
+                                 "    G = epkg.g:G\\nconsole_scripts =\\n    epkg = epkg:main\\n"));
+        const TreeLayout layout =
+            pw::core::readTreeLayout(dir.path().toStdString(), nullptr, false);
+        QCOMPARE(joined(layout.scripts),
+                 QStringLiteral("[console_scripts],epkg = epkg:main,[epkg.plugins],F = epkg.f:F,"
+                                "G = epkg.g:G"));
     }
 
     void aVersionFromGitWithoutHistoryIsUnknownAndSaid()

@@ -5,15 +5,19 @@ src/, the directory holding the tree's generated <name>-<version>.dist-info) on 
 ahead of site-packages. That alone does not win against everything an interpreter may
 carry: an old-style editable install's easy-install.pth puts its checkout *in front* of
 PYTHONPATH, an editable install's import finder may sit before the path finder, and a
-plugin or a .pth file may already have imported the package (Debian's pytest 7 imports
-`attr` itself). `apply()` undoes each of these for the packages the tree provides and
-returns what it overrode; `describe()` reports where every such package and the tree's
-distribution now come from, and what else would have provided them.
+plugin or a .pth file may already have imported the package from elsewhere. `apply()`
+undoes each of these for the packages the tree provides and returns what it overrode;
+`describe()` reports where every such package and the tree's distribution now come from,
+what else would have provided them, and which of pytest's own packages the running pytest
+took from the tree (a tree that is attrs, pluggy or iniconfig: PYTHONPATH puts it ahead of
+site-packages for pytest too).
 
 Environment (set by patchwitness; absent = nothing to do):
   PATCHWITNESS_TREE           the tree's directory
   PATCHWITNESS_IMPORT_PATH    the tree's import roots and metadata directory (":"-joined)
   PATCHWITNESS_TREE_PACKAGES  the top-level packages the tree provides (","-joined)
+  PATCHWITNESS_GENERATED      module=file pairs (":"-joined): modules the tree's build writes
+                              from git (a version file) that a tree taken from git lacks
 
 Run as `python -c "import pw_plugin.layout as l; l.main()"` it prints describe() as JSON:
 patchwitness' preflight of each tree, with the environment of its runs.
@@ -27,6 +31,10 @@ import sys
 
 # What the running pytest itself is made of: a tree cannot replace these under it.
 _RUNNER = ("pytest", "_pytest", "pluggy", "py")
+# Packages pytest imports at start-up (some versions only): from the tree, the patch's code
+# runs in the test runner too, and describe() says so.
+_RUNNER_STACK = _RUNNER + ("iniconfig", "packaging", "attr", "attrs", "exceptiongroup", "tomli",
+                           "pygments")
 _applied = None  # apply()'s answer, once per process
 
 
@@ -67,9 +75,33 @@ def _is_path_finder(finder):
         finder, type) and issubclass(finder, importlib.machinery.PathFinder)
 
 
+def _path_finder_index():
+    return next((i for i, f in enumerate(sys.meta_path) if _is_path_finder(f)), None)
+
+
 def _finder_name(finder):
     kind = finder if isinstance(finder, type) else type(finder)
     return "%s.%s" % (kind.__module__, kind.__qualname__)
+
+
+class _Generated:
+    """Serves the modules a tree's build would have written (PATCHWITNESS_GENERATED)."""
+
+    def __init__(self, files):
+        self.files = files
+
+    def find_spec(self, name, path=None, target=None):
+        file = self.files.get(name)
+        return importlib.util.spec_from_file_location(name, file) if file else None
+
+
+def _generated():
+    files = {}
+    for pair in _env_list("PATCHWITNESS_GENERATED", ":"):
+        module, _, file = pair.partition("=")
+        if module and file:
+            files[module] = file
+    return files
 
 
 def apply():
@@ -97,7 +129,7 @@ def apply():
         sys.path.insert(0, root)
     # 2. Import finders ahead of the path finder that answer for a tree package from
     # elsewhere (editable installs) go behind it.
-    index = next((i for i, f in enumerate(sys.meta_path) if _is_path_finder(f)), None)
+    index = _path_finder_index()
     if index is not None:
         for finder in list(sys.meta_path[:index]):
             find_spec = getattr(finder, "find_spec", None)
@@ -118,6 +150,9 @@ def apply():
                     _applied.append({"kind": "finder", "package": name, "path": path,
                                      "finder": _finder_name(finder)})
                     break
+    generated = _generated()
+    if generated:
+        sys.meta_path.insert(0, _Generated(generated))
     # 3. A tree package imported already from elsewhere is forgotten, so the next import
     # takes the tree's (what imported it keeps its own copy).
     for name in names:
@@ -148,13 +183,16 @@ def _elsewhere(name, tree):
     """Other places that would provide package `name`: sys.path entries outside the tree,
     and import finders behind the path finder (editable installs)."""
     found = []
+    import sysconfig
+
+    stdlib = {_real(sysconfig.get_paths()[key]) for key in ("stdlib", "platstdlib")}
     for entry in sys.path:
-        if entry and not _inside(entry, tree):
+        if entry and not _inside(entry, tree) and _real(entry) not in stdlib:
             path = _provides(entry, name)
             if path:
                 found.append({"kind": "path", "path": path})
-    index = next((i for i, f in enumerate(sys.meta_path) if _is_path_finder(f)), len(sys.meta_path))
-    for finder in sys.meta_path[index + 1:]:
+    index = _path_finder_index()
+    for finder in sys.meta_path[index + 1:] if index is not None else []:
         find_spec = getattr(finder, "find_spec", None)
         if find_spec is None:
             continue
@@ -227,9 +265,18 @@ def describe(distribution=""):
         for d in dists:
             d["in_tree"] = bool(d["path"]) and (
                 _inside(d["path"], tree) or any(_inside(d["path"], root) for root in roots))
+    import platform
+
+    runner = []
+    for name in _RUNNER_STACK:
+        module = sys.modules.get(name)
+        path = _module_path(module) if module is not None else None
+        if path and _inside(path, tree):
+            runner.append({"package": name, "path": path})
     return {
         "executable": sys.executable,
-        "version": "%d.%d.%d" % sys.version_info[:3],
+        "version": platform.python_version(),
+        "runner_from_tree": runner,
         "overrides": applied,
         "packages": packages,
         "distributions": dists,  # in sys.path order: the first is what importlib.metadata gives

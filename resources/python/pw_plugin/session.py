@@ -5,11 +5,14 @@ the census dump, the run-order log, the `witness_seed` fixture."""
 import json
 import os
 import random
+import re
 import sys
 
 import pytest
 
 _STATE_KEY = "_pw_state"
+# "ModuleNotFoundError: No module named 'x'", "pytest.PytestRemovedIn10Warning: …".
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(: |$)")
 _current = None  # the state of the configured session: logstart/logreport get no config
 # (nodeid, phase, message) of the phase the per-test timer stopped (cells.py sets it),
 # for pytest_runtest_logreport.
@@ -190,9 +193,11 @@ def pytest_collectreport(report):
     if _current is not None and report.failed:
         text = str(report.longrepr) if report.longrepr is not None else ""
         lines = [line for line in text.splitlines() if line.strip()]
-        # The exception pytest reports is its first "E   " line (the ones after it are the
-        # message's continuation, e.g. a deprecation's "See https://…"); else the last line.
-        raised = [line[1:].strip() for line in lines if line.startswith("E ")]
+        # The exception pytest reports is its first "E   Name: message" line (those after it
+        # continue the message, e.g. a deprecation's "See https://…"; a SyntaxError's lines
+        # before it show the source); else the last line.
+        raised = [line[1:].strip() for line in lines
+                  if line.startswith("E ") and _EXCEPTION_LINE.match(line[1:].strip())]
         message = raised[0] if raised else (lines[-1] if lines else "collection failure")
         _current.collect_errors.append((report.nodeid, message))
 
