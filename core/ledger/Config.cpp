@@ -4,7 +4,6 @@
 #include "util/Error.h"
 #include "util/Files.h"
 
-#include <QFileInfo>
 #include <functional>
 #include <sstream>
 #include <toml++/toml.h>
@@ -196,12 +195,10 @@ Config Config::parse(const std::string &text, const std::string &origin)
 
 Config Config::load(const std::string &path)
 {
-    if (!QFileInfo::exists(QString::fromStdString(path)))
-        return Config();
-    const std::optional<std::string> text = readWholeFile(path);
-    if (!text)
-        throw Error::input(path + ": cannot be read");
-    return parse(*text, path);
+    // Absent: the defaults; there but unreadable (or behind an unsearchable directory):
+    // an error, never the defaults.
+    const std::optional<std::string> text = readFileOrAbsent(path);
+    return text ? parse(*text, path) : Config();
 }
 
 } // namespace pw::core

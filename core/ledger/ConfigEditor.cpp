@@ -2,9 +2,11 @@
 
 #include "ledger/Config.h"
 #include "ledger/TomlText.h"
+#include "util/DirectoryLock.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
+#include <QFileInfo>
 #include <algorithm>
 #include <limits>
 #include <sstream>
@@ -282,8 +284,12 @@ std::optional<ConfigValue> ConfigEditor::value(const std::string &text, const st
 bool ConfigEditor::save(const std::string &path, const std::string &loaded,
                         const std::map<std::string, ConfigValue> &values)
 {
-    const std::string current = readWholeFile(path).value_or(std::string());
-    if (current != loaded) {
+    // Held from the re-read through the rename, as every ledger write (LedgerStore).
+    const DirectoryLock lock(QFileInfo(QString::fromStdString(path)).absolutePath().toStdString());
+    const FileRead now = readFileIfPresent(path);
+    if (now.status == FileRead::Status::Unreadable)
+        throw Error::input(cannotBeRead(path, now.reason));
+    if (now.bytes != loaded) {
         throw Error::input(path + " changed on disk since it was loaded; nothing was written. Open "
                                   "the settings again to edit the new version.");
     }

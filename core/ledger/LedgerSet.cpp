@@ -4,7 +4,6 @@
 #include "util/Files.h"
 
 #include <QDir>
-#include <QFileInfo>
 
 namespace pw::core {
 
@@ -77,19 +76,11 @@ LedgerSet LedgerSet::loadDirectory(const std::string &dir)
     const QDir d(QString::fromStdString(dir));
     LedgerSet set;
     for (const std::string &name : fileNames()) {
-        const QString path = d.filePath(QString::fromStdString(name));
-        if (!QFileInfo::exists(path))
-            continue;
-        const std::optional<std::string> text = readWholeFile(path.toStdString());
-        if (!text) {
-            LedgerProblem p;
-            p.file = path.toStdString();
-            p.rule = "parse";
-            p.message = "cannot be read";
-            set.loadProblems.push_back(std::move(p));
-            continue;
-        }
-        set.add(name, *text, path.toStdString());
+        const std::string path = d.filePath(QString::fromStdString(name)).toStdString();
+        // A file (or directory) that cannot be read fails the command: an unreadable ledger
+        // never reads as an empty one.
+        if (const std::optional<std::string> text = readFileOrAbsent(path))
+            set.add(name, *text, path);
     }
     return set;
 }

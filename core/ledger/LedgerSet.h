@@ -35,7 +35,9 @@ struct LedgerSet
     static LedgerSet
     load(const std::function<std::optional<std::string>(const std::string &)> &read,
          const std::string &prefix);
-    // The ledgers of a directory on disk; problems name the files by their paths.
+    // The ledgers of a directory on disk; problems name the files by their paths. Throws
+    // Error::input ("<file>: cannot be read: Permission denied") when a ledger file is there
+    // but cannot be read, or the directory cannot be searched.
     static LedgerSet loadDirectory(const std::string &dir);
 
     // Parses one file into its slot by name (a name it does not know is ignored).

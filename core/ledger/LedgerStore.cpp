@@ -7,25 +7,46 @@
 
 namespace pw::core {
 
+namespace {
+
+std::string directoryOf(const std::string &path)
+{
+    return QFileInfo(QString::fromStdString(path)).absolutePath().toStdString();
+}
+
+} // namespace
+
+void LedgerStore::load()
+{
+    std::optional<std::string> bytes = readFileOrAbsent(m_path);
+    m_existed = bytes.has_value();
+    m_loaded = bytes ? std::move(*bytes) : std::string();
+}
+
 LedgerStore LedgerStore::open(const std::string &path)
 {
     LedgerStore store;
     store.m_path = path;
-    store.m_existed = QFileInfo::exists(QString::fromStdString(path));
-    if (store.m_existed) {
-        std::optional<std::string> bytes = readWholeFile(path);
-        if (!bytes)
-            throw Error::input(path + ": cannot be read");
-        store.m_loaded = std::move(*bytes);
-    }
+    store.load();
     return store;
 }
 
-void LedgerStore::write(const std::string &bytes)
+LedgerStore LedgerStore::openForUpdate(const std::string &path, std::chrono::milliseconds wait)
 {
-    const bool exists = QFileInfo::exists(QString::fromStdString(m_path));
-    const std::optional<std::string> current = exists ? readWholeFile(m_path) : std::nullopt;
-    if (exists != m_existed || (exists && current != m_loaded))
+    LedgerStore store;
+    store.m_path = path;
+    store.m_lock = std::make_unique<DirectoryLock>(directoryOf(path), wait);
+    store.load();
+    return store;
+}
+
+void LedgerStore::write(const std::string &bytes, std::chrono::milliseconds wait)
+{
+    // Held from the re-read through the rename; an update store already holds it.
+    std::unique_ptr<DirectoryLock> lock =
+        m_lock ? std::move(m_lock) : std::make_unique<DirectoryLock>(directoryOf(m_path), wait);
+    const std::optional<std::string> now = readFileOrAbsent(m_path);
+    if (now.has_value() != m_existed || (now && *now != m_loaded))
         throw Error::input(m_path +
                            " changed on disk since it was loaded; nothing was written (load it "
                            "again and redo the change)");

@@ -244,7 +244,12 @@ std::optional<Record> newestRecord(const std::string &runsDir, const std::string
     std::error_code ec;
     std::vector<fs::path> others;
     std::map<std::string, std::vector<fs::path>, std::greater<>> byDay; // "" (undated) last
-    for (fs::directory_iterator it(runsDir, ec), end; !ec && it != end; it.increment(ec)) {
+    fs::directory_iterator it(runsDir, ec);
+    // A runs directory that is there but cannot be listed may hide the newest record: refuse
+    // rather than decide on the others.
+    if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+        throw Error::input(cannotBeRead(runsDir, ec.message()));
+    for (fs::directory_iterator end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
         if (it->path().extension() != ".json" || !it->is_regular_file(ec))
             continue;
@@ -254,10 +259,13 @@ std::optional<Record> newestRecord(const std::string &runsDir, const std::string
         else if (name.compare(day->empty() ? 7 : 10, part.size(), part) == 0)
             byDay[*day].push_back(it->path());
     }
+    if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+        throw Error::input(cannotBeRead(runsDir, ec.message()));
 
     std::vector<Record> found;
     auto read = [&](const fs::path &file) {
-        const std::optional<std::string> text = readWholeFile(file.string());
+        // One that cannot be read may be the newest: fail closed (readFileOrAbsent throws).
+        const std::optional<std::string> text = readFileOrAbsent(file.string());
         if (!text)
             return;
         try {

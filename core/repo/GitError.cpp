@@ -1,6 +1,7 @@
 #include "repo/GitError.h"
 
 #include <git2.h>
+#include <optional>
 
 namespace pw::core {
 
@@ -27,10 +28,31 @@ std::string joined(const std::string &context, const std::string &gitMessage)
     return context + ": " + gitMessage;
 }
 
+// libgit2's words for a file of the user's it may not open ("failed open - '<path>' is
+// locked: Permission denied", "could not open '<path>' for reading: Permission denied"):
+// the plain sentence every other reader gives, and the user's to fix.
+std::optional<std::string> permissionDenied(int klass, const std::string &gitMessage)
+{
+    static const std::string kDenied = ": Permission denied";
+    if (klass != GIT_ERROR_OS || gitMessage.size() < kDenied.size() ||
+        gitMessage.compare(gitMessage.size() - kDenied.size(), kDenied.size(), kDenied) != 0)
+        return std::nullopt;
+    const size_t open = gitMessage.find('\'');
+    const size_t close = open == std::string::npos ? open : gitMessage.find('\'', open + 1);
+    if (close == std::string::npos)
+        return std::nullopt;
+    return gitMessage.substr(open + 1, close - open - 1) + ": cannot be read: Permission denied";
+}
+
 } // namespace
 
 GitError::GitError(int code, const std::string &context, const std::string &gitMessage)
     : Error(kindForCode(code), joined(context, gitMessage)), m_code(code), m_gitMessage(gitMessage)
+{
+}
+
+GitError::GitError(Kind kind, int code, const std::string &message)
+    : Error(kind, message), m_code(code), m_gitMessage(message)
 {
 }
 
@@ -43,7 +65,10 @@ void gitCheck(int code, const std::string &context)
     std::string message = last && last->message && *last->message
                               ? std::string(last->message)
                               : "libgit2 error " + std::to_string(code);
+    const int klass = last ? last->klass : GIT_ERROR_NONE;
     git_error_clear();
+    if (std::optional<std::string> denied = permissionDenied(klass, message))
+        throw GitError(Error::Kind::Input, code, *denied);
     throw GitError(code, context, message);
 }
 

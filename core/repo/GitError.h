@@ -12,6 +12,8 @@ class GitError : public Error
 {
 public:
     GitError(int code, const std::string &context, const std::string &gitMessage);
+    // A failure whose kind and message are already decided (a file the user may not read).
+    GitError(Kind kind, int code, const std::string &message);
 
     int code() const { return m_code; }
     const std::string &gitMessage() const { return m_gitMessage; }

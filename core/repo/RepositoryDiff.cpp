@@ -4,9 +4,14 @@
 #include "repo/GitError.h"
 #include "repo/Repository.h"
 #include "repo/RepositoryImpl.h"
+#include "util/Error.h"
+#include "util/Files.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
+#include <sys/stat.h>
 
 namespace pw::core {
 
@@ -89,6 +94,16 @@ bool isSubmodule(const git_diff_delta *delta)
     return gitlinkOrAbsent(delta->old_file.mode) && gitlinkOrAbsent(delta->new_file.mode);
 }
 
+// libgit2 reads a file it cannot see (a directory on the way without search permission) as
+// deleted: the patch did not delete it, and the audit must not say so.
+void checkReallyGone(const RepoState &impl, const std::string &path)
+{
+    struct stat st;
+    if (::lstat(absoluteWorkdirPath(impl.get(), path).c_str(), &st) != 0 && errno != ENOENT &&
+        errno != ENOTDIR)
+        throw Error::input(cannotBeRead(path, std::strerror(errno)));
+}
+
 // The new side's blob id; libgit2 leaves it zero for working-tree files it never hashed.
 std::string newBlobId(const RepoState &impl, const git_diff_delta *delta, bool toWorktree)
 {
@@ -103,6 +118,8 @@ FileDiff fileHeader(const RepoState &impl, const git_diff_delta *delta, ChangeSt
 {
     FileDiff file;
     file.status = status;
+    if (status == ChangeStatus::Deleted && toWorktree)
+        checkReallyGone(impl, delta->old_file.path);
     if (status != ChangeStatus::Added) {
         file.oldPath = delta->old_file.path;
         file.oldBlob = git::oidToHex(&delta->old_file.id);

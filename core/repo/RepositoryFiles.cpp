@@ -3,9 +3,12 @@
 #include "repo/GitError.h"
 #include "repo/Repository.h"
 #include "repo/RepositoryImpl.h"
+#include "util/Error.h"
+#include "util/Files.h"
 
 #include <algorithm>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <iterator>
 #include <map>
 #include <set>
@@ -92,8 +95,14 @@ std::optional<FileEntry> worktreeEntry(const RepoState &impl, const std::string 
 {
     git_repository *repo = impl.get();
     struct stat st;
-    if (::lstat(absoluteWorkdirPath(repo, path).c_str(), &st) != 0 ||
-        !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+    const std::string abs = absoluteWorkdirPath(repo, path);
+    if (::lstat(abs.c_str(), &st) != 0) {
+        // Nothing there is "absent"; a directory on the way that cannot be searched is not.
+        if (errno != ENOENT && errno != ENOTDIR)
+            throw Error::input(cannotBeRead(path, std::strerror(errno)));
+        return std::nullopt;
+    }
+    if (!(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
         return std::nullopt;
     unsigned int flags = 0;
     gitCheck(git_status_file(&flags, repo, path.c_str()), "reading status of '" + path + "'");
@@ -116,8 +125,11 @@ std::string readDiskFile(git_repository *repo, const std::string &path)
 {
     const std::string abs = absoluteWorkdirPath(repo, path);
     struct stat st;
-    if (::lstat(abs.c_str(), &st) != 0)
+    if (::lstat(abs.c_str(), &st) != 0) {
+        if (errno != ENOENT && errno != ENOTDIR)
+            throw Error::input(cannotBeRead(path, std::strerror(errno)));
         throw Error::input("'" + path + "' does not exist in the working tree");
+    }
     if (S_ISLNK(st.st_mode)) { // git stores a symlink as its target
         std::string target(static_cast<size_t>(st.st_size) + 256, '\0');
         const ssize_t n = ::readlink(abs.c_str(), target.data(), target.size());
@@ -128,10 +140,12 @@ std::string readDiskFile(git_repository *repo, const std::string &path)
     }
     if (!S_ISREG(st.st_mode))
         throw Error::input("'" + path + "' is not a file in the working tree");
-    std::ifstream in(abs, std::ios::binary);
-    if (!in)
-        throw Error::input("'" + path + "': cannot open for reading");
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    FileRead read = readFileIfPresent(abs);
+    if (read.status != FileRead::Status::Read)
+        throw Error::input(cannotBeRead(path, read.status == FileRead::Status::Absent
+                                                  ? std::string("it went away while read")
+                                                  : read.reason));
+    return std::move(read.bytes);
 }
 
 std::string blobContent(const git_blob *blob)

@@ -1,9 +1,12 @@
 #include "repo/RepositoryImpl.h"
 
 #include "repo/GitError.h"
+#include "util/Error.h"
+#include "util/Files.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -143,12 +146,20 @@ std::optional<FileEntry> hashWorkdirFile(const RepoState &impl, const std::strin
 {
     const std::string absPath = absoluteWorkdirPath(impl.get(), relPath);
     struct stat st;
-    if (::lstat(absPath.c_str(), &st) != 0)
+    if (::lstat(absPath.c_str(), &st) != 0) {
+        // Gone is "absent"; a file behind a directory that cannot be searched is not.
+        if (errno != ENOENT && errno != ENOTDIR)
+            throw Error::input(cannotBeRead(relPath, std::strerror(errno)));
         return std::nullopt;
+    }
     if (S_ISLNK(st.st_mode))
         return hashSymlink(absPath, relPath, static_cast<size_t>(st.st_size) + 1);
     if (!S_ISREG(st.st_mode))
         return std::nullopt;
+    // libgit2 would say "failed open - '…' is locked: Permission denied" (a harness error):
+    // the file is the user's, so it is an input error with the plain sentence.
+    if (::access(absPath.c_str(), R_OK) != 0)
+        throw Error::input(cannotBeRead(relPath, std::strerror(errno)));
     git_oid oid;
     // as_path = relPath: the same filters (eol, ident…) `git hash-object --path` applies.
     gitCheck(git_repository_hashfile(&oid, impl.get(), absPath.c_str(), GIT_OBJECT_BLOB,

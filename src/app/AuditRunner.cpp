@@ -29,12 +29,27 @@ void loadLedgers(const core::Repository &repo, const core::Revision &head, Audit
                            : QString();
     const std::string display =
         out.ledgerPrefix.isEmpty() ? dir.toStdString() + "/" : out.ledgerPrefix.toStdString();
+    // A file that is there but cannot be read is a problem of its own, never an absent
+    // (empty) ledger.
+    std::vector<core::LedgerProblem> unreadable;
     out.ledgers = core::LedgerSet::load(
-        [&dir](const std::string &name) {
-            return core::readWholeFile(
+        [&](const std::string &name) -> std::optional<std::string> {
+            core::FileRead read = core::readFileIfPresent(
                 QDir(dir).filePath(QString::fromStdString(name)).toStdString());
+            if (read.status == core::FileRead::Status::Unreadable) {
+                core::LedgerProblem p;
+                p.file = display + name;
+                p.rule = "parse";
+                p.message = "cannot be read: " + read.reason;
+                unreadable.push_back(std::move(p));
+            }
+            if (read.status != core::FileRead::Status::Read)
+                return std::nullopt;
+            return std::move(read.bytes);
         },
         display);
+    out.ledgers.loadProblems.insert(out.ledgers.loadProblems.end(), unreadable.begin(),
+                                    unreadable.end());
     out.runRecords = readRunRecords(out.ledgerDir, out.ledgerPrefix);
     const std::optional<QDate> today = core::parseLedgerDate(out.request.audit.today);
     out.today = today ? *today : QDate::currentDate();

@@ -402,7 +402,8 @@ int waiveCommand(const QStringList &args, FILE *out, FILE *err)
     if (entry.witness)
         ids.push_back(*entry.witness);
     const core::LedgerActions actions{core::LedgerValidator(context(ws, p, c, ids))};
-    core::LedgerStore store = core::LedgerStore::open(ws.path(core::WaiverLedger::kFileName));
+    core::LedgerStore store =
+        core::LedgerStore::openForUpdate(ws.path(core::WaiverLedger::kFileName));
     const std::string text = actions.waive(store.loaded(), store.path(), entry);
     store.write(text);
     entry.approvedOn = ws.today;
@@ -531,7 +532,8 @@ int freezeCommand(const QStringList &args, FILE *out, FILE *err)
         ids.push_back(*e.substitute);
 
     const core::LedgerActions actions{core::LedgerValidator(context(ws, p, c, ids))};
-    core::LedgerStore store = core::LedgerStore::open(ws.path(core::QuarantineLedger::kFileName));
+    core::LedgerStore store =
+        core::LedgerStore::openForUpdate(ws.path(core::QuarantineLedger::kFileName));
     const std::string text = actions.freeze(store.loaded(), store.path(), e, &evidence);
     store.write(text);
     if (!e.opened)
@@ -572,7 +574,8 @@ int renewCommand(const QStringList &args, FILE *out, FILE *err)
     const std::string test = p.positionalArguments().constFirst().toStdString();
     const QDate reproduced = parseDate(p.value(lastReproduced), "--last-reproduced");
     const QDate until = parseDate(p.value(expires), "--expires");
-    core::LedgerStore store = core::LedgerStore::open(ws.path(core::QuarantineLedger::kFileName));
+    core::LedgerStore store =
+        core::LedgerStore::openForUpdate(ws.path(core::QuarantineLedger::kFileName));
     std::vector<std::string> ids;
     if (store.existed()) {
         const core::QuarantineLedger ledger =
@@ -614,7 +617,8 @@ int journalCommand(const QStringList &args, FILE *out, FILE *err)
     core::ValidationContext ctx;
     ctx.today = ws.today;
     const core::LedgerActions actions{core::LedgerValidator(ctx)};
-    core::LedgerStore store = core::LedgerStore::open(ws.path(core::SeedJournal::kFileName));
+    core::LedgerStore store =
+        core::LedgerStore::openForUpdate(ws.path(core::SeedJournal::kFileName));
     const std::string text =
         actions.closeJournalRow(store.loaded(), store.path(), id, p.value(by).toStdString());
     store.write(text);

@@ -184,10 +184,12 @@ void LedgerFormDialog::accept()
         return;
     try {
         const std::string text = m_form->apply(m_store->loaded(), origin(), m_actions);
-        m_store->write(text);
+        // Under the ledger directory's lock from the re-read through the rename; another
+        // writer holding it for longer than this is a refusal, not a frozen window.
+        m_store->write(text, std::chrono::seconds(3));
     } catch (const core::Error &e) {
-        // Refused: the file changed on disk, or writing failed. Nothing was written and the
-        // fields stay as typed.
+        // Refused: the file changed on disk, another writer held the lock, or writing failed.
+        // Nothing was written and the fields stay as typed.
         m_lastError = QString::fromUtf8(e.what()) +
                       tr("\nNothing was written; your entries are kept. Reload File reads the "
                          "current file.");
