@@ -256,7 +256,15 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
         }
         try {
             for (size_t i = 0; i < job.refs.size(); ++i) {
-                FileFacts facts = fileFactsFromJson(answer["files"][i]);
+                const json &file = answer["files"][i];
+                // Out of memory is the machine's limit, not the file's fault: a harness
+                // error (exit 4), never the patch's PARSE_ERROR.
+                if (file.contains("error") && file["error"].is_object() &&
+                    file["error"].value("resource", false))
+                    throw Error::harness("the fact extractor ('" + m_python +
+                                         "') ran out of memory on " + job.refs[i]->path +
+                                         " (MemoryError); nothing was judged");
+                FileFacts facts = fileFactsFromJson(file);
                 facts.blob = job.refs[i]->blob;
                 facts.path = job.refs[i]->path;
                 out.push_back(std::move(facts));

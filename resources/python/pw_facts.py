@@ -1167,7 +1167,12 @@ def process_file(entry):
         return fail(line, col, exc.msg or type(exc).__name__)
     except ValueError as exc:  # e.g. NUL bytes on Python < 3.11.x/3.12
         return fail(0, 0, str(exc) or type(exc).__name__)
-    except (RecursionError, MemoryError) as exc:
+    except MemoryError:
+        # Not the file's fault: the caller reports a harness error, never PARSE_ERROR.
+        result = fail(0, 0, "MemoryError")
+        result["error"]["resource"] = True
+        return result
+    except RecursionError as exc:
         text = str(exc)
         return fail(0, 0, type(exc).__name__ + (": " + text if text else ""))
     except Exception as exc:  # never let one file break the batch
@@ -1221,6 +1226,8 @@ def main():
             result = empty_result(entry["id"], entry["path"])
             result["error"] = {"line": 0, "column": 0,
                                "message": "extractor failure: %s" % type(exc).__name__}
+            if isinstance(exc, MemoryError):
+                result["error"]["resource"] = True
             files.append(result)
     out = {"extractor": EXTRACTOR_VERSION, "python": _python_version(),
            "files": files}

@@ -37,6 +37,7 @@ private Q_SLOTS:
     void inputErrors_data();
     void inputErrors();
     void demoCommandBuildsAnAuditableRepository();
+    void extractorOutOfMemoryIsAHarnessError();
 
 private:
     Result cli(const QStringList &args);
@@ -290,6 +291,38 @@ void TstCli::demoCommandBuildsAnAuditableRepository()
     const Result refused = cli({QStringLiteral("demo"), QStringLiteral("--dir"), foreign.path()});
     QCOMPARE(refused.exitCode, 3);
     QVERIFY(QFile::exists(foreign.filePath(QStringLiteral("keep.txt"))));
+}
+
+// The extractor under a memory cap (an interpreter wrapper with `ulimit -v`) on a large
+// generated test file: MemoryError is the machine's limit, exit 4 — never the patch's
+// PARSE_ERROR (BLOCK, exit 1).
+void TstCli::extractorOutOfMemoryIsAHarnessError()
+{
+    RepoBuilder repo;
+    repo.write("tests/test_a.py", kTests);
+    const std::string base = repo.commit("base");
+    std::string big;
+    for (int i = 0; i < 60000; ++i)
+        big += "def test_" + std::to_string(i) + "():\n    assert f(" + std::to_string(i) +
+               ") == [" + std::to_string(i) + ", {'k': " + std::to_string(i) + "}]\n\n\n";
+    repo.write("tests/test_big.py", big);
+    const std::string head = repo.commit("a generated test file");
+    QTemporaryDir dir;
+    const QString wrapper = dir.filePath(QStringLiteral("python-capped"));
+    QFile f(wrapper);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("#!/bin/sh\nulimit -v 160000\nexec " +
+            QByteArray::fromStdString(pw::test::testPython()) + " \"$@\"\n");
+    f.close();
+    QVERIFY(f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    const Result r =
+        cli({QStringLiteral("audit"), QStringLiteral("--repo"), QString::fromStdString(repo.root()),
+             QStringLiteral("--base"), QString::fromStdString(base), QStringLiteral("--head"),
+             QString::fromStdString(head), QStringLiteral("--python"), wrapper,
+             QStringLiteral("--cache-dir"), dir.filePath(QStringLiteral("cache"))});
+    QVERIFY2(r.exitCode == 4, QByteArray(r.out + r.err).constData());
+    QVERIFY2(r.err.contains("MemoryError"), r.err.constData());
+    QVERIFY2(!r.out.contains("PARSE_ERROR"), r.out.constData());
 }
 
 QTEST_GUILESS_MAIN(TstCli)
