@@ -429,6 +429,16 @@ git::DiffPtr parsePatchMail(const PatchMail &mail,
                             const std::string &where, bool stripCarriageReturns, long long maxBytes)
 {
     const PreparedPart prepared = prepare(mail, isFile, stripCarriageReturns);
+    // libgit2 copies a hunk line with strndup, which stops at a NUL while the line's length
+    // does not: it reads past the copy (found by fuzzing). Git never writes one into a
+    // patch (a file with NUL bytes is binary), so the line is refused.
+    if (const size_t nul = prepared.text.find('\0'); nul != std::string::npos) {
+        const size_t line =
+            size_t(std::count(prepared.text.begin(), prepared.text.begin() + long(nul), '\n'));
+        throw Error::input(where + ": a NUL byte at line " + std::to_string(prepared.lineOf[line]) +
+                           ": a patch is text (binary changes are `GIT binary patch` blocks, "
+                           "`git diff --binary`)");
+    }
     if (const auto problem = findBinaryHunkProblem(splitLines(prepared.text), maxBytes))
         throw Error::input(where + ": corrupt binary patch at line " +
                            std::to_string(prepared.lineOf[problem->line]) + ": " +

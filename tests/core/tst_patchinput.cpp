@@ -132,6 +132,7 @@ private Q_SLOTS:
     void corruptBinary();
     void corruptHeader_data();
     void corruptHeader();
+    void nulByteInHunk();
 
 private:
     std::string gitDiff(const std::vector<std::string> &paths = {}) const;
@@ -432,6 +433,24 @@ void TstPatchInput::corruptHeader()
         QVERIFY2(qs(e.what()).contains(qs(file) + QStringLiteral(": not a patch git can read: ")),
                  e.what());
         QVERIFY2(qs(e.what()).contains(fragment), e.what());
+    }
+}
+
+// libgit2 read past its copy of a hunk line holding a NUL (ASan, found by fuzzing).
+void TstPatchInput::nulByteInHunk()
+{
+    std::vector<std::string> lines = linesOf(gitDiff({"a.txt"}));
+    QCOMPARE(lines.at(7), std::string("+TWO"));
+    lines[7] = std::string("+T\0\0WO", 7);
+    const std::string file = writeFile(*m_files, "nul.patch", joined(lines));
+    const Repository r = Repository::open(m_repo->root());
+    try {
+        r.resolvePatch("PATCH:" + file, r.resolve(m_base));
+        QFAIL("a hunk line with a NUL byte was applied");
+    } catch (const Error &e) {
+        QCOMPARE(e.kind(), Error::Kind::Input);
+        QVERIFY2(qs(e.what()).contains(qs(file + ": a NUL byte at line 8: a patch is text")),
+                 e.what());
     }
 }
 
