@@ -229,8 +229,12 @@ std::optional<BinaryHunkProblem> findBinaryHunkProblem(const std::vector<std::st
                                                        long long maxInflated)
 {
     try {
+        // libgit2 reads a block only inside a file's diff: a mail's message before the first
+        // "diff --git" may say anything.
+        bool inDiff = false;
         for (size_t i = 0; i < lines.size(); ++i) {
-            if (withoutNewline(lines[i]) != "GIT binary patch")
+            inDiff = inDiff || lines[i].substr(0, 11) == "diff --git ";
+            if (!inDiff || withoutNewline(lines[i]) != "GIT binary patch")
                 continue;
             // Forward (old → new), then reverse: libgit2 reads both.
             const size_t reverse = checkSide(lines, i + 1, maxInflated);

@@ -133,6 +133,7 @@ private Q_SLOTS:
     void corruptHeader_data();
     void corruptHeader();
     void nulByteInHunk();
+    void binaryWordsInAMessageAreText();
 
 private:
     std::string gitDiff(const std::vector<std::string> &paths = {}) const;
@@ -452,6 +453,25 @@ void TstPatchInput::nulByteInHunk()
         QVERIFY2(qs(e.what()).contains(qs(file + ": a NUL byte at line 8: a patch is text")),
                  e.what());
     }
+}
+
+// Only a file's diff holds binary blocks: a mail may quote the words before its diff.
+void TstPatchInput::binaryWordsInAMessageAreText()
+{
+    const std::string mail =
+        "From 0123456789012345678901234567890123456789 Mon Sep 17 00:00:00 2001\n"
+        "From: Agent <agent@example.com>\n"
+        "Subject: [PATCH] Explain\n"
+        "\n"
+        "The old tool printed\n"
+        "GIT binary patch\n"
+        "here, and nothing after it.\n"
+        "---\n" +
+        gitDiff({"a.txt"}) + "-- \n2.39.2\n";
+    const std::string file = writeFile(*m_files, "words.mbox", mail);
+    const Repository r = Repository::open(m_repo->root());
+    const Revision patched = r.resolvePatch("PATCH:" + file, r.resolve(m_base));
+    QCOMPARE(r.readFile(patched, "a.txt"), std::string("one\nTWO\n"));
 }
 
 QTEST_GUILESS_MAIN(TstPatchInput)
