@@ -7,12 +7,14 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config ccache clang-format git
+  # the fuzz targets (tests/fuzz): clang (libFuzzer's runtime below)
+  clang
   # Qt 6 (the product flavour)
   qt6-base-dev qt6-base-dev-tools libgl-dev libxkbcommon-dev
   # Qt 5.15 flavour with KSyntaxHighlighting (Debian 12 ships it only for Qt 5)
   qtbase5-dev qtbase5-dev-tools libkf5syntaxhighlighting-dev
   # engine libraries
-  libgit2-dev nlohmann-json3-dev libtomlplusplus-dev
+  libgit2-dev nlohmann-json3-dev libtomlplusplus-dev zlib1g-dev
   # Python/pytest for the extractor and test runs
   python3 python3-pytest python3-hypothesis python3-pytest-xdist python3-pytest-timeout
   python3-pytest-forked
@@ -27,6 +29,13 @@ packages=(
 # KF6SyntaxHighlighting, where the distribution has it (not Debian 12).
 if apt-cache show libkf6syntaxhighlighting-dev >/dev/null 2>&1; then
   packages+=(libkf6syntaxhighlighting-dev)
+fi
+
+# libFuzzer and the sanitizer runtimes of the distribution's clang: their own package
+# (libclang-rt-14-dev on Debian 12), or part of clang where there is none.
+llvm=$(apt-cache depends clang 2>/dev/null | sed -n 's/.*Depends: clang-\([0-9][0-9]*\)$/\1/p' | head -n 1)
+if [ -n "$llvm" ] && apt-cache show "libclang-rt-$llvm-dev" >/dev/null 2>&1; then
+  packages+=("libclang-rt-$llvm-dev")
 fi
 
 missing=()

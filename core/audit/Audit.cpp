@@ -395,8 +395,10 @@ Revisions resolveRevisions(const Repository &repo, const AuditRequest &request)
 {
     if (Repository::isPatchSpec(request.head)) {
         // A patch file applies onto the base, so the base comes first (default: HEAD).
+        // The base's configuration caps the patch file (a patch cannot raise its own cap).
         Revision base = repo.resolve(request.base.empty() ? std::string("HEAD") : request.base);
-        Revision head = repo.resolvePatch(request.head, base);
+        const long long maxBytes = readConfig(request, repo, base).patchMaxBytes;
+        Revision head = repo.resolvePatch(request.head, base, maxBytes);
         return {std::move(base), std::move(head)};
     }
     Revision head = request.head.empty() ? repo.defaultHead() : repo.resolve(request.head);

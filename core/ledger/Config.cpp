@@ -148,6 +148,12 @@ Config Config::parse(const std::string &text, const std::string &origin)
              r.integer(n, k, &bytes, 1, big);
              c.diffMaxBytes = bytes;
          }},
+        {"patch_max_bytes",
+         [&](auto &n, auto &k) {
+             int bytes = 0;
+             r.integer(n, k, &bytes, 1024, big);
+             c.patchMaxBytes = bytes;
+         }},
         {"timeouts",
          [&](auto &n, auto &k) {
              const toml::table *t = n.as_table();

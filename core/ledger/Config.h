@@ -1,5 +1,7 @@
 #pragma once
 
+#include "repo/PatchLimits.h"
+
 #include <map>
 #include <string>
 #include <vector>
@@ -35,6 +37,8 @@ struct Config
     bool sandbox = true;
     std::map<std::string, std::vector<std::string>> testMap; // source glob → test paths
     long long diffMaxBytes = 2 * 1024 * 1024;                // per file, before "load anyway"
+    // The largest PATCH: file, and the most one of its binary hunks may inflate to.
+    long long patchMaxBytes = kDefaultPatchMaxBytes;
 
     // Messages about keys that were ignored (unknown keys): "config.toml:3: ...".
     std::vector<std::string> warnings;

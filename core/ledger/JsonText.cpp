@@ -71,6 +71,20 @@ nlohmann::ordered_json parse(std::string_view text, const std::string &origin, i
         lineColumn(text, e.byte > 0 ? e.byte - 1 : 0, firstLine, &line, &column);
         throw Error::input(origin + ':' + std::to_string(line) + ':' + std::to_string(column) +
                            ": " + plainMessage(e.what()));
+    } catch (const nlohmann::ordered_json::out_of_range &e) {
+        // A number too large for a double ("number overflow parsing '1e999'", found by
+        // fuzzing) carries no position: the number's first occurrence is where it is.
+        const std::string what = e.what();
+        const size_t open = what.find('\'');
+        const size_t close = open == std::string::npos ? open : what.find('\'', open + 1);
+        const size_t at = close == std::string::npos
+                              ? std::string_view::npos
+                              : text.find(what.substr(open + 1, close - open - 1));
+        int line = 0, column = 0;
+        lineColumn(text, at == std::string_view::npos ? 0 : at, firstLine, &line, &column);
+        const size_t prefix = what.find("] ");
+        throw Error::input(origin + ':' + std::to_string(line) + ':' + std::to_string(column) +
+                           ": " + (prefix == std::string::npos ? what : what.substr(prefix + 2)));
     }
 }
 

@@ -2,12 +2,14 @@
 // mailboxes split into their mails, plain unified diffs given the git headers libgit2
 // needs, and libgit2's parse errors told in the file's own line numbers.
 
+#include "repo/BinaryHunks.h"
 #include "repo/GitError.h"
 #include "repo/RepositoryImpl.h"
 
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <optional>
 #include <string_view>
 
 namespace pw::core::repo_detail {
@@ -342,6 +344,67 @@ std::string withFileLines(const std::string &message, const std::vector<size_t> 
     }
 }
 
+// The extended header lines of a git diff that libgit2 refuses without saying why (its
+// mode and ".." parsers set no message): the line at fault and the reason.
+std::optional<std::pair<size_t, std::string>>
+headerProblem(const std::vector<std::string_view> &lines)
+{
+    auto isOctal = [](std::string_view s) {
+        return !s.empty() && s.size() <= 6 &&
+               s.find_first_not_of("01234567") == std::string_view::npos;
+    };
+    auto isId = [](std::string_view s) {
+        return s.size() >= 4 && s.size() <= GIT_OID_HEXSZ &&
+               std::all_of(s.begin(), s.end(),
+                           [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+    };
+    auto quoted = [](std::string_view s) { return "'" + std::string(s.substr(0, 60)) + "'"; };
+    bool inHeader = false;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        std::string_view line = withoutEol(lines[i]);
+        if (startsWith(line, "diff --git ")) {
+            inHeader = true;
+            continue;
+        }
+        if (!inHeader)
+            continue;
+        if (startsWith(line, "--- ") || startsWith(line, "@@ ") ||
+            startsWith(line, "GIT binary patch") || startsWith(line, "Binary files ")) {
+            inHeader = false;
+            continue;
+        }
+        while (!line.empty() && (line.back() == ' ' || line.back() == '\t'))
+            line.remove_suffix(1);
+        for (const std::string_view key :
+             {"old mode ", "new mode ", "new file mode ", "deleted file mode "}) {
+            if (startsWith(line, key) && !isOctal(line.substr(key.size())))
+                return std::make_pair(i, "invalid file mode " + quoted(line.substr(key.size())) +
+                                             " in '" + std::string(key.substr(0, key.size() - 1)) +
+                                             "' (expected octal digits, e.g. 100644)");
+        }
+        if (!startsWith(line, "index "))
+            continue;
+        const std::string_view rest = line.substr(6);
+        const size_t dots = rest.find("..");
+        if (dots == std::string_view::npos)
+            return std::make_pair(i, "the index line " + quoted(line) +
+                                         " has no '..' between the old and the new id");
+        const size_t space = rest.find(' ', dots);
+        const std::string_view oldId = rest.substr(0, dots);
+        const std::string_view newId = rest.substr(
+            dots + 2, space == std::string_view::npos ? std::string_view::npos : space - dots - 2);
+        for (const std::string_view id : {oldId, newId}) {
+            if (!isId(id))
+                return std::make_pair(i, "invalid object id " + quoted(id) +
+                                             " in the index line (4 to 40 hex digits)");
+        }
+        if (space != std::string_view::npos && !isOctal(rest.substr(space + 1)))
+            return std::make_pair(i, "invalid file mode " + quoted(rest.substr(space + 1)) +
+                                         " in the index line (expected octal digits, e.g. 100644)");
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 std::vector<PatchMail> splitPatchMails(std::string_view content)
@@ -363,14 +426,37 @@ bool hasCrlfLineEndings(const PatchMail &mail)
 
 git::DiffPtr parsePatchMail(const PatchMail &mail,
                             const std::function<bool(const std::string &)> &isFile,
-                            const std::string &where, bool stripCarriageReturns)
+                            const std::string &where, bool stripCarriageReturns, long long maxBytes)
 {
     const PreparedPart prepared = prepare(mail, isFile, stripCarriageReturns);
+    // libgit2 copies a hunk line with strndup, which stops at a NUL while the line's length
+    // does not: it reads past the copy (found by fuzzing). Git never writes one into a
+    // patch (a file with NUL bytes is binary), so the line is refused.
+    if (const size_t nul = prepared.text.find('\0'); nul != std::string::npos) {
+        const size_t line =
+            size_t(std::count(prepared.text.begin(), prepared.text.begin() + long(nul), '\n'));
+        throw Error::input(where + ": a NUL byte at line " + std::to_string(prepared.lineOf[line]) +
+                           ": a patch is text (binary changes are `GIT binary patch` blocks, "
+                           "`git diff --binary`)");
+    }
+    if (const auto problem = findBinaryHunkProblem(splitLines(prepared.text), maxBytes))
+        throw Error::input(where + ": corrupt binary patch at line " +
+                           std::to_string(prepared.lineOf[problem->line]) + ": " +
+                           problem->message);
     git_error_clear();
     git_diff *raw = nullptr;
-    if (git_diff_from_buffer(&raw, prepared.text.data(), prepared.text.size()) < 0)
-        throw Error::input(where + ": not a patch git can read: " +
-                           withFileLines(takeGitError(), prepared.lineOf));
+    if (git_diff_from_buffer(&raw, prepared.text.data(), prepared.text.size()) < 0) {
+        const std::string message = takeGitError();
+        if (message.empty()) {
+            const auto problem = headerProblem(splitLines(prepared.text));
+            throw Error::input(where + ": not a patch git can read: " +
+                               (problem ? problem->second + " at line " +
+                                              std::to_string(prepared.lineOf[problem->first])
+                                        : std::string("libgit2 gives no reason")));
+        }
+        throw Error::input(
+            where + ": not a patch git can read: " + withFileLines(message, prepared.lineOf));
+    }
     git::DiffPtr diff(raw);
     if (git_diff_num_deltas(diff.get()) == 0)
         throw Error::input(where + ": not a patch: it changes no file");

@@ -302,16 +302,18 @@ Revision Repository::resolve(const std::string &spec) const
     return commitRevision(repo, spec, revparseCommit(repo, spec));
 }
 
-Revision Repository::resolvePatch(const std::string &spec, const Revision &base) const
+Revision Repository::resolvePatch(const std::string &spec, const Revision &base,
+                                  long long maxBytes) const
 {
     if (!isPatchSpec(spec))
         throw Error::input("'" + spec + "' is not a patch file: expected PATCH:<file>");
-    return applyPatchFile(*d, spec, base);
+    return applyPatchFile(*d, spec, base, maxBytes);
 }
 
-Revision Repository::resolveHead(const std::string &spec, const Revision &base) const
+Revision Repository::resolveHead(const std::string &spec, const Revision &base,
+                                 long long maxBytes) const
 {
-    return isPatchSpec(spec) ? resolvePatch(spec, base) : resolve(spec);
+    return isPatchSpec(spec) ? resolvePatch(spec, base, maxBytes) : resolve(spec);
 }
 
 bool Repository::isPatchSpec(const std::string &spec)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "repo/PatchDiff.h"
+#include "repo/PatchLimits.h"
 
 #include <cstdint>
 #include <memory>
@@ -108,9 +109,14 @@ public:
     // the repository is not modified. A format-patch series (several mails) is applied
     // mail by mail, in order, like `git am`. Every problem with the file (missing, not a
     // patch, does not apply, binary patch without data) is Error::input naming the file.
-    Revision resolvePatch(const std::string &spec, const Revision &base) const;
+    // The file must be a regular file of at most `maxBytes` (config `patch_max_bytes`),
+    // which also caps what one binary hunk may inflate to; binary hunks are checked
+    // (base85, deflate, sizes) before libgit2 applies them.
+    Revision resolvePatch(const std::string &spec, const Revision &base,
+                          long long maxBytes = kDefaultPatchMaxBytes) const;
     // resolvePatch for a PATCH spec, else resolve: how a head is named next to its base.
-    Revision resolveHead(const std::string &spec, const Revision &base) const;
+    Revision resolveHead(const std::string &spec, const Revision &base,
+                         long long maxBytes = kDefaultPatchMaxBytes) const;
     static bool isPatchSpec(const std::string &spec); // starts with "PATCH:"
     // SPEC §2 defaults: head = WORKTREE when dirty else HEAD; base = merge-base of head and
     // the upstream of the current branch, else origin/main, main, master (the first that

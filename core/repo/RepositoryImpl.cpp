@@ -10,7 +10,6 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
@@ -65,7 +64,7 @@ git::TreePtr patchTree(const RepoState &state, const Revision &rev)
     Revision base;
     base.spec = rev.commit;
     base.commit = rev.commit;
-    const Revision again = applyPatchFile(state, rev.spec, base);
+    const Revision again = applyPatchFile(state, rev.spec, base, state.patchMaxBytes);
     if (again.tree != rev.tree)
         throw Error::input(rev.patchFile + ": the patch file changed since '" + rev.spec +
                            "' was resolved; resolve it again");
@@ -321,21 +320,6 @@ std::string patchFilePath(const std::string &spec)
     return absolute.lexically_normal().string();
 }
 
-std::string readPatchFile(const std::string &file)
-{
-    std::error_code ec;
-    const auto status = std::filesystem::status(file, ec);
-    if (!std::filesystem::exists(status))
-        throw Error::input(file + ": no such patch file");
-    if (std::filesystem::is_directory(status))
-        throw Error::input(file + ": is a directory, not a patch file");
-    std::ifstream in(file, std::ios::binary);
-    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.is_open() || in.bad())
-        throw Error::input(file + ": cannot read the patch file");
-    return content;
-}
-
 // The mode of the file (blob or symlink) at `path`; nullopt when there is none.
 std::optional<uint32_t> fileMode(const git_tree *tree, const std::string &path)
 {
@@ -363,8 +347,9 @@ std::string newPathOf(const git_diff_delta *delta)
 // Where an error happened: the file, and for a series the mail.
 struct PartContext
 {
-    std::string where; // "/x/fix.mbox: patch 2/3 ('subject')"
-    std::string onto;  // "'HEAD' (0123456789ab)" or "patch 1/3"
+    std::string where;                          // "/x/fix.mbox: patch 2/3 ('subject')"
+    std::string onto;                           // "'HEAD' (0123456789ab)" or "patch 1/3"
+    long long maxBytes = kDefaultPatchMaxBytes; // `patch_max_bytes`
 };
 
 int noteBinaryWithoutData(const git_diff_delta *delta, const git_diff_binary *binary, void *payload)
@@ -413,11 +398,46 @@ void checkPart(git_diff *diff, const git_tree *tree, const PartContext &ctx)
     }
 }
 
+// The delta libgit2 is applying (apply_one calls delta_cb once per delta, in order).
+struct CurrentDelta
+{
+    std::string path;
+    size_t index = 0;
+    size_t seen = 0;
+};
+
 int noteDelta(const git_diff_delta *delta, void *payload)
 {
-    *static_cast<std::string *>(payload) =
-        delta->status == GIT_DELTA_ADDED ? newPathOf(delta) : oldPathOf(delta);
+    auto *current = static_cast<CurrentDelta *>(payload);
+    current->path = delta->status == GIT_DELTA_ADDED ? newPathOf(delta) : oldPathOf(delta);
+    current->index = current->seen++;
     return 0;
+}
+
+// The file's line of each `GIT binary patch` block of the mail; the k-th binary delta of
+// its diff is the k-th block.
+std::vector<size_t> binaryBlockLines(const PatchMail &mail)
+{
+    std::vector<size_t> lines;
+    for (size_t i = 0; i < mail.lines.size(); ++i) {
+        std::string_view line = mail.lines[i];
+        while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
+            line.remove_suffix(1);
+        if (line == "GIT binary patch")
+            lines.push_back(mail.firstLine + i);
+    }
+    return lines;
+}
+
+// The line of delta `index`'s binary block; 0 when it is not binary.
+size_t binaryBlockLine(git_diff *diff, size_t index, const std::vector<size_t> &blockLines)
+{
+    size_t block = 0;
+    for (size_t i = 0; i < index; ++i)
+        block += (git_diff_get_delta(diff, i)->flags & GIT_DIFF_FLAG_BINARY) ? 1 : 0;
+    const bool binary = index < git_diff_num_deltas(diff) &&
+                        (git_diff_get_delta(diff, index)->flags & GIT_DIFF_FLAG_BINARY);
+    return binary && block < blockLines.size() ? blockLines[block] : 0;
 }
 
 // A patch that does not state a mode (a 100% rename, a plain diff) leaves it as it was;
@@ -442,17 +462,48 @@ void keepModes(git_index *index, git_diff *diff, const git_tree *tree)
     }
 }
 
+// git apply checks a binary patch's result against the id its index line names: a
+// literal damaged so that it still inflates to its size (or a delta relabelled a literal)
+// would otherwise pass as the new content. The k-th binary delta is the mail's k-th
+// `GIT binary patch` block.
+void checkBinaryResults(git_diff *diff, git_index *index, const std::vector<size_t> &blockLines,
+                        const PartContext &ctx)
+{
+    const size_t count = git_diff_num_deltas(diff);
+    for (size_t i = 0; i < count; ++i) {
+        const git_diff_delta *delta = git_diff_get_delta(diff, i);
+        if (!(delta->flags & GIT_DIFF_FLAG_BINARY))
+            continue;
+        const size_t line = binaryBlockLine(diff, i, blockLines);
+        const size_t abbrev = delta->new_file.id_abbrev;
+        if (delta->status == GIT_DELTA_DELETED || abbrev == 0)
+            continue;
+        const std::string path = newPathOf(delta);
+        const git_index_entry *entry = git_index_get_bypath(index, path.c_str(), 0);
+        if (!entry)
+            continue;
+        const std::string made = git::oidToHex(&entry->id).substr(0, abbrev);
+        const std::string named = git::oidToHex(&delta->new_file.id).substr(0, abbrev);
+        if (made != named)
+            throw Error::input(ctx.where + ": corrupt binary patch" +
+                               (line ? " at line " + std::to_string(line) : std::string()) +
+                               ": applied, it makes '" + path + "' with id " + made + ", not the " +
+                               named + " its index line names");
+    }
+}
+
 git::TreePtr applyMailAsWritten(const RepoState &state, const PatchMail &mail, const git_tree *tree,
                                 const PartContext &ctx, bool stripCr)
 {
     git::DiffPtr diff = parsePatchMail(
         mail, [tree](const std::string &path) { return fileMode(tree, path).has_value(); },
-        ctx.where, stripCr);
+        ctx.where, stripCr, ctx.maxBytes);
     checkPart(diff.get(), tree, ctx);
 
     git_apply_options opts;
     gitCheck(git_apply_options_init(&opts, GIT_APPLY_OPTIONS_VERSION), "apply options");
-    std::string current;
+    const std::vector<size_t> blockLines = binaryBlockLines(mail);
+    CurrentDelta current;
     opts.delta_cb = noteDelta;
     opts.payload = &current;
     git_error_clear();
@@ -461,11 +512,16 @@ git::TreePtr applyMailAsWritten(const RepoState &state, const PatchMail &mail, c
     if (git_apply_to_tree(&rawIndex, state.get(), const_cast<git_tree *>(tree), diff.get(), &opts) <
         0) {
         const std::string message = takeGitError();
+        // A binary delta says nothing of where it is in the file; its block does.
+        const size_t line =
+            current.seen ? binaryBlockLine(diff.get(), current.index, blockLines) : 0;
         throw Error::input(ctx.where + ": does not apply to " + ctx.onto +
-                           (current.empty() ? "" : ": '" + current + "'") +
+                           (current.path.empty() ? "" : ": '" + current.path + "'") +
+                           (line ? " (binary patch at line " + std::to_string(line) + ")" : "") +
                            (message.empty() ? "" : ": " + message));
     }
     git::IndexPtr index(rawIndex);
+    checkBinaryResults(diff.get(), index.get(), blockLines, ctx);
     keepModes(index.get(), diff.get(), tree);
     git_oid treeId;
     gitCheck(git_index_write_tree_to(&treeId, index.get(), state.get()),
@@ -539,7 +595,8 @@ void installMemoryOdb(const RepoState &state)
     state.memoryOdb = true;
 }
 
-Revision applyPatchFile(const RepoState &state, const std::string &spec, const Revision &base)
+Revision applyPatchFile(const RepoState &state, const std::string &spec, const Revision &base,
+                        long long maxBytes)
 {
     const std::string file = patchFilePath(spec);
     if (base.isWorktree())
@@ -549,7 +606,8 @@ Revision applyPatchFile(const RepoState &state, const std::string &spec, const R
     if (base.commit.empty())
         throw Error::input("'" + spec + "': the base has no commit to apply onto");
 
-    const std::string content = readPatchFile(file);
+    state.patchMaxBytes = maxBytes;
+    const std::string content = readPatchFile(file, maxBytes);
     if (content.find_first_not_of(" \t\r\n") == std::string::npos)
         throw Error::input(file + ": the patch file is empty");
     const std::vector<PatchMail> mails = splitPatchMails(content);
@@ -563,6 +621,7 @@ Revision applyPatchFile(const RepoState &state, const std::string &spec, const R
     for (size_t i = 0; i < count; ++i) {
         PartContext ctx;
         ctx.where = file;
+        ctx.maxBytes = maxBytes;
         if (count > 1) {
             ctx.where += ": patch " + std::to_string(i + 1) + "/" + std::to_string(count);
             if (!mails[i].subject.empty())

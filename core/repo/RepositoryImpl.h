@@ -5,6 +5,7 @@
 // RepositoryMaterialize.cpp) share.
 
 #include "repo/GitHandles.h"
+#include "repo/PatchLimits.h"
 #include "repo/Repository.h"
 
 #include <cstdint>
@@ -27,6 +28,9 @@ struct RepoState
     // Set once a PATCH revision was applied: from then on the repository's object database
     // writes into memory and reads the real one through (see installMemoryOdb).
     mutable bool memoryOdb = false;
+    // The cap the last PATCH revision was read with; applying it again (revisionTree of
+    // a PATCH revision this instance no longer holds) reads the file with the same.
+    mutable long long patchMaxBytes = kDefaultPatchMaxBytes;
 
     git_repository *get() const { return repo.get(); }
 };
@@ -81,10 +85,13 @@ std::vector<PatchMail> splitPatchMails(std::string_view content);
 // headers libgit2 needs; `isFile` says which name of a plain diff that names two files
 // exists where it will apply; `stripCarriageReturns` turns CRLF line ends into LF. Throws
 // Error::input "<where>: not a patch git can read: …" with libgit2's message, its line
-// numbers turned into the file's.
+// numbers turned into the file's, and "<where>: corrupt binary patch at line N: …" for a
+// `GIT binary patch` block that fails findBinaryHunkProblem (`maxBytes` inflated at most),
+// which libgit2 never sees.
 git::DiffPtr parsePatchMail(const PatchMail &mail,
                             const std::function<bool(const std::string &)> &isFile,
-                            const std::string &where, bool stripCarriageReturns);
+                            const std::string &where, bool stripCarriageReturns,
+                            long long maxBytes);
 // Every line of the mail ends with CRLF: the file may have been converted as a whole.
 bool hasCrlfLineEndings(const PatchMail &mail);
 // Why libgit2 finds no patch in `content`.
@@ -96,8 +103,14 @@ std::string patchParseError(const std::string &content);
 // the mtime of an object it is asked to write again), so `.git` stays as it was.
 void installMemoryOdb(const RepoState &state);
 
-// Applies the file that `spec` ("PATCH:<file>") names onto `base` (a commit) in memory.
-Revision applyPatchFile(const RepoState &state, const std::string &spec, const Revision &base);
+// The patch file's bytes. Error::input naming the file when it is missing, not a regular
+// file (a FIFO would block, a device never end) or larger than `maxBytes`.
+std::string readPatchFile(const std::string &file, long long maxBytes);
+
+// Applies the file that `spec` ("PATCH:<file>") names onto `base` (a commit) in memory;
+// `maxBytes` caps the file and every binary hunk's inflated size.
+Revision applyPatchFile(const RepoState &state, const std::string &spec, const Revision &base,
+                        long long maxBytes);
 
 } // namespace repo_detail
 

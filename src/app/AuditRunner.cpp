@@ -112,7 +112,8 @@ AuditOutcome AuditRunner::runNow(const WorkbenchRequest &request)
         out.config = core::Audit::loadConfig(request.audit);
         const core::Repository repo = core::Repository::open(request.audit.repoPath);
         const core::Revision base = repo.resolve(*out.report.base.commit);
-        const core::Revision head = repo.resolveHead(out.report.head.rev, base);
+        const core::Revision head =
+            repo.resolveHead(out.report.head.rev, base, out.config.patchMaxBytes);
         out.diff = repo.diff(base, head, request.diff);
         loadLedgers(repo, head, out);
         out.ok = true;

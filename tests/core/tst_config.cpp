@@ -33,6 +33,7 @@ void TstConfig::defaults()
     QCOMPARE(c.renewalRecencyDays, 14);
     QCOMPARE(c.shadowPct, 10);
     QCOMPARE(c.infraFailPct, 50);
+    QCOMPARE(c.patchMaxBytes, 64LL * 1024 * 1024);
     QCOMPARE(c.python, std::string("python3"));
     QVERIFY(c.sandbox);
     QVERIFY(c.warnings.empty());
@@ -49,6 +50,7 @@ plugins = ["myproj.plugin"]
 latitude_max = 6
 sandbox = false
 workers = 2
+patch_max_bytes = 300000000
 [timeouts]
 per_test = 30
 per_run = 120.5
@@ -65,6 +67,7 @@ per_run = 120.5
     QCOMPARE(c.latitudeMax, 6);
     QVERIFY(!c.sandbox);
     QCOMPARE(c.workers, 2);
+    QCOMPARE(c.patchMaxBytes, 300000000LL);
     QCOMPARE(c.timeoutPerTest, 30.0);
     QCOMPARE(c.timeoutPerRun, 120.5);
     QCOMPARE(c.testMap.at("src/calc/*.py"), std::vector<std::string>{"tests/test_calc.py"});
@@ -106,6 +109,9 @@ void TstConfig::badValues_data()
         << QString("config.toml:2:12: `timeouts.per_test` must be greater than 0");
     QTest::newRow("empty python") << QByteArray("python = \"\"\n")
                                   << QString("`python` must not be empty");
+    QTest::newRow("patch cap too small")
+        << QByteArray("patch_max_bytes = 100\n")
+        << QString("`patch_max_bytes` must be between 1024 and 1000000000, got 100");
     QTest::newRow("invalid utf-8") << QByteArray("python = \"\xff\"\n") << "config.toml:1:";
 }
 

@@ -276,6 +276,16 @@ void TstLedgerFormats::malformed_data()
         << "fixture_digest.json" << QByteArray("{\n  \"a\": \"x\",\n  \"a\": \"y\"\n}\n")
         << "fixture_digest.json:3:3"
         << "duplicate key \"a\"";
+    // nlohmann throws out_of_range, not parse_error, for these (found by fuzzing).
+    QTest::newRow("jsonl: number too large for a double")
+        << "seed_journal.jsonl"
+        << QByteArray("{\"id\": \"j1\"}\n{\"id\": \"j2\", \"seed\": 1e999}\n")
+        << "seed_journal.jsonl:2:22"
+        << "number overflow parsing '1e999'";
+    QTest::newRow("json: number too large for a double")
+        << "fixture_digest.json" << QByteArray("{\n  \"a\": -2e400\n}\n")
+        << "fixture_digest.json:2:8"
+        << "number overflow parsing '-2e400'";
     QTest::newRow("json: not an object")
         << "fixture_digest.json" << QByteArray("[\"a\"]") << "fixture_digest.json:1:1"
         << "must be an object";

@@ -217,7 +217,8 @@ core::TestLookup *LedgerDesk::lookup()
             const std::shared_ptr<const core::Repository> repo = repository();
             const core::Revision base =
                 repo->resolve(m_report.base.commit.value_or(m_report.base.rev));
-            core::Revision head = repo->resolveHead(m_report.head.rev, base);
+            core::Revision head =
+                repo->resolveHead(m_report.head.rev, base, m_config.patchMaxBytes);
             m_lookup = std::make_shared<core::TestLookup>(repo, std::move(head),
                                                           m_python.toStdString(), m_cacheDir);
             m_lookupError.clear();
