@@ -472,6 +472,7 @@ GateReport Audit::run(const AuditRequest &request)
                                  : request.cacheDir.empty() ? FactExtractor::defaultCacheDir()
                                                             : request.cacheDir;
     FactExtractor extractor(config.python, cacheDir);
+    extractor.setMaxFileBytes(config.testFileMaxBytes);
     const std::vector<TestFileChange> changes =
         collectTestChanges(diff, cls, repo, base, head, extractor, report.stats);
 

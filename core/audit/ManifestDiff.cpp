@@ -43,14 +43,29 @@ std::string joined(const std::set<std::string> &items)
 
 void parseErrors(const TestFileChange &c, std::vector<Finding> &out)
 {
-    if (c.head && c.head->error) {
+    // Not parsed because of its size: nothing is known of its tests, so it is not a pass —
+    // a person reads it (REVIEW), and it is not the patch's syntax error either.
+    auto tooLarge = [&](const FileFacts &facts, const std::string &path, const char *side) {
+        Finding f = make(c, "TOO-LARGE", Severity::Review, 0, {},
+                         path + ": " + facts.error->message + " at " + side +
+                             " (its tests were not compared; read it yourself, or raise "
+                             "`test_file_max_bytes`)",
+                         "a person who read the file");
+        f.path = path;
+        out.push_back(std::move(f));
+    };
+    if (c.head && c.head->error && c.head->error->tooLarge)
+        tooLarge(*c.head, c.path, "head");
+    if (c.base && c.base->error && c.base->error->tooLarge)
+        tooLarge(*c.base, c.basePath, "base");
+    if (c.head && c.head->error && !c.head->error->tooLarge) {
         const ParseError &e = *c.head->error;
         out.push_back(make(c, "PARSE_ERROR", Severity::Block, e.line, {},
                            c.path + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) +
                                ": " + e.message + " (the test file does not parse at head)",
                            "a test file that parses"));
     }
-    if (c.base && c.base->error) {
+    if (c.base && c.base->error && !c.base->error->tooLarge) {
         const ParseError &e = *c.base->error;
         Finding f = make(c, "PARSE_ERROR", Severity::Info, e.line, {},
                          c.basePath + ":" + std::to_string(e.line) + ":" +

@@ -154,6 +154,12 @@ Config Config::parse(const std::string &text, const std::string &origin)
              r.integer(n, k, &bytes, 1024, big);
              c.patchMaxBytes = bytes;
          }},
+        {"test_file_max_bytes",
+         [&](auto &n, auto &k) {
+             int bytes = 0;
+             r.integer(n, k, &bytes, 1024, big);
+             c.testFileMaxBytes = bytes;
+         }},
         {"timeouts",
          [&](auto &n, auto &k) {
              const toml::table *t = n.as_table();

@@ -8,6 +8,8 @@
 
 namespace pw::core {
 
+constexpr long long kDefaultTestFileMaxBytes = 4LL * 1024 * 1024;
+
 // config.toml in the ledger directory (SPEC §7). Every threshold of the gates lives here;
 // the defaults are SPEC's.
 struct Config
@@ -39,6 +41,9 @@ struct Config
     long long diffMaxBytes = 2 * 1024 * 1024;                // per file, before "load anyway"
     // The largest PATCH: file, and the most one of its binary hunks may inflate to.
     long long patchMaxBytes = kDefaultPatchMaxBytes;
+    // The largest test file the fact extractor parses: a larger one is TOO-LARGE (review),
+    // never parsed (its facts would cost ~200 bytes of memory per byte of source).
+    long long testFileMaxBytes = kDefaultTestFileMaxBytes;
 
     // Messages about keys that were ignored (unknown keys): "config.toml:3: ...".
     std::vector<std::string> warnings;

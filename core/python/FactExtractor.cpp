@@ -3,6 +3,7 @@
 #include "python/FactsJson.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/Format.h"
 
 #include <QByteArray>
 #include <QCryptographicHash>
@@ -147,10 +148,31 @@ std::vector<FileFacts> FactExtractor::extract(const std::vector<SourceRef> &refs
     }
 
     if (!misses.empty()) {
-        for (FileFacts &facts : runBatch(misses)) {
-            storeCached(facts);
-            std::string blob = facts.blob;
-            byBlob.emplace(std::move(blob), std::move(facts));
+        // A file over the cap is never parsed (nor cached: the cap is configuration).
+        std::vector<const SourceRef *> parse;
+        for (const SourceRef *ref : misses) {
+            std::string bytes = ref->read();
+            if (static_cast<long long>(bytes.size()) <= m_maxFileBytes) {
+                parse.push_back(ref);
+                continue;
+            }
+            FileFacts facts;
+            facts.blob = ref->blob;
+            facts.path = ref->path;
+            ParseError e;
+            e.tooLarge = true;
+            e.message = formatBytes(static_cast<long long>(bytes.size())) +
+                        ", over `test_file_max_bytes` (" + formatBytes(m_maxFileBytes) +
+                        "): too large to judge";
+            facts.error = e;
+            byBlob.emplace(ref->blob, std::move(facts));
+        }
+        if (!parse.empty()) {
+            for (FileFacts &facts : runBatch(parse)) {
+                storeCached(facts);
+                std::string blob = facts.blob;
+                byBlob.emplace(std::move(blob), std::move(facts));
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ledger/Config.h"
 #include "python/TestFacts.h"
 
 #include <QStringList>
@@ -41,6 +42,11 @@ public:
     std::vector<FileFacts> extract(const std::vector<SourceRef> &refs);
 
     const ExtractorStats &stats() const { return m_stats; }
+
+    // Files larger than this are not handed to the interpreter: their facts are a
+    // ParseError with `tooLarge` (config `test_file_max_bytes`).
+    void setMaxFileBytes(long long bytes) { m_maxFileBytes = bytes; }
+    long long maxFileBytes() const { return m_maxFileBytes; }
     const std::string &python() const { return m_python; }
 
     // The bundled script and the cache namespace (sha256 of script + interpreter).
@@ -58,6 +64,7 @@ private:
     std::string m_cacheDir;  // already namespaced by script + interpreter
     std::string m_moduleDir; // staged extractor module; empty: run the script with -c
     ExtractorStats m_stats;
+    long long m_maxFileBytes = kDefaultTestFileMaxBytes;
 };
 
 } // namespace pw::core

@@ -87,6 +87,8 @@ struct ParseError
     int line = 0;
     int column = 0;
     std::string message;
+    // Not parsed at all: the file is over `test_file_max_bytes` (message says by how much).
+    bool tooLarge = false;
 };
 
 struct FileFacts

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 
 namespace pw::core {
 
@@ -56,6 +57,22 @@ std::string formatSeconds(double seconds)
     const int64_t minutes = int64_t(std::round(double(whole) / 60));
     const int64_t m = minutes % 60;
     return std::to_string(minutes / 60) + " h" + (m ? " " + std::to_string(m) + " min" : "");
+}
+
+std::string formatBytes(long long bytes)
+{
+    if (bytes < 1024)
+        return std::to_string(bytes < 0 ? 0 : bytes) + " bytes";
+    static const char *const kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+    double value = double(bytes) / 1024;
+    size_t unit = 0;
+    while (value >= 1024 && unit + 1 < std::size(kUnits)) {
+        value /= 1024;
+        ++unit;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f %s", value, kUnits[unit]);
+    return buf;
 }
 
 } // namespace pw::core

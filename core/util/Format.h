@@ -31,4 +31,7 @@ double wholeMillis(double seconds);
 // seconds as numbers (wholeMillis).
 std::string formatSeconds(double seconds);
 
+// A size for people: "512 bytes", "1.5 KiB", "4.0 MiB", "1.2 GiB" (one decimal from KiB on).
+std::string formatBytes(long long bytes);
+
 } // namespace pw::core

@@ -67,6 +67,7 @@ void loadLedgers(const core::Repository &repo, const core::Revision &head, Audit
                                       out.request.audit.cacheDir.empty()
                                           ? core::FactExtractor::defaultCacheDir()
                                           : out.request.audit.cacheDir);
+        extractor.setMaxFileBytes(out.config.testFileMaxBytes);
         auto index = std::make_shared<core::TestIndex>(
             core::TestIndex::build(repo, head, out.ledgers.referencedTests(), extractor));
         ctx.testExistsAtHead = [index](const std::string &id) { return index->contains(id); };

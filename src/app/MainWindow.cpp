@@ -447,7 +447,7 @@ void MainWindow::showOutcome()
     for (const std::string &w : r.warnings)
         log(LogWarning, QString::fromStdString(w));
     for (const core::Finding &f : r.findings) {
-        if (f.code == "PARSE_ERROR")
+        if (f.code == "PARSE_ERROR" || f.code == "TOO-LARGE")
             log(LogWarning, QString::fromStdString(f.message));
     }
 

@@ -38,6 +38,7 @@ private Q_SLOTS:
     void inputErrors();
     void demoCommandBuildsAnAuditableRepository();
     void extractorOutOfMemoryIsAHarnessError();
+    void aTestFileOverTheCapIsReviewedNotParsed();
 
 private:
     Result cli(const QStringList &args);
@@ -323,6 +324,67 @@ void TstCli::extractorOutOfMemoryIsAHarnessError()
     QVERIFY2(r.exitCode == 4, QByteArray(r.out + r.err).constData());
     QVERIFY2(r.err.contains("MemoryError"), r.err.constData());
     QVERIFY2(!r.out.contains("PARSE_ERROR"), r.out.constData());
+}
+
+// A test file over `test_file_max_bytes` is never handed to the extractor: TOO-LARGE
+// (REVIEW, exit 2), not PARSE_ERROR and not a list of lost tests; under the cap, the same
+// file is judged as usual.
+void TstCli::aTestFileOverTheCapIsReviewedNotParsed()
+{
+    RepoBuilder repo;
+    std::string tests = kTests;
+    for (int i = 0; i < 200; ++i)
+        tests += "\n\ndef test_" + std::to_string(i) + "():\n    assert f() == " +
+                 std::to_string(i) + "\n";
+    repo.write("tests/test_a.py", tests);
+    const std::string base = repo.commit("base");
+    repo.write("src/a.py", "x = 2\n");
+    const std::string head = repo.commit("source only");
+    QTemporaryDir dir;
+    const QString config = dir.filePath(QStringLiteral("config.toml"));
+    QFile f(config);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("test_file_max_bytes = 2048\n");
+    f.close();
+    auto run = [&](const std::string &from, const std::string &to, bool capped) {
+        QStringList args = {QStringLiteral("audit"),    QStringLiteral("--repo"),
+                            QString::fromStdString(repo.root()),
+                            QStringLiteral("--base"),   QString::fromStdString(from),
+                            QStringLiteral("--head"),   QString::fromStdString(to),
+                            QStringLiteral("--format"), QStringLiteral("json"),
+                            QStringLiteral("--python"),
+                            QString::fromStdString(pw::test::testPython()),
+                            QStringLiteral("--cache-dir"), dir.filePath(QStringLiteral("cache"))};
+        if (capped)
+            args << QStringLiteral("--config") << config;
+        return cli(args);
+    };
+    // The patch touches only source: the large test file is not in the diff.
+    Result r = run(base, head, true);
+    QVERIFY2(r.exitCode == 0, QByteArray(r.out + r.err).constData());
+    // A patch that edits the large test file.
+    repo.write("tests/test_a.py", tests + "\n\ndef test_new():\n    assert f() == -1\n");
+    const std::string edited = repo.commit("a new test in the large file");
+    r = run(head, edited, true);
+    QVERIFY2(r.exitCode == 2, QByteArray(r.out + r.err).constData());
+    const nlohmann::json doc = nlohmann::json::parse(r.out.toStdString());
+    int tooLarge = 0;
+    for (const nlohmann::json &finding : doc["findings"]) {
+        const std::string code = finding["code"].get<std::string>();
+        QVERIFY2(code != "PARSE_ERROR" && code != "T-DEL", code.c_str());
+        if (code == "TOO-LARGE") {
+            ++tooLarge;
+            QCOMPARE(finding["severity"].get<std::string>(), std::string("review"));
+            QVERIFY2(finding["message"].get<std::string>().find(
+                         "over `test_file_max_bytes` (2.0 KiB): too large to judge") !=
+                         std::string::npos,
+                     finding["message"].get<std::string>().c_str());
+        }
+    }
+    QCOMPARE(tooLarge, 2); // base and head
+    r = run(head, edited, false); // the default cap: judged (a new test: T-ADD, a review of its own)
+    QVERIFY2(!r.out.contains("TOO-LARGE"), r.out.constData());
+    QVERIFY2(r.out.contains("T-ADD"), r.out.constData());
 }
 
 QTEST_GUILESS_MAIN(TstCli)
