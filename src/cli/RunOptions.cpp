@@ -2,6 +2,7 @@
 
 #include "Cli.h"
 #include "CliSupport.h"
+#include "ledger/Config.h"
 
 #include <atomic>
 #include <chrono>
@@ -150,10 +151,12 @@ std::optional<core::RunRequest> RunOptions::parse(QCommandLineParser &p, const Q
     if (p.isSet(timeout)) {
         bool ok = false;
         const double s = p.value(timeout).toDouble(&ok);
-        if (!ok || !(s > 0)) {
-            *exitCode = usageError(err, command + QStringLiteral(": --timeout must be a positive "
-                                                                 "number of seconds, not '%1'")
-                                                      .arg(p.value(timeout)));
+        const std::string problem = ok ? core::Config::secondsProblem(s) : std::string();
+        if (!ok || !problem.empty()) {
+            const QString why =
+                ok ? QString::fromStdString(problem)
+                   : QStringLiteral("must be a number of seconds, not '%1'").arg(p.value(timeout));
+            *exitCode = usageError(err, command + QStringLiteral(": --timeout ") + why);
             return std::nullopt;
         }
         request.timeoutSeconds = s;

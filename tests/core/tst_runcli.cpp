@@ -365,6 +365,14 @@ void TestRunCli::usageErrors_data()
         << QStringList{QStringLiteral("cells"), green, QStringLiteral("--order-seeds"),
                        QStringLiteral("0")}
         << QStringLiteral("--order-seeds must be an integer of at least 1");
+    // A timeout the timers cannot hold would turn them off (inf overflowed an int of
+    // milliseconds, 0.0001 rounded to none).
+    for (const char *timeout : {"inf", "1e300", "0.0001", "-1", "nan", "soon"}) {
+        QTest::newRow(qPrintable(QStringLiteral("attribute: --timeout %1").arg(timeout)))
+            << QStringList{QStringLiteral("attribute"), green, QStringLiteral("--timeout"),
+                           QLatin1String(timeout)}
+            << QStringLiteral("attribute: --timeout must");
+    }
     QTest::newRow("cells: unknown arm")
         << QStringList{QStringLiteral("cells"), green, QStringLiteral("--arm"),
                        QStringLiteral("mid")}
