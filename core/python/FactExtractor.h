@@ -40,6 +40,11 @@ public:
     // crashes, times out or answers with something that is not the protocol.
     std::vector<FileFacts> extract(const std::vector<SourceRef> &refs);
 
+    // A batch may take `ms` (config `timeouts.probe`: the interpreter's start) plus a
+    // quarter second per file: an interpreter that hangs is named after about that long,
+    // not after minutes, while a large batch keeps the time it needs.
+    void setStartTimeout(int ms) { m_startTimeoutMs = ms; }
+
     const ExtractorStats &stats() const { return m_stats; }
     const std::string &python() const { return m_python; }
 
@@ -58,6 +63,7 @@ private:
     std::string m_cacheDir;  // already namespaced by script + interpreter
     std::string m_moduleDir; // staged extractor module; empty: run the script with -c
     ExtractorStats m_stats;
+    int m_startTimeoutMs = 20 * 1000;
 };
 
 } // namespace pw::core

@@ -1,5 +1,6 @@
 #include "run/PytestRun.h"
 
+#include "run/OutcomeRows.h"
 #include "run/Sandbox.h"
 #include "run/StrayProcesses.h"
 #include "util/Error.h"
@@ -222,6 +223,44 @@ bool reported(const std::vector<NodeOutcome> &rows, const std::string &selected)
 // What the plugin's per-test timeout puts in the failure message (pw_plugin.cells.TIMEOUT_MARK).
 constexpr const char *kTestTimeoutMark = "patchwitness: per-test timeout";
 
+// Why a run that ended by itself (exit 0 or 1, no signal) left no JUnit XML: pytest writes
+// it at the end of the session, so the interpreter stopped before that — a test or fixture
+// called os._exit(), or something killed the process quietly. The run-order log names the
+// last test that started, and the outcome rows, when the run keeps them, whether its
+// teardown had been reported.
+std::string endedEarlyReason(const PluginOptions &witness, int exitCode)
+{
+    const std::string exit = "pytest exit " + std::to_string(exitCode) + " without its JUnit XML";
+    const std::optional<std::string> order = witness.enabled && !witness.orderFile.empty()
+                                                 ? readWholeFile(witness.orderFile)
+                                                 : std::nullopt;
+    std::string last;
+    if (order) {
+        size_t end = order->find_last_not_of('\n');
+        if (end != std::string::npos) {
+            const size_t start = order->rfind('\n', end);
+            last = order->substr(start == std::string::npos ? 0 : start + 1,
+                                 end - (start == std::string::npos ? 0 : start + 1) + 1);
+        }
+    }
+    if (last.empty())
+        return "the interpreter exited before pytest finished its session (" + exit +
+               "): os._exit() in a test, fixture or conftest, or the process was stopped from "
+               "outside" +
+               (order ? "; no test had started" : std::string());
+    bool finished = false;
+    if (!witness.outFile.empty()) {
+        for (const OutcomeRow &row : readOutcomeRows(witness.outFile).rows)
+            finished = finished || (row.nodeId == last && row.when == "teardown");
+    }
+    if (finished)
+        return "the interpreter exited after " + last + " finished, before pytest ended its " +
+               "session (" + exit + "): os._exit() in a fixture or hook, or the process was " +
+               "stopped from outside";
+    return "the interpreter exited during " + last + " (" + exit +
+           "): os._exit() in the test or its fixtures, or the process was stopped from outside";
+}
+
 } // namespace
 
 SandboxPolicy runSandboxPolicy(const std::string &treeDir, const std::string &runDir,
@@ -249,7 +288,8 @@ SandboxPolicy runSandboxPolicy(const std::string &treeDir, const std::string &ru
     const std::string program = interpreterPath(env.python);
     if (!program.empty()) {
         needed.push_back(QFileInfo(QString::fromStdString(program)).absolutePath().toStdString());
-        const InterpreterProbe probe = inspectInterpreter(env.python, env.probeSandboxed);
+        const InterpreterProbe probe =
+            inspectInterpreter(env.python, env.probeSandboxed, env.probeTimeoutMs);
         for (const std::string &file : {probe.executable, probe.realExecutable}) {
             if (!file.empty())
                 needed.push_back(
@@ -484,6 +524,8 @@ RunResult PytestRun::execute(const std::string &runDir)
                                : !result.errorDetail.empty()
                                    ? "pytest could not start: " + result.errorDetail +
                                          missingModuleHint(result.errorDetail, env)
+                               : !QFileInfo::exists(QString::fromStdString(junit))
+                                   ? endedEarlyReason(env.witness, result.exitCode)
                                    : report.error;
     } else {
         const int failing = result.count(Outcome::Fail) + result.count(Outcome::Error);

@@ -56,12 +56,16 @@ RunContext RunContext::open(const RunRequest &request)
         if (!status.available)
             ctx.say("warning: running without a sandbox: " + status.reason);
     }
-    ctx.m_interpreter = chooseInterpreter(ctx.m_repoRoot, request.target.python, ctx.m_config,
-                                          {.needsPytest = true, .sandboxed = ctx.m_sandbox});
+    ctx.m_interpreter =
+        chooseInterpreter(ctx.m_repoRoot, request.target.python, ctx.m_config,
+                          {.needsPytest = true,
+                           .sandboxed = ctx.m_sandbox,
+                           .probeTimeoutMs = Config::milliseconds(ctx.m_config.timeoutProbe)});
     ctx.m_config.python = ctx.m_interpreter.python;
     try {
         ctx.m_probe =
-            probeInterpreter(ctx.m_config.python, ctx.m_sandbox && ctx.m_interpreter.inRepository);
+            probeInterpreter(ctx.m_config.python, ctx.m_sandbox && ctx.m_interpreter.inRepository,
+                             Config::milliseconds(ctx.m_config.timeoutProbe));
     } catch (const Error &e) {
         // The interpreter the config names: a missing one is named with its file now, not
         // by the first run (the probe is cached for the runs).

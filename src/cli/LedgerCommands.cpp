@@ -106,6 +106,7 @@ core::ValidationContext context(const Workspace &ws, const QCommandLineParser &p
     const core::Revision head =
         p.isSet(c.head) ? ws.repo.resolve(p.value(c.head).toStdString()) : ws.repo.defaultHead();
     core::FactExtractor extractor(ws.config.python, ws.cacheDir);
+    extractor.setStartTimeout(core::Config::milliseconds(ws.config.timeoutProbe));
     auto index = std::make_shared<core::TestIndex>(
         core::TestIndex::build(ws.repo, head, testIds, extractor));
     core::ValidationContext ctx;

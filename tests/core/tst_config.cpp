@@ -1,8 +1,11 @@
 // config.toml (SPEC §7) and the path globs that classify test and fixture files.
+#include "TestSupport.h"
 #include "ledger/Config.h"
 #include "util/Error.h"
 #include "util/Glob.h"
 
+#include <QFile>
+#include <QRegularExpression>
 #include <QtTest>
 #include <cstring>
 #include <tuple>
@@ -16,6 +19,8 @@ private Q_SLOTS:
     void defaults();
     void values();
     void unknownKeysWarn();
+    void ledgerDirIsNoConfigKey();
+    void everyDocumentedKeyIsRead();
     void durationBounds_data();
     void durationBounds();
     void badValues_data();
@@ -113,6 +118,56 @@ void TstConfig::durationBounds()
     QCOMPARE(c.timeoutProbe, seconds);
     QCOMPARE(Config::milliseconds(c.timeoutPerTest), ms);
     QVERIFY(Config::secondsProblem(seconds).empty());
+}
+
+// config.toml is read from the ledger directory, so it cannot choose it: the warning says
+// where the choice is made instead of calling the key unknown.
+void TstConfig::ledgerDirIsNoConfigKey()
+{
+    const Config c = Config::parse("ledger_dir = \"/srv/ledgers\"\n", "cfg.toml");
+    QCOMPARE(c.warnings.size(), size_t(1));
+    const QString warning = QString::fromStdString(c.warnings[0]);
+    QVERIFY2(warning.startsWith(QLatin1String("cfg.toml:1:")), qPrintable(warning));
+    QVERIFY2(warning.contains(QLatin1String("--ledger-dir")), qPrintable(warning));
+    QVERIFY(!warning.contains(QLatin1String("unknown key")));
+}
+
+// Every key of README's table of configuration keys is one the parser reads: given a value
+// of the wrong type (or the right one), it is refused naming the key or taken, never
+// ignored as unknown.
+void TstConfig::everyDocumentedKeyIsRead()
+{
+    QFile readme(QStringLiteral(PW_SOURCE_DIR "/README.md"));
+    QVERIFY(readme.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(readme.readAll());
+    const int start = text.indexOf(QLatin1String("\n### Configuration keys\n"));
+    QVERIFY(start >= 0);
+    const int end = text.indexOf(QLatin1String("\n#"), start + 2);
+    const QStringList lines = text.mid(start, end - start).split(QLatin1Char('\n'));
+    const QRegularExpression row(QStringLiteral("^\\| `([a-z_]+(?:\\.[a-z_]+)?)` \\|"));
+    QStringList keys;
+    for (const QString &line : lines) {
+        const QRegularExpressionMatch m = row.match(line);
+        if (m.hasMatch())
+            keys << m.captured(1);
+    }
+    QVERIFY2(keys.size() >= 20, qPrintable(keys.join(QLatin1String(", "))));
+    for (const QString &key : keys) {
+        const int dot = key.indexOf(QLatin1Char('.'));
+        const QString toml =
+            dot < 0 ? key + QStringLiteral(" = true\n")
+                    : QStringLiteral("[%1]\n%2 = true\n").arg(key.left(dot), key.mid(dot + 1));
+        try {
+            const Config c = Config::parse(toml.toStdString(), "config.toml");
+            const std::string warning = c.warnings.empty() ? std::string() : c.warnings[0];
+            QVERIFY2(warning.empty(),
+                     qPrintable(key + QStringLiteral(": ") + QString::fromStdString(warning)));
+        } catch (const Error &e) {
+            QVERIFY2(
+                QString::fromUtf8(e.what()).contains(QLatin1Char('`') + key + QLatin1Char('`')),
+                e.what());
+        }
+    }
 }
 
 void TstConfig::badValues_data()
