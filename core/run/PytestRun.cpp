@@ -1,5 +1,7 @@
 #include "run/PytestRun.h"
 
+#include "run/ChildProcess.h"
+#include "run/GroupWatchdog.h"
 #include "run/OutcomeRows.h"
 #include "run/Sandbox.h"
 #include "run/StrayProcesses.h"
@@ -25,27 +27,6 @@ namespace {
 constexpr int kSliceMs = 50; // how often the run loop looks at cancel and timeout
 constexpr int kStartTimeoutMs = 30000;
 constexpr int kReapTimeoutMs = 10000; // after SIGKILL
-
-// QProcess whose child starts a new session (and so a new process group) before exec.
-// Qt 6 has setChildProcessModifier; Qt 5.15 only the virtual setupChildProcess().
-class GroupProcess : public QProcess
-{
-public:
-    GroupProcess()
-    {
-#if QT_VERSION >= QT_VERSION_CHECK(6, 0, 0)
-        setChildProcessModifier([] { ::setsid(); });
-#endif
-    }
-
-#if QT_VERSION < QT_VERSION_CHECK(6, 0, 0)
-protected:
-    void setupChildProcess() override
-    {
-        ::setsid();
-    }
-#endif
-};
 
 void appendTail(std::string &buffer, const QByteArray &chunk, size_t max, int64_t &dropped)
 {
@@ -424,7 +405,7 @@ RunResult PytestRun::execute(const std::string &runDir)
     }
 
     const size_t maxOutput = size_t(std::max(1024, m_spec.maxOutputBytes));
-    GroupProcess process;
+    ChildProcess process(/*ownSession=*/true);
     // Without the sandbox's pid namespace, what escapes the group kill is found by this.
     const std::string token = stray::newToken();
     QProcessEnvironment processEnv = env.environment();
@@ -449,6 +430,9 @@ RunResult PytestRun::execute(const std::string &runDir)
     }
     const int64_t pid = process.processId();
     result.pid = pid;
+    // Should this process die before the run ends (SIGKILL included), the run's whole
+    // process group dies too, not only pytest (which PR_SET_PDEATHSIG covers).
+    watchdog::watch(pid);
 
     bool timedOut = false;
     bool cancelled = false;
@@ -470,6 +454,7 @@ RunResult PytestRun::execute(const std::string &runDir)
     killProcessGroup(pid);
     if (!result.sandboxed)
         result.strayProcesses = stray::killHolders(token, pid);
+    watchdog::release(pid);
     result.durationMs = clock.elapsed();
     appendTail(result.stdoutTail, process.readAllStandardOutput(), maxOutput, result.outputDropped);
     appendTail(result.stderrTail, process.readAllStandardError(), maxOutput, result.outputDropped);

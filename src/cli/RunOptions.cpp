@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <iterator>
 #include <thread>
 
 namespace pw::cli {
@@ -27,8 +28,10 @@ struct InterruptGuard::Private
     core::RunPool &pool;
     std::atomic<bool> stop{false};
     std::atomic<bool> fired{false};
-    struct sigaction oldInt = {};
-    struct sigaction oldTerm = {};
+    // SIGHUP (the terminal or the ssh session closed) is a request to stop like the
+    // others: by default it would end the process with no cleanup at all.
+    static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction old[std::size(kSignals)] = {};
     std::thread watcher;
 
     explicit Private(core::RunPool &p) : pool(p) {}
@@ -40,8 +43,8 @@ InterruptGuard::InterruptGuard(core::RunPool &pool) : d(std::make_unique<Private
     struct sigaction action = {};
     action.sa_handler = onInterrupt;
     sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &d->oldInt);
-    sigaction(SIGTERM, &action, &d->oldTerm);
+    for (size_t i = 0; i < std::size(Private::kSignals); ++i)
+        sigaction(Private::kSignals[i], &action, &d->old[i]);
     // RunPool::cancelAll takes a mutex, which a signal handler must not: a thread watches.
     d->watcher = std::thread([p = d.get()] {
         while (!p->stop.load()) {
@@ -56,8 +59,8 @@ InterruptGuard::~InterruptGuard()
 {
     d->stop.store(true);
     d->watcher.join();
-    sigaction(SIGINT, &d->oldInt, nullptr);
-    sigaction(SIGTERM, &d->oldTerm, nullptr);
+    for (size_t i = 0; i < std::size(Private::kSignals); ++i)
+        sigaction(Private::kSignals[i], &d->old[i], nullptr);
 }
 
 bool InterruptGuard::interrupted() const
