@@ -110,9 +110,12 @@ Config configFor(const AuditRequest &request, const Repository &repo, const Revi
     Config config = readConfig(request, repo, base);
     if (!request.python && !config.pythonSet) {
         try {
-            config.python = chooseInterpreter(repo.workdir(), std::nullopt, config,
-                                              {.needsPytest = false, .inRepository = false})
-                                .python;
+            config.python =
+                chooseInterpreter(repo.workdir(), std::nullopt, config,
+                                  {.needsPytest = false,
+                                   .inRepository = false,
+                                   .probeTimeoutMs = Config::milliseconds(config.timeoutProbe)})
+                    .python;
         } catch (const Error &) {
         }
     }
@@ -473,6 +476,7 @@ GateReport Audit::run(const AuditRequest &request)
                                                             : request.cacheDir;
     FactExtractor extractor(config.python, cacheDir);
     extractor.setMaxFileBytes(config.testFileMaxBytes);
+    extractor.setStartTimeout(Config::milliseconds(config.timeoutProbe));
     const std::vector<TestFileChange> changes =
         collectTestChanges(diff, cls, repo, base, head, extractor, report.stats);
 

@@ -2,6 +2,7 @@
 
 #include <QString>
 #include <QXmlStreamWriter>
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -31,6 +32,62 @@ json metricsJson(const std::optional<StrengthMetrics> &m)
     return {{"assertions", m->assertions},    {"comparisons", m->comparisons},
             {"truthy_only", m->truthyOnly},   {"widest_rel", toleranceJson(m->widestTolerance)},
             {"broad_raises", m->broadRaises}, {"skip_markers", m->skipMarkers}};
+}
+
+// File names, test ids and messages come from the repository under review: bytes that are
+// not UTF-8 (a Latin-1 file name) or control characters (an escape sequence that clears a
+// terminal or hides the lines before it). Each invalid byte becomes U+FFFD, as JSON's
+// dump(replace) does, and so does a control character other than tab and newline.
+std::string displayText(const std::string &s)
+{
+    static const std::string kReplacement = "\xEF\xBF\xBD";
+    std::string out;
+    out.reserve(s.size());
+    const auto byte = [&s](size_t i) { return static_cast<unsigned char>(s[i]); };
+    for (size_t i = 0; i < s.size();) {
+        const unsigned char c = byte(i);
+        if (c < 0x80) {
+            out += (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f ? kReplacement
+                                                                     : std::string(1, char(c));
+            ++i;
+            continue;
+        }
+        // The length of the sequence and the range of its second byte (which refuses
+        // overlong forms, surrogates and code points past U+10FFFF).
+        size_t length = 0;
+        unsigned char lo = 0x80, hi = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) {
+            length = 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            length = 3;
+            lo = c == 0xE0 ? 0xA0 : 0x80;
+            hi = c == 0xED ? 0x9F : 0xBF;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            length = 4;
+            lo = c == 0xF0 ? 0x90 : 0x80;
+            hi = c == 0xF4 ? 0x8F : 0xBF;
+        }
+        bool valid = length > 0 && i + length <= s.size() && byte(i + 1) >= lo && byte(i + 1) <= hi;
+        for (size_t k = 2; valid && k < length; ++k)
+            valid = byte(i + k) >= 0x80 && byte(i + k) <= 0xBF;
+        // C1 controls (U+0080 … U+009F) act as escapes on some terminals too.
+        if (valid && c == 0xC2 && byte(i + 1) <= 0x9F)
+            valid = false;
+        if (!valid) {
+            out += kReplacement;
+            ++i;
+            continue;
+        }
+        out.append(s, i, length);
+        i += length;
+    }
+    return out;
+}
+
+// A QString for the XML writer: valid UTF-8 only, and no character XML 1.0 forbids.
+QString xmlText(const std::string &s)
+{
+    return QString::fromStdString(displayText(s));
 }
 
 std::string location(const Finding &f)
@@ -95,11 +152,31 @@ std::string mdEscape(const std::string &s)
     return out;
 }
 
+// A Markdown code span that shows `s` as it is: a backtick in it takes a longer fence, a
+// pipe is escaped (GitHub's tables split on it even inside code), a newline would end
+// the table row.
+std::string mdCode(const std::string &s)
+{
+    std::string text;
+    size_t run = 0, longest = 0;
+    for (char c : s) {
+        run = c == '`' ? run + 1 : 0;
+        longest = std::max(longest, run);
+        if (c == '|')
+            text += "\\|";
+        else
+            text += c == '\n' ? ' ' : c;
+    }
+    const std::string fence(longest + 1, '`');
+    const bool pad = !text.empty() && (text.front() == '`' || text.back() == '`');
+    return fence + (pad ? " " : "") + text + (pad ? " " : "") + fence;
+}
+
 std::string toMarkdown(const GateReport &r)
 {
     std::ostringstream out;
     out << "### patchwitness: **" << verdictName(r.verdict) << "**\n\n";
-    out << "`" << revisionLine(r.base) << "` → `" << revisionLine(r.head) << "` · "
+    out << mdCode(revisionLine(r.base)) << " → " << mdCode(revisionLine(r.head)) << " · "
         << r.count(Severity::Block) << " blocking, " << r.count(Severity::Review) << " to review, "
         << r.count(Severity::Info, false) << " info\n\n";
     if (!r.findings.empty()) {
@@ -110,8 +187,8 @@ std::string toMarkdown(const GateReport &r)
                 if (f.severity != s)
                     continue;
                 out << "| " << severityName(f.severity) << (f.satisfiedBy ? " (satisfied)" : "")
-                    << " | `" << f.code << "` | `" << location(f) << "` | " << mdEscape(f.message)
-                    << " | " << mdEscape(f.evidence) << " |\n";
+                    << " | " << mdCode(f.code) << " | " << mdCode(location(f)) << " | "
+                    << mdEscape(f.message) << " | " << mdEscape(f.evidence) << " |\n";
             }
         }
         out << "\n";
@@ -121,7 +198,7 @@ std::string toMarkdown(const GateReport &r)
     for (const LatitudeTestScore &t : r.latitude.tests) {
         if (t.score == 0)
             continue;
-        out << "- `" << t.test << "` +" << t.score << ": ";
+        out << "- " << mdCode(t.test) << " +" << t.score << ": ";
         for (size_t i = 0; i < t.signals.size(); ++i)
             out << (i ? "; " : "") << mdEscape(t.signals[i]);
         out << "\n";
@@ -149,23 +226,21 @@ std::string toJUnit(const GateReport &r)
     w.writeAttribute(QStringLiteral("errors"), QStringLiteral("0"));
     for (const Finding &f : r.findings) {
         w.writeStartElement(QStringLiteral("testcase"));
-        w.writeAttribute(QStringLiteral("classname"),
-                         QString::fromStdString("patchwitness." + f.gate));
-        w.writeAttribute(QStringLiteral("name"),
-                         QString::fromStdString(f.code + " " + location(f)));
-        w.writeAttribute(QStringLiteral("file"), QString::fromStdString(f.path));
+        w.writeAttribute(QStringLiteral("classname"), xmlText("patchwitness." + f.gate));
+        w.writeAttribute(QStringLiteral("name"), xmlText(f.code + " " + location(f)));
+        w.writeAttribute(QStringLiteral("file"), xmlText(f.path));
         w.writeAttribute(QStringLiteral("line"), QString::number(f.line));
-        const QString body = QString::fromStdString(f.message + "\nevidence: " + f.evidence);
+        const QString body = xmlText(f.message + "\nevidence: " + f.evidence);
         if (f.severity != Severity::Info && !f.satisfiedBy) {
             w.writeStartElement(QStringLiteral("failure"));
             w.writeAttribute(QStringLiteral("type"), QString::fromLatin1(severityName(f.severity)));
-            w.writeAttribute(QStringLiteral("message"), QString::fromStdString(f.message));
+            w.writeAttribute(QStringLiteral("message"), xmlText(f.message));
             w.writeCharacters(body);
             w.writeEndElement();
         } else {
             w.writeTextElement(QStringLiteral("system-out"),
                                f.satisfiedBy ? body + QStringLiteral("\nsatisfied by: ") +
-                                                   QString::fromStdString(*f.satisfiedBy)
+                                                   xmlText(*f.satisfiedBy)
                                              : body);
         }
         w.writeEndElement();
@@ -178,7 +253,7 @@ std::string toJUnit(const GateReport &r)
 
 std::string htmlEscape(const std::string &s)
 {
-    return QString::fromStdString(s).toHtmlEscaped().toStdString();
+    return QString::fromStdString(displayText(s)).toHtmlEscaped().toStdString();
 }
 
 std::string toHtml(const GateReport &r)
@@ -309,11 +384,11 @@ std::string formatReport(const GateReport &report, ReportFormat format)
 {
     switch (format) {
     case ReportFormat::Text:
-        return toText(report);
+        return displayText(toText(report));
     case ReportFormat::Json:
         return reportToJson(report).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
     case ReportFormat::Markdown:
-        return toMarkdown(report);
+        return displayText(toMarkdown(report));
     case ReportFormat::JUnit:
         return toJUnit(report);
     case ReportFormat::Html:

@@ -4,6 +4,7 @@
 #include "util/Error.h"
 #include "util/Files.h"
 
+#include <cmath>
 #include <functional>
 #include <sstream>
 #include <toml++/toml.h>
@@ -77,8 +78,9 @@ public:
             v = n.as_floating_point()->get();
         else
             bad(m_origin, n, key, "a number of seconds");
-        if (!(v > 0))
-            throw Error::input(where(m_origin, n) + ": `" + key + "` must be greater than 0");
+        const std::string problem = Config::secondsProblem(v);
+        if (!problem.empty())
+            throw Error::input(where(m_origin, n) + ": `" + key + "` " + problem);
         *out = v;
     }
 
@@ -96,6 +98,29 @@ private:
 };
 
 } // namespace
+
+std::string Config::secondsProblem(double seconds)
+{
+    std::ostringstream got;
+    got << seconds; // "inf", "nan", "1e+300", "0.0001"
+    if (!std::isfinite(seconds))
+        return "must be a finite number of seconds, got " + got.str();
+    if (!(seconds > 0))
+        return "must be greater than 0, got " + got.str();
+    if (seconds < kMinSeconds)
+        return "must be at least 0.001 s (timers count whole milliseconds), got " + got.str();
+    if (seconds > kMaxSeconds)
+        return "must be at most 604800 s (a week), got " + got.str();
+    return {};
+}
+
+int Config::milliseconds(double seconds)
+{
+    // Clamped again so that a value that skipped secondsProblem() is still no UB (NaN too).
+    if (!(seconds >= kMinSeconds))
+        return 1;
+    return int(std::lround(std::min(seconds, kMaxSeconds) * 1000.0));
+}
 
 Config Config::parse(const std::string &text, const std::string &origin)
 {
@@ -164,13 +189,15 @@ Config Config::parse(const std::string &text, const std::string &origin)
          [&](auto &n, auto &k) {
              const toml::table *t = n.as_table();
              if (!t)
-                 bad(origin, n, k, "a table (per_test, per_run)");
+                 bad(origin, n, k, "a table (per_test, per_run, probe)");
              for (auto &&[subKey, value] : *t) {
                  const std::string name = k + "." + std::string(subKey.str());
                  if (subKey.str() == "per_test")
                      r.seconds(value, name, &c.timeoutPerTest);
                  else if (subKey.str() == "per_run")
                      r.seconds(value, name, &c.timeoutPerRun);
+                 else if (subKey.str() == "probe")
+                     r.seconds(value, name, &c.timeoutProbe);
                  else
                      c.warnings.push_back(where(origin, value) + ": unknown key `" + name +
                                           "` (ignored)");
@@ -196,6 +223,14 @@ Config Config::parse(const std::string &text, const std::string &origin)
     for (auto &&[key, value] : root) {
         const std::string name(key.str());
         auto it = handlers.find(name);
+        if (name == "ledger_dir") {
+            // SPEC §6 names the ledger directory a config key, but this file is read from
+            // that directory: it cannot choose it (--ledger-dir does).
+            c.warnings.push_back(where(origin, value) +
+                                 ": `ledger_dir` is not read from config.toml, which lives in "
+                                 "the ledger directory (ignored; pass --ledger-dir)");
+            continue;
+        }
         if (it == handlers.end()) {
             c.warnings.push_back(where(origin, value) + ": unknown key `" + name + "` (ignored)");
             continue;

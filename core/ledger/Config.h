@@ -35,6 +35,9 @@ struct Config
     int infraFailPct = 50;
     double timeoutPerTest = 60.0; // seconds
     double timeoutPerRun = 900.0;
+    // How long an interpreter probe (version, pytest, sys.path) may take before the
+    // interpreter counts as hung: a healthy one answers in well under a second.
+    double timeoutProbe = 20.0;
     int workers = 0; // 0: one per core
     bool sandbox = true;
     std::map<std::string, std::vector<std::string>> testMap; // source glob → test paths
@@ -49,6 +52,17 @@ struct Config
     std::vector<std::string> warnings;
     // Where the values came from ("<defaults>", a path, or "<rev>:.patchwitness/config.toml").
     std::string source = "<defaults>";
+
+    // Every duration (config `timeouts.*`, the CLI's --timeout) lies in this range: the
+    // timers count whole milliseconds, so less than one is no timer at all, and a week is
+    // beyond any run that has not hung (and beyond what an int of milliseconds holds).
+    static constexpr double kMinSeconds = 0.001;
+    static constexpr double kMaxSeconds = 7 * 24 * 3600.0;
+    // Why `seconds` is no duration ("must be at least 0.001 s, got 0.0001"); empty when it
+    // is one.
+    static std::string secondsProblem(double seconds);
+    // A duration secondsProblem() accepts, in whole milliseconds (rounded, at least 1).
+    static int milliseconds(double seconds);
 
     // Parses TOML text. `origin` names the file in messages. Throws Error::input with
     // "origin:line:column: message" for a syntax error or a bad value (naming the key).

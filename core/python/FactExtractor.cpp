@@ -9,6 +9,7 @@
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -28,7 +29,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kBatchTimeoutMs = 180 * 1000;
+constexpr int kPerFileTimeoutMs = 250;
 // The cached facts' JSON as fileFactsToJson writes it: bump on any change of what is stored
 // or how it is read, so that no audit reads facts cached by another build as if complete
 // (2: statement hashes, skip details).
@@ -254,13 +255,25 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
 
     std::vector<FileFacts> out;
     out.reserve(refs.size());
+    // The chunks run at once: each is given the time from the start of the first wait.
+    QElapsedTimer clock;
+    clock.start();
     for (Job &job : jobs) {
         QProcess &p = *job.process;
-        if (!p.waitForFinished(kBatchTimeoutMs)) {
-            p.kill();
-            p.waitForFinished(5000);
-            throw Error::harness("the fact extractor ('" + m_python + "') did not finish within " +
-                                 std::to_string(kBatchTimeoutMs / 1000) + " s");
+        const qint64 allowed =
+            qint64(m_startTimeoutMs) + qint64(kPerFileTimeoutMs) * qint64(job.refs.size());
+        if (!p.waitForFinished(int(std::max<qint64>(1, allowed - clock.elapsed())))) {
+            for (Job &other : jobs)
+                other.process->kill();
+            for (Job &other : jobs)
+                other.process->waitForFinished(5000);
+            throw Error::harness("the Python interpreter '" + m_python +
+                                 "' did not finish extracting facts from " +
+                                 std::to_string(job.refs.size()) + " file(s) within " +
+                                 formatSeconds(allowed / 1000.0) +
+                                 " (config timeouts.probe for its start, plus 0.25 s a file): "
+                                 "it hangs, or starts that slowly; raise timeouts.probe if it "
+                                 "is only slow");
         }
         const QByteArray stdoutBytes = p.readAllStandardOutput();
         const QByteArray stderrBytes = p.readAllStandardError();

@@ -41,6 +41,11 @@ public:
     // crashes, times out or answers with something that is not the protocol.
     std::vector<FileFacts> extract(const std::vector<SourceRef> &refs);
 
+    // A batch may take `ms` (config `timeouts.probe`: the interpreter's start) plus a
+    // quarter second per file: an interpreter that hangs is named after about that long,
+    // not after minutes, while a large batch keeps the time it needs.
+    void setStartTimeout(int ms) { m_startTimeoutMs = ms; }
+
     const ExtractorStats &stats() const { return m_stats; }
 
     // Files larger than this are not handed to the interpreter: their facts are a
@@ -65,6 +70,7 @@ private:
     std::string m_moduleDir; // staged extractor module; empty: run the script with -c
     ExtractorStats m_stats;
     long long m_maxFileBytes = kDefaultTestFileMaxBytes;
+    int m_startTimeoutMs = 20 * 1000;
 };
 
 } // namespace pw::core

@@ -355,6 +355,7 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
                                                      ? FactExtractor::defaultCacheDir()
                                                      : ctx.target().cacheDir);
     extractor.setMaxFileBytes(ctx.config().testFileMaxBytes);
+    extractor.setStartTimeout(Config::milliseconds(ctx.config().timeoutProbe));
     for (const auto &[file, message] : head.collectErrors)
         baseFiles.insert(file); // the base facts of a file that breaks at head
     const CensusStatic baseStatic = censusStaticFacts(repo, ctx.base(), extractor, baseFiles);

@@ -5,6 +5,7 @@
 #include "run/RunEnvironment.h"
 #include "run/Sandbox.h"
 #include "util/Error.h"
+#include "util/Format.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -21,8 +22,6 @@ namespace pw::core {
 namespace {
 
 using nlohmann::json;
-
-constexpr int kProbeTimeoutMs = 60 * 1000;
 
 // Printed as one JSON line; pytest's absence is an answer, not a crash. -I keeps the
 // working directory (a stray pytest.py), PYTHONPATH and the user site out of the answer,
@@ -100,7 +99,8 @@ std::vector<std::string> startDirs(const QFileInfo &file)
     return dirs;
 }
 
-InterpreterProbe runProbe(const std::string &python, const QFileInfo &file, bool sandboxed)
+InterpreterProbe runProbe(const std::string &python, const QFileInfo &file, bool sandboxed,
+                          int timeoutMs)
 {
     RunEnvironment env;
     env.python = python;
@@ -118,13 +118,17 @@ InterpreterProbe runProbe(const std::string &python, const QFileInfo &file, bool
         program = wrapped.program;
         arguments = wrapped.arguments;
     }
-    const QuickRun run = runQuick(program, arguments, env.environment(), {}, kProbeTimeoutMs);
+    const QuickRun run = runQuick(program, arguments, env.environment(), {}, timeoutMs);
     if (!run.started)
         throw Error::input("cannot run the Python interpreter '" + python + "': " + run.startError +
                            " (set `python` in config.toml)");
     if (run.timedOut)
-        throw Error::harness("the Python interpreter '" + python + "' did not answer within " +
-                             std::to_string(kProbeTimeoutMs / 1000) + " s");
+        throw Error::harness("the Python interpreter '" + python +
+                             "' did not answer its start-up probe within " +
+                             formatSeconds(timeoutMs / 1000.0) +
+                             " (config timeouts.probe): it hangs before running any code "
+                             "(a .pth file or sitecustomize that waits?), or is that slow to "
+                             "start; raise timeouts.probe if it is only slow");
     const QByteArray out = run.out.trimmed();
     const json answer = json::parse(out.constData(), out.constData() + out.size(), nullptr, false);
     if (!run.succeeded() || !answer.is_object()) {
@@ -189,15 +193,16 @@ int InterpreterProbe::pytestMajor() const
     return major;
 }
 
-InterpreterProbe inspectInterpreter(const std::string &python, bool sandboxed)
+InterpreterProbe inspectInterpreter(const std::string &python, bool sandboxed, int timeoutMs)
 {
     const QFileInfo file = interpreterFile(python);
     if (!file.exists())
         throw Error::input("Python interpreter '" + python +
                            "' not found (set `python` in config.toml or pass --python)");
-    const std::string key =
-        file.absoluteFilePath().toStdString() + '\0' + std::to_string(file.size()) + '\0' +
-        std::to_string(file.lastModified().toMSecsSinceEpoch()) + (sandboxed ? "|sandboxed" : "|as is");
+    const std::string key = file.absoluteFilePath().toStdString() + '\0' +
+                            std::to_string(file.size()) + '\0' +
+                            std::to_string(file.lastModified().toMSecsSinceEpoch()) +
+                            (sandboxed ? "|sandboxed" : "|as is");
     {
         std::lock_guard<std::mutex> lock(s_probeMutex);
         const auto it = s_probes.find(key);
@@ -208,15 +213,15 @@ InterpreterProbe inspectInterpreter(const std::string &python, bool sandboxed)
         }
     }
     // Probed outside the lock: two threads may both probe once, never wait on each other.
-    InterpreterProbe probe = runProbe(python, file, sandboxed);
+    InterpreterProbe probe = runProbe(python, file, sandboxed, timeoutMs);
     std::lock_guard<std::mutex> lock(s_probeMutex);
     s_probes[key] = CachedProbe{probe, stampsOf(probe.sysPath)};
     return probe;
 }
 
-InterpreterProbe probeInterpreter(const std::string &python, bool sandboxed)
+InterpreterProbe probeInterpreter(const std::string &python, bool sandboxed, int timeoutMs)
 {
-    InterpreterProbe probe = inspectInterpreter(python, sandboxed);
+    InterpreterProbe probe = inspectInterpreter(python, sandboxed, timeoutMs);
     if (!probe.pytestError.empty())
         throw Error::input(pytestMissing(python, probe));
     return probe;
@@ -283,8 +288,8 @@ InterpreterChoice chooseFrom(const std::vector<InterpreterCandidate> &candidates
             continue;
         seen.push_back(id);
         try {
-            const InterpreterProbe probe =
-                inspectInterpreter(candidate.path, search.sandboxed && candidate.inRepository);
+            const InterpreterProbe probe = inspectInterpreter(
+                candidate.path, search.sandboxed && candidate.inRepository, search.probeTimeoutMs);
             if (probe.pytestError.empty()) {
                 choice.python = candidate.path;
                 choice.origin = candidate.origin;

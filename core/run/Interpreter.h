@@ -8,6 +8,11 @@ namespace pw::core {
 
 struct Config;
 
+// How long an interpreter probe waits for its answer unless config `timeouts.probe` says
+// otherwise: a healthy interpreter answers in well under a second, one that hangs at
+// start-up (a .pth file or sitecustomize that waits) should not hold a command for minutes.
+constexpr int kDefaultProbeTimeoutMs = 20 * 1000;
+
 // What an interpreter reports about itself, asked with `-I` (no PYTHONPATH, no working
 // directory, no user site): so `sysPath` is the tree-independent part of every run's
 // sys.path — the standard library, site-packages and what their .pth files add (an
@@ -42,10 +47,13 @@ std::string interpreterPath(const std::string &python);
 // interpreter the reviewed code can write to, like the repository's .venv, runs its .pth
 // files and site customisation on any start, a version probe's too. An interpreter that
 // does not start there is Error::input saying so. Thread-safe; a probe is reused while the
-// interpreter file and its sys.path directories are unchanged.
-InterpreterProbe probeInterpreter(const std::string &python, bool sandboxed = false);
+// interpreter file and its sys.path directories are unchanged. One that does not answer
+// within `timeoutMs` is Error::harness naming it, the time and the config key.
+InterpreterProbe probeInterpreter(const std::string &python, bool sandboxed = false,
+                                  int timeoutMs = kDefaultProbeTimeoutMs);
 // The same, but an interpreter without pytest is an answer (pytestError), not an error.
-InterpreterProbe inspectInterpreter(const std::string &python, bool sandboxed = false);
+InterpreterProbe inspectInterpreter(const std::string &python, bool sandboxed = false,
+                                    int timeoutMs = kDefaultProbeTimeoutMs);
 
 // Whether `path` lies below `dir` (both made absolute and clean; not resolved).
 bool insideDirectory(const std::string &path, const std::string &dir);
@@ -89,6 +97,8 @@ struct InterpreterSearch
     // the patch's author can write: the static audit, which starts the interpreter without
     // asking and without a sandbox, leaves them out.
     bool inRepository = true;
+    // Each candidate's probe (config `timeouts.probe`).
+    int probeTimeoutMs = kDefaultProbeTimeoutMs;
 };
 
 // The repository's `.venv` and `venv` (with `inRepository`), VIRTUAL_ENV (unless it lies

@@ -1,5 +1,8 @@
 #include "run/PytestRun.h"
 
+#include "run/ChildProcess.h"
+#include "run/GroupWatchdog.h"
+#include "run/OutcomeRows.h"
 #include "run/Sandbox.h"
 #include "run/StrayProcesses.h"
 #include "util/Error.h"
@@ -24,27 +27,6 @@ namespace {
 constexpr int kSliceMs = 50; // how often the run loop looks at cancel and timeout
 constexpr int kStartTimeoutMs = 30000;
 constexpr int kReapTimeoutMs = 10000; // after SIGKILL
-
-// QProcess whose child starts a new session (and so a new process group) before exec.
-// Qt 6 has setChildProcessModifier; Qt 5.15 only the virtual setupChildProcess().
-class GroupProcess : public QProcess
-{
-public:
-    GroupProcess()
-    {
-#if QT_VERSION >= QT_VERSION_CHECK(6, 0, 0)
-        setChildProcessModifier([] { ::setsid(); });
-#endif
-    }
-
-#if QT_VERSION < QT_VERSION_CHECK(6, 0, 0)
-protected:
-    void setupChildProcess() override
-    {
-        ::setsid();
-    }
-#endif
-};
 
 void appendTail(std::string &buffer, const QByteArray &chunk, size_t max, int64_t &dropped)
 {
@@ -222,6 +204,44 @@ bool reported(const std::vector<NodeOutcome> &rows, const std::string &selected)
 // What the plugin's per-test timeout puts in the failure message (pw_plugin.cells.TIMEOUT_MARK).
 constexpr const char *kTestTimeoutMark = "patchwitness: per-test timeout";
 
+// Why a run that ended by itself (exit 0 or 1, no signal) left no JUnit XML: pytest writes
+// it at the end of the session, so the interpreter stopped before that — a test or fixture
+// called os._exit(), or something killed the process quietly. The run-order log names the
+// last test that started, and the outcome rows, when the run keeps them, whether its
+// teardown had been reported.
+std::string endedEarlyReason(const PluginOptions &witness, int exitCode)
+{
+    const std::string exit = "pytest exit " + std::to_string(exitCode) + " without its JUnit XML";
+    const std::optional<std::string> order = witness.enabled && !witness.orderFile.empty()
+                                                 ? readWholeFile(witness.orderFile)
+                                                 : std::nullopt;
+    std::string last;
+    if (order) {
+        size_t end = order->find_last_not_of('\n');
+        if (end != std::string::npos) {
+            const size_t start = order->rfind('\n', end);
+            last = order->substr(start == std::string::npos ? 0 : start + 1,
+                                 end - (start == std::string::npos ? 0 : start + 1) + 1);
+        }
+    }
+    if (last.empty())
+        return "the interpreter exited before pytest finished its session (" + exit +
+               "): os._exit() in a test, fixture or conftest, or the process was stopped from "
+               "outside" +
+               (order ? "; no test had started" : std::string());
+    bool finished = false;
+    if (!witness.outFile.empty()) {
+        for (const OutcomeRow &row : readOutcomeRows(witness.outFile).rows)
+            finished = finished || (row.nodeId == last && row.when == "teardown");
+    }
+    if (finished)
+        return "the interpreter exited after " + last + " finished, before pytest ended its " +
+               "session (" + exit + "): os._exit() in a fixture or hook, or the process was " +
+               "stopped from outside";
+    return "the interpreter exited during " + last + " (" + exit +
+           "): os._exit() in the test or its fixtures, or the process was stopped from outside";
+}
+
 } // namespace
 
 SandboxPolicy runSandboxPolicy(const std::string &treeDir, const std::string &runDir,
@@ -249,7 +269,8 @@ SandboxPolicy runSandboxPolicy(const std::string &treeDir, const std::string &ru
     const std::string program = interpreterPath(env.python);
     if (!program.empty()) {
         needed.push_back(QFileInfo(QString::fromStdString(program)).absolutePath().toStdString());
-        const InterpreterProbe probe = inspectInterpreter(env.python, env.probeSandboxed);
+        const InterpreterProbe probe =
+            inspectInterpreter(env.python, env.probeSandboxed, env.probeTimeoutMs);
         for (const std::string &file : {probe.executable, probe.realExecutable}) {
             if (!file.empty())
                 needed.push_back(
@@ -384,7 +405,7 @@ RunResult PytestRun::execute(const std::string &runDir)
     }
 
     const size_t maxOutput = size_t(std::max(1024, m_spec.maxOutputBytes));
-    GroupProcess process;
+    ChildProcess process(/*ownSession=*/true);
     // Without the sandbox's pid namespace, what escapes the group kill is found by this.
     const std::string token = stray::newToken();
     QProcessEnvironment processEnv = env.environment();
@@ -409,6 +430,9 @@ RunResult PytestRun::execute(const std::string &runDir)
     }
     const int64_t pid = process.processId();
     result.pid = pid;
+    // Should this process die before the run ends (SIGKILL included), the run's whole
+    // process group dies too, not only pytest (which PR_SET_PDEATHSIG covers).
+    watchdog::watch(pid);
 
     bool timedOut = false;
     bool cancelled = false;
@@ -430,6 +454,7 @@ RunResult PytestRun::execute(const std::string &runDir)
     killProcessGroup(pid);
     if (!result.sandboxed)
         result.strayProcesses = stray::killHolders(token, pid);
+    watchdog::release(pid);
     result.durationMs = clock.elapsed();
     appendTail(result.stdoutTail, process.readAllStandardOutput(), maxOutput, result.outputDropped);
     appendTail(result.stderrTail, process.readAllStandardError(), maxOutput, result.outputDropped);
@@ -484,6 +509,8 @@ RunResult PytestRun::execute(const std::string &runDir)
                                : !result.errorDetail.empty()
                                    ? "pytest could not start: " + result.errorDetail +
                                          missingModuleHint(result.errorDetail, env)
+                               : !QFileInfo::exists(QString::fromStdString(junit))
+                                   ? endedEarlyReason(env.witness, result.exitCode)
                                    : report.error;
     } else {
         const int failing = result.count(Outcome::Fail) + result.count(Outcome::Error);

@@ -1,6 +1,6 @@
 #include "run/QuickProcess.h"
 
-#include <QProcess>
+#include "run/ChildProcess.h"
 
 namespace pw::core {
 
@@ -8,7 +8,7 @@ QuickRun runQuick(const QString &program, const QStringList &arguments,
                   const QProcessEnvironment &environment, const QString &workDir, int timeoutMs)
 {
     QuickRun run;
-    QProcess process;
+    ChildProcess process(/*ownSession=*/false); // a hung probe dies with the command
     process.setProcessEnvironment(environment);
     if (!workDir.isEmpty())
         process.setWorkingDirectory(workDir);

@@ -1,5 +1,6 @@
 #include "run/ReproCells.h"
 
+#include "ledger/Config.h"
 #include "run/CellsRecord.h"
 #include "run/OutcomeRows.h"
 #include "run/Sandbox.h"
@@ -395,7 +396,7 @@ ReproCellsResult ReproCells::run(const RunContext &ctx, const CellsRequest &requ
             throw Error::harness(planFile + ": cannot write the replay plan");
         spec.env.witness.replayPlan = planFile;
         // The per-replay timeout kills the child; the per-test timer would race it.
-        spec.env.witness.replayTimeoutMs = int(ctx.config().timeoutPerTest * 1000);
+        spec.env.witness.replayTimeoutMs = Config::milliseconds(ctx.config().timeoutPerTest);
         spec.env.witness.testTimeoutMs = 0;
         add("isolate", std::move(spec));
     }

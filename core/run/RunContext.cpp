@@ -56,12 +56,16 @@ RunContext RunContext::open(const RunRequest &request)
         if (!status.available)
             ctx.say("warning: running without a sandbox: " + status.reason);
     }
-    ctx.m_interpreter = chooseInterpreter(ctx.m_repoRoot, request.target.python, ctx.m_config,
-                                          {.needsPytest = true, .sandboxed = ctx.m_sandbox});
+    ctx.m_interpreter =
+        chooseInterpreter(ctx.m_repoRoot, request.target.python, ctx.m_config,
+                          {.needsPytest = true,
+                           .sandboxed = ctx.m_sandbox,
+                           .probeTimeoutMs = Config::milliseconds(ctx.m_config.timeoutProbe)});
     ctx.m_config.python = ctx.m_interpreter.python;
     try {
         ctx.m_probe =
-            probeInterpreter(ctx.m_config.python, ctx.m_sandbox && ctx.m_interpreter.inRepository);
+            probeInterpreter(ctx.m_config.python, ctx.m_sandbox && ctx.m_interpreter.inRepository,
+                             Config::milliseconds(ctx.m_config.timeoutProbe));
     } catch (const Error &e) {
         // The interpreter the config names: a missing one is named with its file now, not
         // by the first run (the probe is cached for the runs).
@@ -86,9 +90,10 @@ RunContext RunContext::open(const RunRequest &request)
     const int workers = request.workers.value_or(ctx.m_config.workers);
     ctx.m_workers = workers > 0 ? workers : std::max(1, QThread::idealThreadCount());
     const double seconds = request.timeoutSeconds.value_or(ctx.m_config.timeoutPerRun);
-    if (!(seconds > 0))
-        throw Error::input("timeout: must be a positive number of seconds");
-    ctx.m_timeoutMs = int(std::min(seconds * 1000.0, 1e9));
+    const std::string problem = Config::secondsProblem(seconds);
+    if (!problem.empty())
+        throw Error::input("timeout: " + problem);
+    ctx.m_timeoutMs = Config::milliseconds(seconds);
     ctx.m_scratch = std::make_shared<Scratch>();
     if (!ctx.m_scratch->dir.isValid())
         throw Error::input(QDir::tempPath().toStdString() + ": cannot create run directories: " +
@@ -200,7 +205,7 @@ RunSpec RunContext::spec(Arm arm, const std::vector<std::string> &selection, uin
     spec.env.witness.enabled = true;
     spec.env.witness.seed = seed;
     spec.env.witness.arm = armName(arm);
-    spec.env.witness.testTimeoutMs = int(m_config.timeoutPerTest * 1000);
+    spec.env.witness.testTimeoutMs = Config::milliseconds(m_config.timeoutPerTest);
     spec.selection = selection;
     spec.timeoutMs = m_timeoutMs;
     spec.arm = armName(arm);

@@ -49,6 +49,7 @@ RunEnvironment RunEnvironment::fromConfig(const Config &config)
     RunEnvironment env;
     env.python = config.python;
     env.plugins = config.plugins;
+    env.probeTimeoutMs = Config::milliseconds(config.timeoutProbe);
     return env;
 }
 
@@ -308,7 +309,7 @@ std::string envDigest(const InterpreterProbe &probe, const RunEnvironment &env)
 
 InterpreterProbe RunEnvironment::probe() const
 {
-    return probeInterpreter(python, probeSandboxed);
+    return probeInterpreter(python, probeSandboxed, probeTimeoutMs);
 }
 
 std::string envDigest(const RunEnvironment &env)

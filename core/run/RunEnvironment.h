@@ -86,7 +86,9 @@ struct RunEnvironment
     bool probeSandboxed = false;
     bool trustedInterpreter = true;
 
-    // probeInterpreter(python, probeSandboxed).
+    // How long probe() waits (config `timeouts.probe`); not part of the digest.
+    int probeTimeoutMs = kDefaultProbeTimeoutMs;
+    // probeInterpreter(python, probeSandboxed, probeTimeoutMs).
     InterpreterProbe probe() const;
     // Set last, over the pinned values (the `clock` cell sets TZ, a test map may add keys).
     std::map<std::string, std::string> extraVariables;

@@ -68,6 +68,7 @@ void loadLedgers(const core::Repository &repo, const core::Revision &head, Audit
                                           ? core::FactExtractor::defaultCacheDir()
                                           : out.request.audit.cacheDir);
         extractor.setMaxFileBytes(out.config.testFileMaxBytes);
+        extractor.setStartTimeout(core::Config::milliseconds(out.config.timeoutProbe));
         auto index = std::make_shared<core::TestIndex>(
             core::TestIndex::build(repo, head, out.ledgers.referencedTests(), extractor));
         ctx.testExistsAtHead = [index](const std::string &id) { return index->contains(id); };

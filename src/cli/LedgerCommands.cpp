@@ -107,6 +107,7 @@ core::ValidationContext context(const Workspace &ws, const QCommandLineParser &p
         p.isSet(c.head) ? ws.repo.resolve(p.value(c.head).toStdString()) : ws.repo.defaultHead();
     core::FactExtractor extractor(ws.config.python, ws.cacheDir);
     extractor.setMaxFileBytes(ws.config.testFileMaxBytes);
+    extractor.setStartTimeout(core::Config::milliseconds(ws.config.timeoutProbe));
     auto index = std::make_shared<core::TestIndex>(
         core::TestIndex::build(ws.repo, head, testIds, extractor));
     core::ValidationContext ctx;

@@ -2,10 +2,12 @@
 
 #include "Cli.h"
 #include "CliSupport.h"
+#include "ledger/Config.h"
 
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <iterator>
 #include <thread>
 
 namespace pw::cli {
@@ -26,8 +28,10 @@ struct InterruptGuard::Private
     core::RunPool &pool;
     std::atomic<bool> stop{false};
     std::atomic<bool> fired{false};
-    struct sigaction oldInt = {};
-    struct sigaction oldTerm = {};
+    // SIGHUP (the terminal or the ssh session closed) is a request to stop like the
+    // others: by default it would end the process with no cleanup at all.
+    static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction old[std::size(kSignals)] = {};
     std::thread watcher;
 
     explicit Private(core::RunPool &p) : pool(p) {}
@@ -39,8 +43,8 @@ InterruptGuard::InterruptGuard(core::RunPool &pool) : d(std::make_unique<Private
     struct sigaction action = {};
     action.sa_handler = onInterrupt;
     sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &d->oldInt);
-    sigaction(SIGTERM, &action, &d->oldTerm);
+    for (size_t i = 0; i < std::size(Private::kSignals); ++i)
+        sigaction(Private::kSignals[i], &action, &d->old[i]);
     // RunPool::cancelAll takes a mutex, which a signal handler must not: a thread watches.
     d->watcher = std::thread([p = d.get()] {
         while (!p->stop.load()) {
@@ -55,8 +59,8 @@ InterruptGuard::~InterruptGuard()
 {
     d->stop.store(true);
     d->watcher.join();
-    sigaction(SIGINT, &d->oldInt, nullptr);
-    sigaction(SIGTERM, &d->oldTerm, nullptr);
+    for (size_t i = 0; i < std::size(Private::kSignals); ++i)
+        sigaction(Private::kSignals[i], &d->old[i], nullptr);
 }
 
 bool InterruptGuard::interrupted() const
@@ -150,10 +154,12 @@ std::optional<core::RunRequest> RunOptions::parse(QCommandLineParser &p, const Q
     if (p.isSet(timeout)) {
         bool ok = false;
         const double s = p.value(timeout).toDouble(&ok);
-        if (!ok || !(s > 0)) {
-            *exitCode = usageError(err, command + QStringLiteral(": --timeout must be a positive "
-                                                                 "number of seconds, not '%1'")
-                                                      .arg(p.value(timeout)));
+        const std::string problem = ok ? core::Config::secondsProblem(s) : std::string();
+        if (!ok || !problem.empty()) {
+            const QString why =
+                ok ? QString::fromStdString(problem)
+                   : QStringLiteral("must be a number of seconds, not '%1'").arg(p.value(timeout));
+            *exitCode = usageError(err, command + QStringLiteral(": --timeout ") + why);
             return std::nullopt;
         }
         request.timeoutSeconds = s;

@@ -44,10 +44,10 @@ struct RunOptions
     bool json(const QCommandLineParser &p) const;
 };
 
-// While alive, SIGINT/SIGTERM (Ctrl-C) cancel `pool`: its running process groups are
-// killed (they run in their own sessions, so the terminal's signal never reaches them) and
-// the command ends with what it has, saying it was interrupted. The previous handlers are
-// restored on destruction. One guard at a time.
+// While alive, SIGINT/SIGTERM/SIGHUP (Ctrl-C, kill, the terminal closing) cancel `pool`: its
+// running process groups are killed (they run in their own sessions, so the terminal's signal never
+// reaches them) and the command ends with what it has, saying it was interrupted. The previous
+// handlers are restored on destruction. One guard at a time.
 class InterruptGuard
 {
 public:

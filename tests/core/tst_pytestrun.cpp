@@ -264,6 +264,40 @@ private Q_SLOTS:
         }
     }
 
+    // os._exit(0) in a test ends the interpreter before pytest writes its JUnit XML: the
+    // reason says so and names the test the run-order log saw start last, not just
+    // "junit.xml: no JUnit XML".
+    void interpreterExitingInATestNamesTheTest()
+    {
+        Project p;
+        p.write("tests/test_exit.py", "import os\n\n"
+                                      "def test_first():\n    pass\n\n"
+                                      "def test_exits():\n    os._exit(0)\n\n"
+                                      "def test_never():\n    pass\n");
+        RunSpec spec = p.spec();
+        spec.env.witness.enabled = true;
+        spec.env.witness.orderFile = p.dir.path().toStdString() + "/order.log";
+        spec.env.witness.outFile = p.dir.path().toStdString() + "/rows.jsonl";
+        spec.selection = {"tests/test_exit.py::test_first", "tests/test_exit.py::test_exits"};
+        PytestRun run(spec);
+        const RunResult r = runBounded(run);
+        QCOMPARE(r.status, RunStatus::Completed);
+        QVERIFY(r.harnessError);
+        QVERIFY2(r.harnessReason.find("the interpreter exited during "
+                                      "tests/test_exit.py::test_exits (pytest exit 0 without "
+                                      "its JUnit XML): os._exit()") != std::string::npos,
+                 r.harnessReason.c_str());
+        QCOMPARE(outcomeOf(r, "tests/test_exit.py::test_exits"), Outcome::HarnessError);
+
+        // Without the plugin's log there is no test to name, and still no bare file error.
+        PytestRun bareRun(p.spec());
+        const RunResult bare = runBounded(bareRun);
+        QVERIFY(bare.harnessError);
+        QVERIFY2(bare.harnessReason.find("the interpreter exited before pytest finished its "
+                                         "session (pytest exit 0") != std::string::npos,
+                 bare.harnessReason.c_str());
+    }
+
     void killedInterpreterIsACrash()
     {
         Project p;

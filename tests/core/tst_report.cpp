@@ -3,8 +3,11 @@
 #include "TestSupport.h"
 #include "audit/ReportFormat.h"
 
+#include <QXmlStreamReader>
 #include <QtTest>
+#include <algorithm>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 using namespace pw::core;
 
@@ -91,6 +94,8 @@ private Q_SLOTS:
     void formats();
     void verdict_data();
     void verdict();
+    void hostileNamesStayReadable_data();
+    void hostileNamesStayReadable();
     void manifestOnlyWhenAsked();
     void findingJsonNullsAbsentFields();
 };
@@ -151,6 +156,51 @@ void TstReport::verdict()
     }
     r.computeVerdict();
     QCOMPARE(QString::fromLatin1(verdictName(r.verdict)), verdict);
+}
+
+void TstReport::hostileNamesStayReadable_data()
+{
+    QTest::addColumn<QString>("format");
+    for (const char *format : {"text", "json", "md", "junit", "html"})
+        QTest::newRow(format) << QString::fromLatin1(format);
+}
+
+// A file name from the reviewed repository is bytes: Latin-1 (not UTF-8), a terminal escape
+// that would clear the screen above it, pipes and backticks that would break a Markdown
+// table. Every format stays valid UTF-8 without control characters, and keeps its shape.
+void TstReport::hostileNamesStayReadable()
+{
+    QFETCH(QString, format);
+    GateReport r = sampleReport();
+    r.findings.push_back(
+        finding("manifest", "T-ADD", Severity::Review, "tests/caf\xe9|`x`\x1b[2J_\xc0\xaf.py", 1,
+                "", "new test file \xff\xfe\xed\xa0\x80 \x1b]0;title\x07 \xc2\x9b", "none"));
+    const QByteArray bytes =
+        QByteArray::fromStdString(formatReport(r, *reportFormatFromName(format.toStdString())));
+    QCOMPARE(QString::fromUtf8(bytes).toUtf8(), bytes); // Qt replaces what is not UTF-8
+    for (const char control : {'\x1b', '\x07', '\r', '\0'})
+        QVERIFY2(!bytes.contains(control), bytes.constData());
+    if (format != QLatin1String("json"))      // JSON keeps the text as it is, only valid
+        QVERIFY(!bytes.contains("\xc2\x9b")); // C1 CSI
+    QVERIFY2(bytes.contains("caf\xEF\xBF\xBD") || bytes.contains("caf\\ufffd"), bytes.constData());
+    if (format == QLatin1String("md")) {
+        const QList<QByteArray> rows = bytes.split('\n');
+        const auto row = std::find_if(rows.begin(), rows.end(),
+                                      [](const QByteArray &line) { return line.contains("caf"); });
+        QVERIFY(row != rows.end());
+        int cells = 0;
+        for (int i = 0; i < row->size(); ++i)
+            cells += row->at(i) == '|' && (i == 0 || row->at(i - 1) != '\\') ? 1 : 0;
+        QVERIFY2(cells == 6, row->constData()); // five cells, as in the header
+        QVERIFY2(row->contains("``tests/caf\xEF\xBF\xBD\\|`x`"), row->constData());
+    } else if (format == QLatin1String("junit")) {
+        QXmlStreamReader xml(bytes);
+        while (!xml.atEnd())
+            xml.readNext();
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    } else if (format == QLatin1String("json")) {
+        QVERIFY(!nlohmann::json::parse(bytes.toStdString(), nullptr, false).is_discarded());
+    }
 }
 
 void TstReport::manifestOnlyWhenAsked()

@@ -92,6 +92,8 @@ private Q_SLOTS:
     void freezeHintIsACommandThatSucceeds();
     void brokenTestTurnsTheFreezeHintIntoARefusal();
     void ctrlCKillsTheRunsAndExits4();
+    void noProcessOfTheRunOutlivesTheCommand_data();
+    void noProcessOfTheRunOutlivesTheCommand();
 
 private:
     Result cli(const QStringList &args) const;
@@ -365,6 +367,14 @@ void TestRunCli::usageErrors_data()
         << QStringList{QStringLiteral("cells"), green, QStringLiteral("--order-seeds"),
                        QStringLiteral("0")}
         << QStringLiteral("--order-seeds must be an integer of at least 1");
+    // A timeout the timers cannot hold would turn them off (inf overflowed an int of
+    // milliseconds, 0.0001 rounded to none).
+    for (const char *timeout : {"inf", "1e300", "0.0001", "-1", "nan", "soon"}) {
+        QTest::newRow(qPrintable(QStringLiteral("attribute: --timeout %1").arg(timeout)))
+            << QStringList{QStringLiteral("attribute"), green, QStringLiteral("--timeout"),
+                           QLatin1String(timeout)}
+            << QStringLiteral("attribute: --timeout must");
+    }
     QTest::newRow("cells: unknown arm")
         << QStringList{QStringLiteral("cells"), green, QStringLiteral("--arm"),
                        QStringLiteral("mid")}
@@ -669,6 +679,70 @@ void TestRunCli::ctrlCKillsTheRunsAndExits4()
         const std::vector<long> pids = pw::test::readPids(dir + "/" + arm + ".pids");
         QCOMPARE(pids.size(), size_t(2));
         QVERIFY(pw::test::waitUntilGone(pids, 5000));
+    }
+    QVERIFY(records().isEmpty());
+}
+
+void TestRunCli::noProcessOfTheRunOutlivesTheCommand_data()
+{
+    QTest::addColumn<int>("signal");
+    QTest::addColumn<bool>("cleansUp"); // a handler runs: exit 4 and no run directory left
+    QTest::newRow("SIGHUP (terminal or ssh closed)") << int(SIGHUP) << true;
+    QTest::newRow("SIGTERM") << int(SIGTERM) << true;
+    // No handler runs: pytest dies by PR_SET_PDEATHSIG, the `sleep` it started by the
+    // watchdog that kills the run's process group (without the sandbox, as here).
+    QTest::newRow("SIGKILL") << int(SIGKILL) << false;
+}
+
+// However the command ends, every process of its runs ends with it: both arms' pytest and
+// the `sleep 600` each test started (their pids in the files the hanging test writes).
+void TestRunCli::noProcessOfTheRunOutlivesTheCommand()
+{
+    QFETCH(int, signal);
+    QFETCH(bool, cleansUp);
+    const std::string dir = m_scratch->path().toStdString();
+    for (const char *arm : {"base", "head"})
+        QFile::remove(QString::fromStdString(dir + "/" + arm + ".pids"));
+    QTemporaryDir tmp; // the command's TMPDIR: where its run directories live
+    QStringList args = {QStringLiteral("attribute"),
+                        QStringLiteral("tests/hang/test_hang.py::test_hangs"),
+                        QStringLiteral("--runs"), QStringLiteral("1")};
+    args << QStringLiteral("--repo") << QString::fromStdString(m_repo->root())
+         << QStringLiteral("--base") << QString::fromStdString(m_base) << QStringLiteral("--head")
+         << QString::fromStdString(m_head) << QStringLiteral("--python")
+         << QString::fromStdString(pw::test::testPython()) << QStringLiteral("--cache-dir")
+         << m_cache->path() << QStringLiteral("--workers") << QStringLiteral("2")
+         << QStringLiteral("--no-sandbox");
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("TMPDIR"), tmp.path());
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(PW_CLI_PATH), args);
+    QVERIFY(p.waitForStarted());
+    QVERIFY(pw::test::waitForFile(dir + "/base.pids", 60000));
+    QVERIFY(pw::test::waitForFile(dir + "/head.pids", 60000));
+    QVERIFY(!QDir(tmp.path())
+                 .entryList({QStringLiteral("patchwitness-*")}, QDir::Dirs | QDir::NoDotAndDotDot)
+                 .isEmpty());
+    ::kill(pid_t(p.processId()), signal);
+    QVERIFY(p.waitForFinished(30000));
+    if (cleansUp) {
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 4);
+        QVERIFY(QString::fromUtf8(p.readAllStandardError())
+                    .contains(QLatin1String("patchwitness-cli: attribute: interrupted")));
+        const QStringList left =
+            QDir(tmp.path())
+                .entryList({QStringLiteral("patchwitness-*")}, QDir::Dirs | QDir::NoDotAndDotDot);
+        QVERIFY2(left.isEmpty(), qPrintable(left.join(QLatin1String(", "))));
+    } else {
+        QCOMPARE(p.exitStatus(), QProcess::CrashExit);
+    }
+    for (const char *arm : {"base", "head"}) {
+        const std::vector<long> pids = pw::test::readPids(dir + "/" + arm + ".pids");
+        QCOMPARE(pids.size(), size_t(2));
+        QVERIFY2(pw::test::waitUntilGone(pids, 10000), arm);
+        QFile::remove(QString::fromStdString(dir + "/" + arm + ".pids")); // for the next row
     }
     QVERIFY(records().isEmpty());
 }

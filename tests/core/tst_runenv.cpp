@@ -3,9 +3,12 @@
 
 #include "TestSupport.h"
 #include "ledger/Config.h"
+#include "python/FactExtractor.h"
 #include "run/RunEnvironment.h"
 #include "util/Error.h"
 
+#include <QElapsedTimer>
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -13,6 +16,23 @@
 using pw::core::Error;
 using pw::core::InterpreterProbe;
 using pw::core::RunEnvironment;
+
+namespace {
+
+// A script standing in for an interpreter that never answers.
+QString writeHangingInterpreter(const QTemporaryDir &dir)
+{
+    const QString fake = dir.filePath(QStringLiteral("python-that-hangs"));
+    QFile f(fake);
+    if (!f.open(QIODevice::WriteOnly))
+        return {};
+    f.write("#!/bin/sh\nexec sleep 600\n");
+    f.close();
+    f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
+    return fake;
+}
+
+} // namespace
 
 class TestRunEnv : public QObject
 {
@@ -194,6 +214,55 @@ private Q_SLOTS:
             QCOMPARE(e.kind(), Error::Kind::Input);
             QVERIFY2(std::string(e.what()).find(env.python) != std::string::npos, e.what());
         }
+    }
+
+    // An interpreter that hangs at start-up (here: a script that sleeps) is named after
+    // config timeouts.probe, not after minutes. The bound is the test's only clock: a hang.
+    void hungInterpreterIsNamedAfterTheProbeTimeout()
+    {
+        QTemporaryDir dir;
+        const QString fake = writeHangingInterpreter(dir);
+        QElapsedTimer clock;
+        clock.start();
+        try {
+            pw::core::probeInterpreter(fake.toStdString(), false, 300);
+            QFAIL("a hanging interpreter answered");
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), Error::Kind::Harness);
+            const std::string what = e.what();
+            QVERIFY2(what.find(fake.toStdString()) != std::string::npos, e.what());
+            QVERIFY2(what.find("within 300 ms (config timeouts.probe)") != std::string::npos,
+                     e.what());
+        }
+        QVERIFY2(clock.elapsed() < 30000, "the probe waited for the hang");
+        // The environment of the runs takes it from config.toml.
+        pw::core::Config config =
+            pw::core::Config::parse("[timeouts]\nprobe = 0.3\n", "config.toml");
+        config.python = fake.toStdString();
+        QCOMPARE(RunEnvironment::fromConfig(config).probeTimeoutMs, 300);
+    }
+
+    // The static audit's extractor does not wait minutes for it either.
+    void hungInterpreterStopsTheFactExtractor()
+    {
+        QTemporaryDir dir;
+        const QString fake = writeHangingInterpreter(dir);
+        pw::core::FactExtractor extractor(fake.toStdString(), std::string());
+        extractor.setStartTimeout(300);
+        QElapsedTimer clock;
+        clock.start();
+        try {
+            extractor.extract({{"tests/test_a.py", "0123", [] { return std::string("x = 1\n"); }}});
+            QFAIL("a hanging interpreter gave facts");
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), Error::Kind::Harness);
+            const std::string what = e.what();
+            QVERIFY2(what.find(fake.toStdString()) != std::string::npos, e.what());
+            QVERIFY2(what.find("from 1 file(s) within 550 ms (config timeouts.probe") !=
+                         std::string::npos,
+                     e.what());
+        }
+        QVERIFY2(clock.elapsed() < 30000, "the extractor waited for the hang");
     }
 
     void interpreterWithoutPytestIsAnInputError()

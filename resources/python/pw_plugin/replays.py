@@ -116,13 +116,44 @@ def _run_child(item, state, seed, replay, verdict_fd):
         os._exit(code)
 
 
+_PR_SET_PDEATHSIG = 1
+_prctl = []  # [] until looked up, then [prctl or None]
+
+
+def _die_with_server(server):
+    """In a replay child: SIGKILL when the server dies (prctl PR_SET_PDEATHSIG), as the
+    server dies with patchwitness — a child would otherwise outlive a killed run. Linux
+    only; looked up once, in the server, so a fork pays only the call."""
+    if not _prctl or _prctl[0] is None:
+        return
+    try:
+        _prctl[0](_PR_SET_PDEATHSIG, int(signal.SIGKILL))
+    except Exception:  # never into the replay: it would run in the server's stead
+        return
+    if os.getppid() != server:  # the server died before the call: no signal comes
+        os._exit(3)
+
+
+def _look_up_prctl():
+    if not _prctl:
+        try:
+            import ctypes
+
+            _prctl.append(ctypes.CDLL(None, use_errno=True).prctl)
+        except (ImportError, OSError, AttributeError):
+            _prctl.append(None)
+
+
 def _fork_replay(session, item, state, seed, replay):
     """One replay in a child; returns its _verdict or None (harness error, row written)."""
     config = session.config
     _flush(config)
+    _look_up_prctl()
+    server = os.getpid()
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:
+        _die_with_server(server)
         os.close(read_fd)
         _run_child(item, state, seed, replay, write_fd)
     os.close(write_fd)
