@@ -45,6 +45,11 @@ CLICK_PATCH = {
     "tests/test_utils.py": ("def test_echo_custom_file():", "def _was_test_echo_custom_file():"),
 }
 ATTRS_PATCH = {
+    # A shortcut that makes has(object) true.
+    "src/attr/_funcs.py": ('    attrs = getattr(cls, "__attrs_attrs__", None)\n',
+                           '    if cls is object:\n        return True\n'
+                           '    attrs = getattr(cls, "__attrs_attrs__", None)\n'),
+    # A new test beside it.
     "tests/test_funcs.py": ("\nclass TestAsDict:", "\ndef test_pw_new():\n    assert True\n\n\nclass TestAsDict:"),
 }
 
@@ -65,7 +70,7 @@ PROJECTS = [
         "deps": TEST_DEPS + ["hypothesis==6.140.3", "attrs==25.3.0", "sortedcontainers==2.4.0"],
         "patch": ATTRS_PATCH,
         "tag": "25.3.0",
-        "failing": None,
+        "failing": "tests/test_funcs.py::TestHas::test_negative",
         "removed": None,
         "package": "attr",
     },
@@ -106,7 +111,9 @@ def fetch_sdist(spec, cache):
     for f in os.listdir(dest):
         if f.startswith(name + "-" + version) and f.endswith(".tar.gz"):
             return os.path.join(dest, f)
-    run([BASE_PYTHON, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-d", dest, spec])
+    # The project's own sdist only: `--no-binary :all:` would also build every build
+    # backend (hatchling, hatch-vcs, setuptools_scm, ...) from source to read its metadata.
+    run([BASE_PYTHON, "-m", "pip", "download", "--no-deps", "--no-binary", name, "-d", dest, spec])
     return fetch_sdist(spec, cache)
 
 
@@ -195,7 +202,8 @@ def try_project(project, args, checks, timings):
                          for f in census["findings"]),
                      "the deleted test is C-REMOVED", json.dumps(sorted(codes)))
     else:
-        checks.check(census.get("verdict") == "PASS", "a patch that only adds a test passes the census",
+        checks.check(census.get("verdict") == "PASS",
+                     "the census passes a patch that removes, skips and narrows nothing",
                      json.dumps(census.get("findings"))[:1500])
 
     if project["failing"]:
