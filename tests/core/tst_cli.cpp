@@ -334,8 +334,8 @@ void TstCli::aTestFileOverTheCapIsReviewedNotParsed()
     RepoBuilder repo;
     std::string tests = kTests;
     for (int i = 0; i < 200; ++i)
-        tests += "\n\ndef test_" + std::to_string(i) + "():\n    assert f() == " +
-                 std::to_string(i) + "\n";
+        tests += "\n\ndef test_" + std::to_string(i) +
+                 "():\n    assert f() == " + std::to_string(i) + "\n";
     repo.write("tests/test_a.py", tests);
     const std::string base = repo.commit("base");
     repo.write("src/a.py", "x = 2\n");
@@ -347,14 +347,19 @@ void TstCli::aTestFileOverTheCapIsReviewedNotParsed()
     f.write("test_file_max_bytes = 2048\n");
     f.close();
     auto run = [&](const std::string &from, const std::string &to, bool capped) {
-        QStringList args = {QStringLiteral("audit"),    QStringLiteral("--repo"),
+        QStringList args = {QStringLiteral("audit"),
+                            QStringLiteral("--repo"),
                             QString::fromStdString(repo.root()),
-                            QStringLiteral("--base"),   QString::fromStdString(from),
-                            QStringLiteral("--head"),   QString::fromStdString(to),
-                            QStringLiteral("--format"), QStringLiteral("json"),
+                            QStringLiteral("--base"),
+                            QString::fromStdString(from),
+                            QStringLiteral("--head"),
+                            QString::fromStdString(to),
+                            QStringLiteral("--format"),
+                            QStringLiteral("json"),
                             QStringLiteral("--python"),
                             QString::fromStdString(pw::test::testPython()),
-                            QStringLiteral("--cache-dir"), dir.filePath(QStringLiteral("cache"))};
+                            QStringLiteral("--cache-dir"),
+                            dir.filePath(QStringLiteral("cache"))};
         if (capped)
             args << QStringLiteral("--config") << config;
         return cli(args);
@@ -382,7 +387,8 @@ void TstCli::aTestFileOverTheCapIsReviewedNotParsed()
         }
     }
     QCOMPARE(tooLarge, 2); // base and head
-    r = run(head, edited, false); // the default cap: judged (a new test: T-ADD, a review of its own)
+    r = run(head, edited,
+            false); // the default cap: judged (a new test: T-ADD, a review of its own)
     QVERIFY2(!r.out.contains("TOO-LARGE"), r.out.constData());
     QVERIFY2(r.out.contains("T-ADD"), r.out.constData());
 }

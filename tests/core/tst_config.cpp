@@ -43,6 +43,7 @@ void TstConfig::defaults()
     QCOMPARE(c.shadowPct, 10);
     QCOMPARE(c.infraFailPct, 50);
     QCOMPARE(c.patchMaxBytes, 64LL * 1024 * 1024);
+    QCOMPARE(c.testFileMaxBytes, 4LL * 1024 * 1024);
     QCOMPARE(c.python, std::string("python3"));
     QVERIFY(c.sandbox);
     QVERIFY(c.warnings.empty());
@@ -60,6 +61,7 @@ latitude_max = 6
 sandbox = false
 workers = 2
 patch_max_bytes = 300000000
+test_file_max_bytes = 2048
 [timeouts]
 per_test = 30
 per_run = 120.5
@@ -77,6 +79,7 @@ per_run = 120.5
     QVERIFY(!c.sandbox);
     QCOMPARE(c.workers, 2);
     QCOMPARE(c.patchMaxBytes, 300000000LL);
+    QCOMPARE(c.testFileMaxBytes, 2048LL);
     QCOMPARE(c.timeoutPerTest, 30.0);
     QCOMPARE(c.timeoutPerRun, 120.5);
     QCOMPARE(c.timeoutProbe, 20.0); // the default
@@ -260,6 +263,9 @@ void TstConfig::badValues_data()
     QTest::newRow("patch cap too small")
         << QByteArray("patch_max_bytes = 100\n")
         << QString("`patch_max_bytes` must be between 1024 and 1000000000, got 100");
+    QTest::newRow("test file cap too small")
+        << QByteArray("test_file_max_bytes = 1023\n")
+        << QString("`test_file_max_bytes` must be between 1024 and 1000000000, got 1023");
     QTest::newRow("invalid utf-8") << QByteArray("python = \"\xff\"\n") << "config.toml:1:";
 }
 

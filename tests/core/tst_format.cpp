@@ -16,6 +16,8 @@ class TestFormat : public QObject
 private Q_SLOTS:
     void formatSeconds_data();
     void formatSeconds();
+    void formatBytes_data();
+    void formatBytes();
 };
 
 void TestFormat::formatSeconds_data()
@@ -56,6 +58,27 @@ void TestFormat::formatSeconds()
     QFETCH(double, seconds);
     QFETCH(QString, text);
     QCOMPARE(QString::fromStdString(pw::core::formatSeconds(seconds)), text);
+}
+
+void TestFormat::formatBytes_data()
+{
+    QTest::addColumn<qlonglong>("bytes");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("none") << qlonglong(0) << "0 bytes";
+    QTest::newRow("under a KiB") << qlonglong(1023) << "1023 bytes";
+    QTest::newRow("one KiB") << qlonglong(1024) << "1.0 KiB";
+    QTest::newRow("KiB and a half") << qlonglong(1536) << "1.5 KiB";
+    QTest::newRow("the test file cap") << qlonglong(4LL * 1024 * 1024) << "4.0 MiB";
+    QTest::newRow("50 MB") << qlonglong(50'000'000) << "47.7 MiB";
+    QTest::newRow("GiB") << qlonglong(3LL << 30) << "3.0 GiB";
+    QTest::newRow("negative") << qlonglong(-5) << "0 bytes";
+}
+
+void TestFormat::formatBytes()
+{
+    QFETCH(qlonglong, bytes);
+    QFETCH(QString, text);
+    QCOMPARE(QString::fromStdString(pw::core::formatBytes(bytes)), text);
 }
 
 QTEST_GUILESS_MAIN(TestFormat)
