@@ -1,6 +1,7 @@
 #include "run/TreeCache.h"
 
 #include "repo/Repository.h"
+#include "run/TreeCopy.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -166,10 +167,24 @@ void removeTree(const std::string &dir, const std::string &markerPath)
         throw Error::input(dir + ": cannot remove stale cached tree: " + ec.message());
 }
 
+// Copies of `dir` that runs killed with patchwitness (kill -9) left behind: only called
+// with the tree's exclusive lock, so no lease, and hence no live run's copy, exists.
+void removeLeftCopies(const std::string &dir)
+{
+    const fs::path path(dir);
+    const std::string prefix = path.filename().string() + ".run-";
+    std::error_code ec;
+    for (const fs::directory_entry &e : fs::directory_iterator(path.parent_path(), ec)) {
+        if (e.path().filename().string().rfind(prefix, 0) == 0)
+            removeTreeCopy(e.path().string());
+    }
+}
+
 void rebuild(const Repository &repo, const Revision &rev, const std::string &key,
              const std::string &dir, const std::string &markerPath)
 {
     removeTree(dir, markerPath);
+    removeLeftCopies(dir);
     const std::vector<FileEntry> files = repo.materialize(rev, dir);
     if (rev.isWorktree() && worktreeKey(files) != key) {
         removeTree(dir, markerPath);
@@ -282,6 +297,8 @@ std::vector<std::string> TreeCache::keys() const
         if (!e.is_directory(ec) || e.is_symlink(ec))
             continue;
         const std::string key = e.path().filename().string();
+        if (key.find('.') != std::string::npos)
+            continue; // a run's copy (`<key>.run-*`, TreeCopy), not an entry
         struct stat st;
         const std::string marker = e.path().string() + ".marker";
         if (::stat(marker.c_str(), &st) != 0 && ::stat(e.path().c_str(), &st) != 0)
@@ -312,6 +329,7 @@ void TreeCache::evict(const std::string &keep) const
             continue; // in use: a later acquire evicts it
         try {
             removeTree(dir, dir + ".marker");
+            removeLeftCopies(dir);
         } catch (const Error &) {
             ::close(fd);
             continue; // cannot remove (permissions): leave it, do not fail the acquire

@@ -40,7 +40,8 @@ private:
 // skipped). On acquire the directory is walked and the digest compared, so a crash
 // mid-write (no marker), a deleted or edited file, or a file a run left behind is
 // detected and the tree rebuilt. Content is not re-hashed: an edit that keeps size and
-// mtime is not seen (nothing in a run does that by accident).
+// mtime is not seen. Runs never get this directory writable: each works in its own copy
+// (TreeCopy, `<key>.run-*` next to it, which is no entry of the cache).
 //
 // Bounded: at most `maxTrees` entries; after each acquire the least recently used (the
 // marker's mtime, touched on reuse) unheld ones are removed. Safe across threads and

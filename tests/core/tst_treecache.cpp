@@ -5,6 +5,7 @@
 #include "RepoBuilder.h"
 #include "repo/Repository.h"
 #include "run/TreeCache.h"
+#include "run/TreeCopy.h"
 #include "util/Error.h"
 
 #include <QTemporaryDir>
@@ -23,6 +24,7 @@ using pw::core::MaterializedTree;
 using pw::core::Repository;
 using pw::core::Revision;
 using pw::core::TreeCache;
+using pw::core::TreeCopy;
 using pw::test::RepoBuilder;
 
 namespace fs = std::filesystem;
@@ -236,6 +238,68 @@ private Q_SLOTS:
         QVERIFY(tree.rebuilt());
         QCOMPARE(readText(dir + "/pkg/calc.py"), std::string("X = 1\n"));
         QVERIFY(!fs::exists(dir + "/tests/conftest.py"));
+    }
+
+    // A run's copy: the same files, modes and symlinks, never the bytecode; paths mapped
+    // both ways; gone with the handle, also when a test made a directory read-only.
+    void aRunsCopyIsItsOwnAndGoesAway()
+    {
+        RepoBuilder builder;
+        fill(builder);
+        builder.commit("base");
+        QTemporaryDir cacheDir;
+        const TreeCache cache(cacheDir.path().toStdString());
+        const Repository repo = Repository::open(builder.root());
+        const MaterializedTree tree = cache.acquire(repo, repo.resolve("HEAD"));
+        std::string copyPath;
+        {
+            const TreeCopy copy = TreeCopy::make(tree.path());
+            copyPath = copy.path();
+            QVERIFY(copyPath.rfind(tree.path() + ".run-", 0) == 0);
+            QCOMPARE(readText(copyPath + "/pkg/calc.py"), std::string("X = 1\n"));
+            QVERIFY((fs::status(copyPath + "/run.sh").permissions() & fs::perms::owner_exec) !=
+                    fs::perms::none);
+            QCOMPARE(fs::read_symlink(copyPath + "/link.py").string(), std::string("pkg/calc.py"));
+            QCOMPARE(copy.toCopy(tree.path() + "/src"), copyPath + "/src");
+            QCOMPARE(copy.toCopy("/elsewhere"), std::string("/elsewhere"));
+            QCOMPARE(copy.toPristine("File \"" + copyPath + "/pkg/calc.py\", line 1"),
+                     "File \"" + tree.path() + "/pkg/calc.py\", line 1");
+            QCOMPARE(cache.keys(), std::vector<std::string>{tree.key()}); // not an entry
+
+            std::ofstream(copyPath + "/pkg/calc.py") << "X = 0\n"; // the pristine is not it
+            fs::create_directories(copyPath + "/pkg/locked");
+            fs::permissions(copyPath + "/pkg/locked", fs::perms::owner_read);
+            fs::permissions(copyPath + "/pkg", fs::perms::owner_read | fs::perms::owner_exec);
+        }
+        QVERIFY2(!fs::exists(copyPath), copyPath.c_str());
+        QCOMPARE(readText(tree.path() + "/pkg/calc.py"), std::string("X = 1\n"));
+        QVERIFY(!cache.acquire(repo, repo.resolve("HEAD")).rebuilt());
+
+        // Bytecode in the pristine tree (not ours) is never copied.
+        fs::create_directories(tree.path() + "/pkg/__pycache__");
+        std::ofstream(tree.path() + "/pkg/__pycache__/calc.cpython-311.pyc") << "poisoned";
+        const TreeCopy copy = TreeCopy::make(tree.path());
+        QVERIFY(!fs::exists(copy.path() + "/pkg/__pycache__"));
+        fs::remove_all(tree.path() + "/pkg/__pycache__");
+    }
+
+    // A copy left by a patchwitness killed mid-run goes when its tree is rebuilt.
+    void aLeftCopyGoesWithARebuild()
+    {
+        RepoBuilder builder;
+        fill(builder);
+        builder.commit("base");
+        QTemporaryDir cacheDir;
+        const TreeCache cache(cacheDir.path().toStdString());
+        const Repository repo = Repository::open(builder.root());
+        std::string dir;
+        {
+            dir = cache.acquire(repo, repo.resolve("HEAD")).path();
+        }
+        fs::create_directories(dir + ".run-k9lEft/pkg");
+        fs::remove(dir + "/pkg/calc.py");
+        QVERIFY(cache.acquire(repo, repo.resolve("HEAD")).rebuilt());
+        QVERIFY(!fs::exists(dir + ".run-k9lEft"));
     }
 
     void refusesToRebuildATreeThisProcessStillHolds()
