@@ -283,6 +283,10 @@ std::string replayCommand(const RunSpec &spec)
     }
     env.homeDir.clear();
     env.tmpDir.clear();
+    // By hand it runs in the pristine cached tree itself (runs have their own copies): no
+    // bytecode of it there, or the next acquire finds the tree not intact and rebuilds it
+    // (or, under a patchwitness still running, refuses it).
+    env.extraVariables["PYTHONDONTWRITEBYTECODE"] = "1";
     return env.shellCommand(spec.treeDir,
                             env.pytestArguments("/dev/null", spec.selection, spec.extraArgs));
 }

@@ -18,6 +18,7 @@
 #include "run/Sandbox.h"
 
 #include <QDir>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 #include <filesystem>
@@ -125,6 +126,7 @@ private Q_SLOTS:
     void twoRunsAtOnceNeverShareATree();
     void theCopyIsGoneAfterATimeout_data() { sandboxRows(); }
     void theCopyIsGoneAfterATimeout();
+    void aReplayByHandLeavesTheTreeIntact();
 
 private:
     void sandboxRows();
@@ -264,6 +266,26 @@ void TestTreeIsolation::theCopyIsGoneAfterATimeout()
     const RunResult done = runOne(ctx, "tests/test_value.py::test_value");
     QVERIFY2(done.exitCode == 0, describe(done).c_str());
     QVERIFY(copiesOf(tree).empty());
+}
+
+// The copyable replay runs in the pristine tree itself (it outlives the run's copy): it
+// writes no bytecode there, so a later acquire in this process still finds the tree
+// intact instead of refusing a tree that runs still hold.
+void TestTreeIsolation::aReplayByHandLeavesTheTreeIntact()
+{
+    const RunContext ctx = open(false);
+    const std::string tree = ctx.treeDir(Arm::Base);
+    const RunResult r = runOne(ctx, "tests/test_value.py::test_value");
+    QVERIFY2(r.exitCode == 0, describe(r).c_str());
+    QProcess shell;
+    shell.start(QStringLiteral("/bin/sh"),
+                QStringList{QStringLiteral("-c"), QString::fromStdString(r.replay)});
+    QVERIFY(shell.waitForFinished(120000));
+    QVERIFY2(shell.exitCode() == 0, shell.readAllStandardOutput().constData());
+    QVERIFY(!fs::exists(tree + "/src/__pycache__"));
+    QVERIFY(!fs::exists(tree + "/tests/__pycache__"));
+    const RunContext again = open(false); // throws when the held tree was changed
+    QCOMPARE(again.treeDir(Arm::Base), tree);
 }
 
 QTEST_GUILESS_MAIN(TestTreeIsolation)
