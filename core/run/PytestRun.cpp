@@ -5,6 +5,7 @@
 #include "run/OutcomeRows.h"
 #include "run/Sandbox.h"
 #include "run/StrayProcesses.h"
+#include "run/TreeCopy.h"
 #include "util/Error.h"
 #include "util/Files.h"
 #include "util/Format.h"
@@ -303,6 +304,10 @@ std::string replayCommand(const RunSpec &spec)
     }
     env.homeDir.clear();
     env.tmpDir.clear();
+    // By hand it runs in the pristine cached tree itself (runs have their own copies): no
+    // bytecode of it there, or the next acquire finds the tree not intact and rebuilds it
+    // (or, under a patchwitness still running, refuses it).
+    env.extraVariables["PYTHONDONTWRITEBYTECODE"] = "1";
     return env.shellCommand(spec.treeDir,
                             env.pytestArguments("/dev/null", spec.selection, spec.extraArgs));
 }
@@ -383,6 +388,30 @@ RunResult PytestRun::execute(const std::string &runDir)
     const QStringList args = env.pytestArguments(junit, m_spec.selection, m_spec.extraArgs);
     QString program = QString::fromStdString(env.python);
     QStringList arguments = args;
+    // The run's own writable copy of the tree: the pristine one stays what the next run (and
+    // the one beside it) gets. Removed when this returns, whatever way it ends.
+    TreeCopy copy;
+    if (!m_spec.treeDir.empty() && !m_cancel.load()) {
+        try {
+            copy = TreeCopy::make(m_spec.treeDir);
+        } catch (const Error &e) {
+            result.status = RunStatus::FailedToStart;
+            result.harnessReason = std::string("the run's copy of the tree: ") + e.what();
+            return result;
+        }
+    }
+    // Without the sandbox the run works at the copy's own path, so its environment names
+    // the copy; what it prints is mapped back to the pristine path below (reports, records
+    // and the env digest name only the pristine tree). The sandbox binds the copy at the
+    // pristine path: nothing to map.
+    RunEnvironment processEnvironment = env;
+    std::string workDir = m_spec.treeDir;
+    if (!m_spec.sandbox && !copy.isNull()) {
+        workDir = copy.path();
+        processEnvironment.treeDir = copy.toCopy(env.treeDir);
+        for (std::string &dir : processEnvironment.importPath)
+            dir = copy.toCopy(dir);
+    }
     if (m_spec.sandbox) {
         const SandboxStatus sandbox = Sandbox::status();
         if (!sandbox.available) {
@@ -394,12 +423,16 @@ RunResult PytestRun::execute(const std::string &runDir)
         }
         if (env.witness.enabled && env.trustedInterpreter)
             cachePluginBytecode(env.python, env.cacheRoot);
-        const SandboxCommand wrapped = Sandbox::wrap(sandbox.program, program, args,
-                                                     runSandboxPolicy(m_spec.treeDir, runDir, env));
+        SandboxPolicy policy = runSandboxPolicy(m_spec.treeDir, runDir, env);
+        policy.treeSource = copy.path();
+        const SandboxCommand wrapped = Sandbox::wrap(sandbox.program, program, args, policy);
         program = wrapped.program;
         arguments = wrapped.arguments;
         result.sandboxed = true;
-        result.command = env.shellCommand(m_spec.treeDir, sandbox.program, arguments);
+        // The copy is gone after the run: the line names the tree it copied, so it can be
+        // run again by hand (a write it makes there is found by the next acquire).
+        result.command =
+            copy.toPristine(env.shellCommand(m_spec.treeDir, sandbox.program, arguments));
     } else {
         result.command = env.shellCommand(m_spec.treeDir, args);
     }
@@ -408,10 +441,10 @@ RunResult PytestRun::execute(const std::string &runDir)
     ChildProcess process(/*ownSession=*/true);
     // Without the sandbox's pid namespace, what escapes the group kill is found by this.
     const std::string token = stray::newToken();
-    QProcessEnvironment processEnv = env.environment();
+    QProcessEnvironment processEnv = processEnvironment.environment();
     processEnv.insert(QLatin1String(stray::kRunTokenVariable), QString::fromStdString(token));
     process.setProcessEnvironment(processEnv);
-    process.setWorkingDirectory(QString::fromStdString(m_spec.treeDir));
+    process.setWorkingDirectory(QString::fromStdString(workDir));
     process.setStandardInputFile(QProcess::nullDevice());
     QElapsedTimer clock;
     clock.start();
@@ -458,6 +491,20 @@ RunResult PytestRun::execute(const std::string &runDir)
     result.durationMs = clock.elapsed();
     appendTail(result.stdoutTail, process.readAllStandardOutput(), maxOutput, result.outputDropped);
     appendTail(result.stderrTail, process.readAllStandardError(), maxOutput, result.outputDropped);
+    if (workDir != m_spec.treeDir) {
+        result.stdoutTail = copy.toPristine(std::move(result.stdoutTail));
+        result.stderrTail = copy.toPristine(std::move(result.stderrTail));
+        // The plugin's records (tracebacks in outcome rows, census paths) as well.
+        const PluginOptions &w = env.witness;
+        for (const std::string *file :
+             {&junit, &w.outFile, &w.orderFile, &w.collectFile, &w.witnessFile, &w.coverFile}) {
+            if (file->empty())
+                continue;
+            const std::optional<std::string> text = readWholeFile(*file);
+            if (text && text->find(copy.path()) != std::string::npos)
+                writeFileReplacing(*file, copy.toPristine(*text));
+        }
+    }
 
     if (cancelled) {
         result.status = RunStatus::Cancelled;
@@ -480,7 +527,7 @@ RunResult PytestRun::execute(const std::string &runDir)
         result.exitCode = process.exitCode();
     }
 
-    const JUnitReport report = JUnitReader(m_spec.treeDir).readFile(junit);
+    const JUnitReport report = JUnitReader(m_spec.treeDir).readFile(junit); // mapped back above
     if (report.ok())
         result.outcomes = report.nodes;
     // The plugin's per-test timeout (--pw-test-timeout) stops a test with a failure that

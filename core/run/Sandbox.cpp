@@ -117,7 +117,9 @@ SandboxCommand Sandbox::wrap(const std::string &bwrap, const QString &program,
         }
     }
     QStringList writable;
-    if (!policy.treeDir.empty())
+    const bool ownTree =
+        !policy.treeDir.empty() && policy.treeSource.empty() && !policy.treeReadOnly;
+    if (ownTree)
         writable << absolute(policy.treeDir);
     for (const std::string &dir : policy.writableDirs) {
         const QString path = absolute(dir);
@@ -126,6 +128,11 @@ SandboxCommand Sandbox::wrap(const std::string &bwrap, const QString &program,
     }
     for (const QString &path : writable)
         a << QStringLiteral("--bind") << path << path;
+    // Last, so nothing bound above (an import root inside the tree) shadows the copy.
+    if (!policy.treeDir.empty() && !policy.treeSource.empty())
+        a << QStringLiteral("--bind") << absolute(policy.treeSource) << absolute(policy.treeDir);
+    else if (!policy.treeDir.empty() && policy.treeReadOnly)
+        a << QStringLiteral("--ro-bind") << absolute(policy.treeDir) << absolute(policy.treeDir);
     // --unshare-pid: nothing a test starts outlives the namespace's init, bwrap's child,
     // which --die-with-parent ties to the bwrap the group kill reaches.
     a << QStringLiteral("--unshare-net") << QStringLiteral("--unshare-ipc")

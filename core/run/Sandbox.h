@@ -12,7 +12,11 @@ namespace pw::core {
 // is read-only, /tmp is a fresh tmpfs, and there is no network.
 struct SandboxPolicy
 {
-    std::string treeDir;                   // read-write, and the working directory
+    std::string treeDir; // the working directory; read-write unless treeReadOnly
+    // A run's own copy of the tree (TreeCopy), bound read-write *at treeDir*: the run sees,
+    // prints and records the pristine tree's paths, and cannot reach the pristine tree.
+    std::string treeSource;
+    bool treeReadOnly = false;             // the preflight: it has nothing to write in the tree
     std::vector<std::string> writableDirs; // read-write: the run dir (junit.xml, home, tmp),
                                            // plugin output directories
     // Read-only binds for paths the private /tmp would hide (e.g. a staged plugin under

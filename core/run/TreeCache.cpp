@@ -1,9 +1,11 @@
 #include "run/TreeCache.h"
 
 #include "repo/Repository.h"
+#include "run/TreeCopy.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QStandardPaths>
 #include <algorithm>
@@ -15,6 +17,8 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <thread>
@@ -28,6 +32,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr int kPollMs = 20;
+// Git's file modes, as FileEntry carries them.
+constexpr uint32_t kModeLink = 0120000;
+constexpr uint32_t kModeExecutable = 0100755;
 
 // Leases this process holds per tree directory. flock cannot tell threads of one process
 // apart from its own lease, so a thread that rebuilt a tree another thread of ours still
@@ -93,55 +100,145 @@ struct Lease
     std::string dir;
 };
 
-// Digest of what is on disk under `dir`: one line per file or symlink (relative path,
-// type, size, mtime in ns, executable bit), sorted; CPython's `__pycache__` is skipped.
-// Empty when the directory cannot be walked.
-std::string statDigest(const std::string &dir, size_t *count = nullptr)
+// The git blob id of `bytes` (what `git hash-object` prints, no filters).
+std::string gitBlobId(const char *data, size_t size)
 {
-    std::vector<std::string> lines;
+    QCryptographicHash sha(QCryptographicHash::Sha1);
+    const std::string header = "blob " + std::to_string(size) + '\0';
+#if QT_VERSION >= QT_VERSION_CHECK(6, 0, 0)
+    sha.addData(QByteArrayView(header.data(), qsizetype(header.size())));
+    sha.addData(QByteArrayView(data, qsizetype(size)));
+#else
+    sha.addData(header.data(), int(header.size()));
+    sha.addData(data, int(size));
+#endif
+    return sha.result().toHex().toStdString();
+}
+
+// The bytes of the regular file or symlink `path` (a symlink: its target, as git stores
+// it), or nullopt when it cannot be read.
+std::optional<std::string> entryBytes(const std::string &path, bool link, off_t sizeHint)
+{
+    std::string bytes;
+    if (link) {
+        bytes.resize(size_t(sizeHint) + 1);
+        const ssize_t n = ::readlink(path.c_str(), bytes.data(), bytes.size());
+        if (n < 0 || size_t(n) >= bytes.size())
+            return std::nullopt; // retargeted while read: not intact either way
+        bytes.resize(size_t(n));
+        return bytes;
+    }
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return std::nullopt;
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            ::close(fd);
+            return std::nullopt;
+        }
+        if (n == 0)
+            break;
+        bytes.append(buffer, size_t(n));
+    }
+    ::close(fd);
+    return bytes;
+}
+
+// Whether `dir` holds exactly the revision's files: every listed path, with its type, its
+// executable bit and its content (the git blob id of the bytes on disk, against the
+// listing's id from the object database, or `rawIds`' for a WORKTREE file whose listing
+// id went through git's filters), and nothing else — no extra file or directory, so no
+// `__pycache__`, `.pyc`, `.pytest_cache` or anything else a run could leave for the next
+// to import. With `collect`, content that differs is recorded there (path → raw id)
+// instead of failing: how a WORKTREE rebuild learns `rawIds`. `count`: files checked.
+bool holdsExactly(const std::string &dir, const std::vector<FileEntry> &files,
+                  const std::map<std::string, std::string> &rawIds,
+                  std::map<std::string, std::string> *collect = nullptr, size_t *count = nullptr)
+{
+    std::map<std::string, const FileEntry *> expected;
+    std::set<std::string> parents;
+    for (const FileEntry &f : files) {
+        expected.emplace(f.path, &f);
+        for (size_t slash = f.path.find('/'); slash != std::string::npos;
+             slash = f.path.find('/', slash + 1))
+            parents.insert(f.path.substr(0, slash));
+    }
+    size_t seen = 0;
     std::error_code ec;
     fs::recursive_directory_iterator it(dir, ec), end;
     if (ec)
-        return {};
+        return false;
     for (; it != end; it.increment(ec)) {
         if (ec)
-            return {};
-        const fs::path &p = it->path();
+            return false;
+        const std::string abs = it->path().string();
+        const std::string rel = it->path().lexically_relative(dir).generic_string();
         struct stat st;
-        if (::lstat(p.c_str(), &st) != 0)
-            return {};
+        if (::lstat(abs.c_str(), &st) != 0)
+            return false;
         if (S_ISDIR(st.st_mode)) {
-            if (p.filename() == "__pycache__")
-                it.disable_recursion_pending();
+            if (!parents.count(rel))
+                return false; // __pycache__, .pytest_cache, a directory a run made
             continue;
         }
-        const char type = S_ISLNK(st.st_mode) ? 'l' : S_ISREG(st.st_mode) ? 'f' : 'o';
-        lines.push_back(p.lexically_relative(dir).string() + '\t' + type + '\t' +
-                        std::to_string(st.st_size) + '\t' + std::to_string(st.st_mtim.tv_sec) +
-                        '.' + std::to_string(st.st_mtim.tv_nsec) + '\t' +
-                        ((st.st_mode & S_IXUSR) ? 'x' : '-') + '\n');
+        const auto found = expected.find(rel);
+        if (found == expected.end() || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+            return false;
+        const FileEntry &f = *found->second;
+        const bool link = S_ISLNK(st.st_mode);
+        if (link != (f.mode == kModeLink))
+            return false;
+        if (!link && bool(st.st_mode & S_IXUSR) != (f.mode == kModeExecutable))
+            return false;
+        const std::optional<std::string> bytes = entryBytes(abs, link, st.st_size);
+        if (!bytes)
+            return false;
+        const std::string id = gitBlobId(bytes->data(), bytes->size());
+        const auto raw = rawIds.find(rel);
+        if (id != (raw != rawIds.end() ? raw->second : f.blob)) {
+            if (!collect)
+                return false;
+            (*collect)[rel] = id;
+        }
+        ++seen;
     }
-    if (ec)
-        return {};
-    std::sort(lines.begin(), lines.end());
-    std::string all;
-    for (const std::string &line : lines)
-        all += line;
+    if (ec || seen != expected.size())
+        return false;
     if (count)
-        *count = lines.size();
-    return sha256Hex(all);
+        *count = seen;
+    return true;
 }
 
-bool isIntact(const std::string &dir, const std::string &markerPath, const std::string &key)
+// The marker's record of a tree, or nullopt when it is missing, garbage or another key's.
+std::optional<json> readMarker(const std::string &markerPath, const std::string &key)
 {
     const std::optional<std::string> text = readWholeFile(markerPath);
     if (!text)
+        return std::nullopt;
+    json marker = json::parse(*text, nullptr, false);
+    if (!marker.is_object() || marker.value("key", std::string()) != key ||
+        marker.value("check", std::string()) != "content")
+        return std::nullopt;
+    return marker;
+}
+
+bool isIntact(const std::string &dir, const std::string &markerPath, const std::string &key,
+              const std::vector<FileEntry> &files)
+{
+    const std::optional<json> marker = readMarker(markerPath, key);
+    if (!marker)
         return false;
-    const json marker = json::parse(*text, nullptr, false);
-    if (!marker.is_object() || marker.value("key", std::string()) != key)
-        return false;
-    const std::string digest = statDigest(dir);
-    return !digest.empty() && marker.value("stat", std::string()) == digest;
+    std::map<std::string, std::string> rawIds;
+    const json raw = marker->value("raw", json::object());
+    for (auto it = raw.begin(); it != raw.end(); ++it) {
+        if (it.value().is_string())
+            rawIds[it.key()] = it.value().get<std::string>();
+    }
+    return holdsExactly(dir, files, rawIds);
 }
 
 void touch(const std::string &path)
@@ -166,21 +263,40 @@ void removeTree(const std::string &dir, const std::string &markerPath)
         throw Error::input(dir + ": cannot remove stale cached tree: " + ec.message());
 }
 
+// Copies of `dir` that runs killed with patchwitness (kill -9) left behind: only called
+// with the tree's exclusive lock, so no lease, and hence no live run's copy, exists.
+void removeLeftCopies(const std::string &dir)
+{
+    const fs::path path(dir);
+    const std::string prefix = path.filename().string() + ".run-";
+    std::error_code ec;
+    for (const fs::directory_entry &e : fs::directory_iterator(path.parent_path(), ec)) {
+        if (e.path().filename().string().rfind(prefix, 0) == 0)
+            removeTreeCopy(e.path().string());
+    }
+}
+
 void rebuild(const Repository &repo, const Revision &rev, const std::string &key,
              const std::string &dir, const std::string &markerPath)
 {
     removeTree(dir, markerPath);
+    removeLeftCopies(dir);
     const std::vector<FileEntry> files = repo.materialize(rev, dir);
     if (rev.isWorktree() && worktreeKey(files) != key) {
         removeTree(dir, markerPath);
         throw Error::input(rev.spec + ": the working tree changed while it was copied; try again");
     }
+    // Read back by content: what the next acquire compares. A WORKTREE file's listing id is
+    // git's filtered one (eol, ident), its copy the bytes on disk: those ids are kept.
+    std::map<std::string, std::string> raw;
     size_t count = 0;
-    const std::string digest = statDigest(dir, &count);
-    if (digest.empty())
+    if (!holdsExactly(dir, files, {}, &raw, &count))
         throw Error::input(dir + ": cannot read back the materialised tree");
-    const json marker = {{"key", key},     {"revision", rev.spec}, {"commit", rev.commit},
-                         {"stat", digest}, {"files", count},       {"written", files.size()}};
+    if (!rev.isWorktree() && !raw.empty())
+        throw Error::harness(dir + "/" + raw.begin()->first +
+                             ": the materialised file is not the blob it was written from");
+    const json marker = {{"key", key},         {"revision", rev.spec}, {"commit", rev.commit},
+                         {"check", "content"}, {"files", count},       {"raw", raw}};
     if (!writeFileReplacing(markerPath, marker.dump(1) + "\n"))
         throw Error::input(markerPath + ": cannot write the cache marker");
 }
@@ -204,6 +320,11 @@ std::string TreeCache::keyFor(const Repository &repo, const Revision &rev)
 {
     if (rev.isWorktree())
         return worktreeKey(repo.listFiles(rev));
+    return commitKey(rev);
+}
+
+std::string TreeCache::commitKey(const Revision &rev)
+{
     const std::string &id = rev.isPatch() ? rev.tree : rev.commit;
     if (id.size() != 40)
         throw Error::input("'" + rev.spec + "': no commit to materialise");
@@ -212,7 +333,10 @@ std::string TreeCache::keyFor(const Repository &repo, const Revision &rev)
 
 MaterializedTree TreeCache::acquire(const Repository &repo, const Revision &rev) const
 {
-    const std::string key = keyFor(repo, rev);
+    // The listing the tree is checked against: blob ids from the object database (WORKTREE:
+    // hashed from the disk, which also makes its key).
+    const std::vector<FileEntry> files = repo.listFiles(rev);
+    const std::string key = rev.isWorktree() ? worktreeKey(files) : commitKey(rev);
     const std::string trees = treesDir();
     std::error_code ec;
     fs::create_directories(trees, ec);
@@ -235,7 +359,7 @@ MaterializedTree TreeCache::acquire(const Repository &repo, const Revision &rev)
         const int shared = lockFile(lockPath, LOCK_SH, remainingMs);
         if (shared < 0)
             break;
-        if (isIntact(dir, markerPath, key)) {
+        if (isIntact(dir, markerPath, key, files)) {
             touch(markerPath);
             tree.m_lease = std::make_shared<Lease>(shared, dir);
             evict(key);
@@ -248,7 +372,7 @@ MaterializedTree TreeCache::acquire(const Repository &repo, const Revision &rev)
         const int exclusive = lockFile(lockPath, LOCK_EX, 0);
         if (exclusive >= 0) {
             try {
-                if (!isIntact(dir, markerPath, key)) {
+                if (!isIntact(dir, markerPath, key, files)) {
                     rebuild(repo, rev, key, dir, markerPath);
                     tree.m_rebuilt = true;
                 }
@@ -282,6 +406,8 @@ std::vector<std::string> TreeCache::keys() const
         if (!e.is_directory(ec) || e.is_symlink(ec))
             continue;
         const std::string key = e.path().filename().string();
+        if (key.find('.') != std::string::npos)
+            continue; // a run's copy (`<key>.run-*`, TreeCopy), not an entry
         struct stat st;
         const std::string marker = e.path().string() + ".marker";
         if (::stat(marker.c_str(), &st) != 0 && ::stat(e.path().c_str(), &st) != 0)
@@ -312,6 +438,7 @@ void TreeCache::evict(const std::string &keep) const
             continue; // in use: a later acquire evicts it
         try {
             removeTree(dir, dir + ".marker");
+            removeLeftCopies(dir);
         } catch (const Error &) {
             ::close(fd);
             continue; // cannot remove (permissions): leave it, do not fail the acquire

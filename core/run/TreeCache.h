@@ -35,12 +35,16 @@ private:
 // checkout. Key: the commit id; a PATCH head's tree id; for WORKTREE "wt-" + a hash of
 // the listing (paths, blob ids, modes), so every state of the work tree is its own entry.
 //
-// Intact: `<key>.marker` is written last and records the key and a digest over the
-// directory's stat listing (path, type, size, mtime, executable bit; `__pycache__`
-// skipped). On acquire the directory is walked and the digest compared, so a crash
-// mid-write (no marker), a deleted or edited file, or a file a run left behind is
-// detected and the tree rebuilt. Content is not re-hashed: an edit that keeps size and
-// mtime is not seen (nothing in a run does that by accident).
+// Intact: `<key>.marker` is written last (a crash mid-write leaves none). On acquire the
+// directory is checked by content against the revision's listing: every file's git blob
+// id (hashed from the bytes on disk) must be the listing's id from the object database,
+// with its type and executable bit, and nothing else may be there — no extra file, no
+// extra directory, so no `__pycache__`, `.pyc` or `.pytest_cache`. Anything else (a file
+// rewritten with its size and mtime kept, bytecode a run dropped, a deleted file) makes
+// the tree rebuilt. Runs never get this directory writable: each works in its own copy
+// (TreeCopy, `<key>.run-*` next to it), so a tree is pristine unless something outside
+// patchwitness' runs wrote into it. Cost: one read and SHA-1 of every file per acquire
+// (README, "The tree cache").
 //
 // Bounded: at most `maxTrees` entries; after each acquire the least recently used (the
 // marker's mtime, touched on reuse) unheld ones are removed. Safe across threads and
@@ -72,6 +76,7 @@ public:
     void setLockTimeoutMs(int ms) { m_lockTimeoutMs = ms; }
 
 private:
+    static std::string commitKey(const Revision &rev);
     void evict(const std::string &keep) const;
 
     std::string m_root;

@@ -94,6 +94,9 @@ Preflight runPreflight(const std::string &treeDir, const std::string &label,
     env.tmpDir = scratch.filePath(QStringLiteral("tmp")).toStdString();
     QDir().mkpath(qs(env.homeDir));
     QDir().mkpath(qs(env.tmpDir));
+    // The tree is the pristine one the runs copy (TreeCopy): the preflight only looks at
+    // it, and writes no bytecode into it (the next acquire would find it not intact).
+    env.extraVariables["PYTHONDONTWRITEBYTECODE"] = "1";
     QString program = qs(env.python);
     QStringList arguments = {QStringLiteral("-c"), QLatin1String(kPreflightScript)};
     if (sandbox) {
@@ -101,9 +104,9 @@ Preflight runPreflight(const std::string &treeDir, const std::string &label,
         if (!status.available)
             throw Error::input(label +
                                ": the sandbox was asked for but is unavailable: " + status.reason);
-        const SandboxCommand wrapped =
-            Sandbox::wrap(status.program, program, arguments,
-                          runSandboxPolicy(treeDir, scratch.path().toStdString(), env));
+        SandboxPolicy policy = runSandboxPolicy(treeDir, scratch.path().toStdString(), env);
+        policy.treeReadOnly = true;
+        const SandboxCommand wrapped = Sandbox::wrap(status.program, program, arguments, policy);
         program = wrapped.program;
         arguments = wrapped.arguments;
     }

@@ -7,14 +7,24 @@
 //     interpreter per replay, both on one worker (the cost of a replay; (b) measures
 //     how the machine scales), every cell compared (target: >= 10x, outcomes identical),
 //     beside what one copy-on-write fault costs on this machine (a replay child's price).
+// (d) issue 18: what a run's own copy of its tree costs: bare pytest in a fresh copy
+//     (TreeCopy, no bytecode: everything compiled again) against bare pytest in the
+//     pristine tree with its bytecode warm (how every run but the first worked before),
+//     as a ratio; and TreeCache's content check of a 2,000-file tree (each file read and
+//     hashed) against a stat walk of it (the check it replaced).
 // `--quick`: fewer repetitions and a 20 x 2 matrix, for a smoke run; `--overhead`: (a)
-// alone, with 21 repetitions (to take the overhead apart without the long matrix).
+// alone, with 21 repetitions (to take the overhead apart without the long matrix);
+// `--tree`: (d) alone.
+#include "RepoBuilder.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
+#include "repo/Repository.h"
 #include "run/PytestRun.h"
 #include "run/ReplayServer.h"
 #include "run/RunPool.h"
 #include "run/Sandbox.h"
+#include "run/TreeCache.h"
+#include "run/TreeCopy.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -25,9 +35,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -194,6 +206,64 @@ void line(const char *what, const Sample &s)
     std::printf("    %-56s wall %9.1f ms   cpu %9.1f ms\n", what, s.wall, s.cpu);
 }
 
+// (d): the per-run copy and the content check.
+void treeCosts(const std::string &tree, int reps)
+{
+    barePytest(tree); // the pristine tree's bytecode warm, as runs after the first had it
+    std::vector<Sample> warm, copied, copyOnly;
+    for (int i = 0; i < reps; ++i) {
+        warm.push_back(measure([&] { barePytest(tree); }));
+        copied.push_back(measure([&] {
+            const TreeCopy copy = TreeCopy::make(tree);
+            barePytest(copy.path());
+        }));
+        copyOnly.push_back(measure([&] { TreeCopy::make(tree); }));
+    }
+    const Sample w = median(warm), c = median(copied), k = median(copyOnly);
+    std::printf("(d) the run's own tree: %d interleaved repetitions on the 40-test suite\n", reps);
+    line("reference: bare pytest in the pristine tree, bytecode warm", w);
+    line("bare pytest in a fresh copy (copy + compile + run + remove)", c);
+    line("the copy alone (make + remove)", k);
+    std::printf("  %-58s %8.2fx  (CPU %.2fx)\n", "per-run cost, copy over warm (wall)",
+                c.wall / w.wall, c.cpu / w.cpu);
+
+    // A 2,000-file repository (40 packages of 50 modules, ~1.5 KB each).
+    pw::test::RepoBuilder builder;
+    std::string body;
+    for (int l = 0; l < 40; ++l)
+        body += "def f" + std::to_string(l) + "(x):\n    return x * " + std::to_string(l) +
+                "  # padding to a realistic line length\n";
+    for (int p = 0; p < 40; ++p)
+        for (int m = 0; m < 50; ++m)
+            builder.write("pkg" + std::to_string(p) + "/mod" + std::to_string(m) + ".py",
+                          "# module " + std::to_string(m) + "\n" + body);
+    builder.commit("2000 files");
+    QTemporaryDir cacheDir;
+    const TreeCache cache(cacheDir.path().toStdString());
+    const Repository repo = Repository::open(builder.root());
+    const Revision rev = repo.resolve("HEAD");
+    std::string dir;
+    const Sample build = measure([&] { dir = cache.acquire(repo, rev).path(); });
+    std::vector<Sample> check, statWalk, bigCopy;
+    for (int i = 0; i < std::max(5, reps); ++i) {
+        check.push_back(measure([&] { cache.acquire(repo, rev); }));
+        statWalk.push_back(measure([&] {
+            size_t n = 0;
+            for (const auto &e : std::filesystem::recursive_directory_iterator(dir)) {
+                struct stat st;
+                n += ::lstat(e.path().c_str(), &st) == 0 ? 1 : 0;
+            }
+        }));
+        bigCopy.push_back(measure([&] { TreeCopy::make(dir); }));
+    }
+    const Sample a = median(check), s = median(statWalk), b = median(bigCopy);
+    std::printf("    2,000-file tree: materialised in %.1f ms\n", build.wall);
+    line("reference: a stat walk of it (the old intact check)", s);
+    line("TreeCache::acquire of it, reused (listing + content check)", a);
+    line("a run's copy of it (make + remove)", b);
+    std::printf("  %-58s %8.2fx\n", "content check over stat walk (wall)", a.wall / s.wall);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -201,6 +271,7 @@ int main(int argc, char **argv)
     QCoreApplication app(argc, argv);
     const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
     const bool overheadOnly = argc > 1 && std::strcmp(argv[1], "--overhead") == 0;
+    const bool treeOnly = argc > 1 && std::strcmp(argv[1], "--tree") == 0;
     const int reps = quick ? 3 : overheadOnly ? 21 : 11; // (a)
     const int poolReps = quick ? 1 : 3;                  // (b)
     const int poolRuns = quick ? 10 : 40;                // (b)
@@ -216,6 +287,11 @@ int main(int argc, char **argv)
 
     std::printf("bench_run%s: %d cores (medians; CPU = user + system, descendants included)\n",
                 quick ? " --quick" : "", QThread::idealThreadCount());
+
+    if (treeOnly) {
+        treeCosts(tree, 11);
+        return 0;
+    }
 
     // (a) overhead, interleaved: bare, patchwitness, bare, … after one warm-up each (the
     // interpreter probe, the staged plugin and the suite's bytecode are then cached).
@@ -363,6 +439,7 @@ int main(int argc, char **argv)
                 "machine: one copy-on-write fault in a forked child", copyOnWriteMicros());
     verdict("cells that differ from the fresh interpreters (both fork runs)", double(differ), "", 0,
             true);
+    treeCosts(tree, reps);
     std::printf("%s\n", g_misses ? "bench_run: some targets missed" : "bench_run: all targets met");
     return 0;
 }

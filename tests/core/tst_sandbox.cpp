@@ -1,7 +1,8 @@
-// Sandbox (core/run): pytest runs inside bubblewrap see the tree and their run directory
-// read-write, the rest read-only, a private /tmp and no network (SPEC §5.1); network
-// failures the sandbox causes are labelled; timeout and cancel still kill everything;
-// a requested sandbox that is unavailable stops the run instead of running unsandboxed.
+// Sandbox (core/run): pytest runs inside bubblewrap see their own copy of the tree (bound
+// at the tree's path) and their run directory read-write, the rest read-only, a private
+// /tmp and no network (SPEC §5.1); network failures the sandbox causes are labelled;
+// timeout and cancel still kill everything; a requested sandbox that is unavailable stops
+// the run instead of running unsandboxed.
 
 #include "RunFixtures.h"
 #include "TestSupport.h"
@@ -143,6 +144,39 @@ private Q_SLOTS:
         QVERIFY(!c.arguments.contains(QStringLiteral("--new-session")));
     }
 
+    // A run's own copy of the tree is bound at the tree's path, after everything else (an
+    // import root inside the tree bound read-only must not shadow it); the tree itself is
+    // then not bound writable. The preflight sees its tree read-only.
+    void aRunsCopyIsBoundAtTheTreesPath()
+    {
+        pw::core::SandboxPolicy policy;
+        policy.treeDir = "/tmp/c/trees/abc";
+        policy.treeSource = "/tmp/c/trees/abc.run-x1";
+        policy.writableDirs = {"/tmp/t/run"};
+        policy.readOnlyDirs = {"/tmp/c/trees/abc/src"};
+        const QStringList args =
+            Sandbox::wrap("/usr/bin/bwrap", QStringLiteral("python3"), {}, policy).arguments;
+        const QString tree = QStringLiteral("/tmp/c/trees/abc");
+        const qsizetype copyAt = args.indexOf(QStringLiteral("/tmp/c/trees/abc.run-x1"));
+        QVERIFY2(copyAt > 0, qPrintable(args.join(QLatin1Char(' '))));
+        QCOMPARE(args[copyAt - 1], QStringLiteral("--bind"));
+        QCOMPARE(args[copyAt + 1], tree);
+        QVERIFY(copyAt > args.indexOf(QStringLiteral("/tmp/c/trees/abc/src")));
+        QVERIFY(copyAt > args.indexOf(QStringLiteral("/tmp/t/run")));
+        QCOMPARE(args.count(tree), 2); // the bind's target and --chdir
+        QCOMPARE(args[args.indexOf(QStringLiteral("--chdir")) + 1], tree);
+
+        policy.treeSource.clear();
+        policy.treeReadOnly = true;
+        const QStringList preflight =
+            Sandbox::wrap("/usr/bin/bwrap", QStringLiteral("python3"), {}, policy).arguments;
+        const qsizetype at =
+            preflight.lastIndexOf(tree, preflight.indexOf(QStringLiteral("--chdir")));
+        QVERIFY(at > 1);
+        QCOMPARE(preflight[at - 2], QStringLiteral("--ro-bind"));
+        QCOMPARE(preflight[at - 1], tree);
+    }
+
     void classifierTellsCertainFromPossibleNetworkBlocks_data()
     {
         QTest::addColumn<QString>("message");
@@ -238,8 +272,9 @@ private Q_SLOTS:
         const RunResult r = PytestRun(p.spec(true)).run();
         QVERIFY2(r.exitCode == 0 && r.evidence(), describe(r).c_str());
         QCOMPARE(outcomeOf(r, "tests/test_in.py::test_writes_inside"), Outcome::Pass);
-        QVERIFY(QFileInfo::exists(QString::fromStdString(p.tree() + "/made_by_test.txt")));
-        QVERIFY(QFileInfo::exists(QString::fromStdString(p.tree() + "/tests/beside.txt")));
+        // The tree it wrote is its own copy (issue 18): the tree it copied is left as it was.
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(p.tree() + "/made_by_test.txt")));
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(p.tree() + "/tests/beside.txt")));
         QVERIFY(QFileInfo::exists(QString::fromStdString(p.runDir() + "/home/h.txt")));
     }
 

@@ -5,12 +5,14 @@
 #include "RepoBuilder.h"
 #include "repo/Repository.h"
 #include "run/TreeCache.h"
+#include "run/TreeCopy.h"
 #include "util/Error.h"
 
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 #include <atomic>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -23,6 +25,7 @@ using pw::core::MaterializedTree;
 using pw::core::Repository;
 using pw::core::Revision;
 using pw::core::TreeCache;
+using pw::core::TreeCopy;
 using pw::test::RepoBuilder;
 
 namespace fs = std::filesystem;
@@ -183,17 +186,9 @@ private Q_SLOTS:
             before = mtimes(first.path());
             marker = readText(first.path() + ".marker");
         }
-        // CPython's bytecode next to the sources is not damage.
-        fs::create_directories(cache.treesDir() + "/" + rev.commit + "/tests/__pycache__");
-        std::ofstream(cache.treesDir() + "/" + rev.commit + "/tests/__pycache__/t.pyc") << "x";
         const MaterializedTree second = cache.acquire(repo, rev);
         QVERIFY(!second.rebuilt());
-        std::map<std::string, long long> after = mtimes(second.path());
-        after.erase(second.path() + "/tests/__pycache__");
-        after.erase(second.path() + "/tests/__pycache__/t.pyc");
-        before.erase(second.path() + "/tests"); // its mtime moved with the new directory
-        after.erase(second.path() + "/tests");
-        QCOMPARE(after, before);
+        QCOMPARE(mtimes(second.path()), before);
         QCOMPARE(readText(second.path() + ".marker"), marker);
     }
 
@@ -202,6 +197,12 @@ private Q_SLOTS:
         QTest::addColumn<QString>("damage");
         QTest::newRow("file deleted, marker kept") << "delete";
         QTest::newRow("file edited") << "edit";
+        // Issue 18: a test rewrote mod.py with its size kept and its mtime restored.
+        QTest::newRow("same size, mtime restored") << "samesize";
+        QTest::newRow("bytecode dropped into __pycache__") << "pyc";
+        QTest::newRow("empty directory left by a run") << "emptydir";
+        QTest::newRow("executable bit dropped") << "chmod";
+        QTest::newRow("symlink retargeted") << "relink";
         QTest::newRow("file left behind by a run") << "extra";
         QTest::newRow("crash before the marker") << "nomarker";
         QTest::newRow("marker garbage") << "badmarker";
@@ -225,7 +226,23 @@ private Q_SLOTS:
             fs::remove(dir + "/pkg/calc.py");
         else if (damage == QLatin1String("edit"))
             std::ofstream(dir + "/pkg/calc.py") << "X = 99  # edited by a test\n";
-        else if (damage == QLatin1String("extra"))
+        else if (damage == QLatin1String("samesize")) {
+            struct stat st;
+            ::lstat((dir + "/pkg/calc.py").c_str(), &st);
+            std::ofstream(dir + "/pkg/calc.py") << "X = 0\n"; // as long as "X = 1\n"
+            const struct timespec times[2] = {st.st_atim, st.st_mtim};
+            ::utimensat(AT_FDCWD, (dir + "/pkg/calc.py").c_str(), times, AT_SYMLINK_NOFOLLOW);
+        } else if (damage == QLatin1String("pyc")) {
+            fs::create_directories(dir + "/pkg/__pycache__");
+            std::ofstream(dir + "/pkg/__pycache__/calc.cpython-311.pyc") << "poisoned";
+        } else if (damage == QLatin1String("emptydir"))
+            fs::create_directories(dir + "/.pytest_cache");
+        else if (damage == QLatin1String("chmod"))
+            fs::permissions(dir + "/run.sh", fs::perms::owner_exec, fs::perm_options::remove);
+        else if (damage == QLatin1String("relink")) {
+            fs::remove(dir + "/link.py");
+            fs::create_symlink("tests/test_calc.py", dir + "/link.py");
+        } else if (damage == QLatin1String("extra"))
             std::ofstream(dir + "/tests/conftest.py") << "raise SystemExit\n";
         else if (damage == QLatin1String("nomarker"))
             fs::remove(dir + ".marker");
@@ -236,6 +253,94 @@ private Q_SLOTS:
         QVERIFY(tree.rebuilt());
         QCOMPARE(readText(dir + "/pkg/calc.py"), std::string("X = 1\n"));
         QVERIFY(!fs::exists(dir + "/tests/conftest.py"));
+        QVERIFY(!fs::exists(dir + "/pkg/__pycache__"));
+        QVERIFY(!fs::exists(dir + "/.pytest_cache"));
+        QVERIFY((fs::status(dir + "/run.sh").permissions() & fs::perms::owner_exec) !=
+                fs::perms::none);
+        QCOMPARE(fs::read_symlink(dir + "/link.py").string(), std::string("pkg/calc.py"));
+    }
+
+    // A work tree whose files go through git's filters (eol=crlf here) has listing ids that
+    // are not the ids of the bytes copied: the cache keeps the copied ones, and reuses it.
+    void reusesAFilteredWorktree()
+    {
+        RepoBuilder builder;
+        fill(builder);
+        builder.write(".gitattributes", "*.txt text eol=crlf\n");
+        builder.commit("base");
+        builder.write("notes.txt", "one\r\ntwo\r\n");
+        QTemporaryDir cacheDir;
+        const TreeCache cache(cacheDir.path().toStdString());
+        const Repository repo = Repository::open(builder.root());
+        {
+            const MaterializedTree first = cache.acquire(repo, repo.resolve("WORKTREE"));
+            QVERIFY(first.rebuilt());
+            QCOMPARE(readText(first.path() + "/notes.txt"), std::string("one\r\ntwo\r\n"));
+        }
+        const MaterializedTree second = cache.acquire(repo, repo.resolve("WORKTREE"));
+        QVERIFY2(!second.rebuilt(), "a filtered work-tree file made the tree look damaged");
+    }
+
+    // A run's copy: the same files, modes and symlinks, never the bytecode; paths mapped
+    // both ways; gone with the handle, also when a test made a directory read-only.
+    void aRunsCopyIsItsOwnAndGoesAway()
+    {
+        RepoBuilder builder;
+        fill(builder);
+        builder.commit("base");
+        QTemporaryDir cacheDir;
+        const TreeCache cache(cacheDir.path().toStdString());
+        const Repository repo = Repository::open(builder.root());
+        const MaterializedTree tree = cache.acquire(repo, repo.resolve("HEAD"));
+        std::string copyPath;
+        {
+            const TreeCopy copy = TreeCopy::make(tree.path());
+            copyPath = copy.path();
+            QVERIFY(copyPath.rfind(tree.path() + ".run-", 0) == 0);
+            QCOMPARE(readText(copyPath + "/pkg/calc.py"), std::string("X = 1\n"));
+            QVERIFY((fs::status(copyPath + "/run.sh").permissions() & fs::perms::owner_exec) !=
+                    fs::perms::none);
+            QCOMPARE(fs::read_symlink(copyPath + "/link.py").string(), std::string("pkg/calc.py"));
+            QCOMPARE(copy.toCopy(tree.path() + "/src"), copyPath + "/src");
+            QCOMPARE(copy.toCopy("/elsewhere"), std::string("/elsewhere"));
+            QCOMPARE(copy.toPristine("File \"" + copyPath + "/pkg/calc.py\", line 1"),
+                     "File \"" + tree.path() + "/pkg/calc.py\", line 1");
+            QCOMPARE(cache.keys(), std::vector<std::string>{tree.key()}); // not an entry
+
+            std::ofstream(copyPath + "/pkg/calc.py") << "X = 0\n"; // the pristine is not it
+            fs::create_directories(copyPath + "/pkg/locked");
+            fs::permissions(copyPath + "/pkg/locked", fs::perms::owner_read);
+            fs::permissions(copyPath + "/pkg", fs::perms::owner_read | fs::perms::owner_exec);
+        }
+        QVERIFY2(!fs::exists(copyPath), copyPath.c_str());
+        QCOMPARE(readText(tree.path() + "/pkg/calc.py"), std::string("X = 1\n"));
+        QVERIFY(!cache.acquire(repo, repo.resolve("HEAD")).rebuilt());
+
+        // Bytecode in the pristine tree (not ours) is never copied.
+        fs::create_directories(tree.path() + "/pkg/__pycache__");
+        std::ofstream(tree.path() + "/pkg/__pycache__/calc.cpython-311.pyc") << "poisoned";
+        const TreeCopy copy = TreeCopy::make(tree.path());
+        QVERIFY(!fs::exists(copy.path() + "/pkg/__pycache__"));
+        fs::remove_all(tree.path() + "/pkg/__pycache__");
+    }
+
+    // A copy left by a patchwitness killed mid-run goes when its tree is rebuilt.
+    void aLeftCopyGoesWithARebuild()
+    {
+        RepoBuilder builder;
+        fill(builder);
+        builder.commit("base");
+        QTemporaryDir cacheDir;
+        const TreeCache cache(cacheDir.path().toStdString());
+        const Repository repo = Repository::open(builder.root());
+        std::string dir;
+        {
+            dir = cache.acquire(repo, repo.resolve("HEAD")).path();
+        }
+        fs::create_directories(dir + ".run-k9lEft/pkg");
+        fs::remove(dir + "/pkg/calc.py");
+        QVERIFY(cache.acquire(repo, repo.resolve("HEAD")).rebuilt());
+        QVERIFY(!fs::exists(dir + ".run-k9lEft"));
     }
 
     void refusesToRebuildATreeThisProcessStillHolds()

@@ -1,0 +1,292 @@
+// Issue 18, item 4: a run cannot change the evidence of a later run, nor of one running
+// beside it. Every run works in its own copy of the pristine cached tree (TreeCopy), which
+// the sandbox binds at the pristine path; the cache checks a tree by content. Real pytest
+// runs on a fixture repository, each scenario with and without the sandbox:
+// - a test rewrites a module of its tree with the size kept and the mtime restored: the
+//   next attribute of the same commits still sees the original code (no PRE_EXISTING);
+// - a test drops poisoned bytecode into __pycache__: the next run does not use it;
+// - two runs of one commit at once, whose test writes a file into its tree and asserts it
+//   was not there: both pass;
+// - the copy is gone after a run, also after a timeout.
+
+#include "RepoBuilder.h"
+#include "RunFixtures.h"
+#include "TestSupport.h"
+#include "run/Attribution.h"
+#include "run/PytestRun.h"
+#include "run/RunPool.h"
+#include "run/Sandbox.h"
+
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <filesystem>
+#include <memory>
+
+using pw::core::Arm;
+using pw::core::Attribution;
+using pw::core::AttributionRequest;
+using pw::core::AttributionResult;
+using pw::core::AttributionVerdict;
+using pw::core::Outcome;
+using pw::core::RunContext;
+using pw::core::RunPool;
+using pw::core::RunRequest;
+using pw::core::RunResult;
+using pw::core::RunSpec;
+using pw::core::RunStatus;
+using pw::test::RepoBuilder;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char *const kFiles[][2] = {
+    {"src/__init__.py", ""},
+    {"src/mod.py", "def value():\n    return 1\n"},
+    {"tests/test_value.py", "from src.mod import value\n\n\ndef test_value():\n"
+                            "    assert value() == 1\n"},
+    // Rewrites src/mod.py as long as it was, puts its mtime back, and drops the bytecode
+    // (which would otherwise still hold the original code): what issue 18 saw.
+    {"tests/test_poison.py",
+     "import os\nimport shutil\n\nimport src.mod\n\n\ndef test_poisons():\n"
+     "    path = src.mod.__file__\n"
+     "    st = os.stat(path)\n"
+     "    with open(path, 'w') as f:\n"
+     "        f.write('def value():\\n    return 0\\n')\n"
+     "    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))\n"
+     "    shutil.rmtree(os.path.join(os.path.dirname(path), '__pycache__'), True)\n"},
+    // Bytecode of `return 0` under src/mod.py's own name, valid for its size and mtime.
+    {"tests/test_pyc.py",
+     "import importlib._bootstrap_external as ext\nimport importlib.util\nimport os\n\n"
+     "import src.mod\n\n\ndef test_drops_bytecode():\n"
+     "    path = src.mod.__file__\n"
+     "    st = os.stat(path)\n"
+     "    code = compile('def value():\\n    return 0\\n', path, 'exec')\n"
+     "    data = ext._code_to_timestamp_pyc(code, int(st.st_mtime), st.st_size)\n"
+     "    pyc = importlib.util.cache_from_source(path)\n"
+     "    os.makedirs(os.path.dirname(pyc), exist_ok=True)\n"
+     "    with open(pyc, 'wb') as f:\n"
+     "        f.write(data)\n"},
+    // A real suite's habit: a file written next to the test, expected not to be there.
+    {"tests/test_writes.py", "import os\nimport time\n\n\ndef test_writes_its_file():\n"
+                             "    path = os.path.join(os.path.dirname(__file__), 'written.txt')\n"
+                             "    assert not os.path.exists(path), 'another run wrote ' + path\n"
+                             "    with open(path, 'w') as f:\n"
+                             "        f.write(str(os.getpid()))\n"
+                             "    time.sleep(1.5)\n"
+                             "    with open(path) as f:\n"
+                             "        assert f.read() == str(os.getpid())\n"},
+    // Leaves a file in its tree, then hangs until the run's timeout.
+    {"tests/test_hangs.py", "import os\nimport time\n\n\ndef test_hangs():\n"
+                            "    open(os.path.join(os.path.dirname(__file__), 'left.txt'), 'w')"
+                            ".close()\n"
+                            "    time.sleep(600)\n"},
+};
+
+// `<tree>.run-*` directories next to `tree`: the runs' copies still on disk.
+std::vector<std::string> copiesOf(const std::string &tree)
+{
+    std::vector<std::string> out;
+    const fs::path path(tree);
+    const std::string prefix = path.filename().string() + ".run-";
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(path.parent_path(), ec)) {
+        if (e.path().filename().string().rfind(prefix, 0) == 0)
+            out.push_back(e.path().string());
+    }
+    return out;
+}
+
+std::string describe(const RunResult &r)
+{
+    std::string text = std::string(pw::core::runStatusName(r.status)) + " exit " +
+                       std::to_string(r.exitCode) + " " + r.harnessReason;
+    for (const auto &o : r.outcomes)
+        text += "\n  " + o.nodeId + " " + pw::core::outcomeName(o.outcome) + " " + o.message;
+    return text + "\n" +
+           r.stdoutTail.substr(r.stdoutTail.size() > 1500 ? r.stdoutTail.size() - 1500 : 0);
+}
+
+} // namespace
+
+class TestTreeIsolation : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void rewrittenSourceDoesNotReachTheNextAttribute_data() { sandboxRows(); }
+    void rewrittenSourceDoesNotReachTheNextAttribute();
+    void poisonedBytecodeIsNotUsedByTheNextRun_data() { sandboxRows(); }
+    void poisonedBytecodeIsNotUsedByTheNextRun();
+    void twoRunsAtOnceNeverShareATree_data() { sandboxRows(); }
+    void twoRunsAtOnceNeverShareATree();
+    void theCopyIsGoneAfterATimeout_data() { sandboxRows(); }
+    void theCopyIsGoneAfterATimeout();
+    void aReplayByHandLeavesTheTreeIntact();
+
+private:
+    void sandboxRows();
+    RunContext open(bool sandbox, double timeoutSeconds = 120) const;
+    RunResult runOne(const RunContext &ctx, const std::string &node) const;
+
+    std::unique_ptr<RepoBuilder> m_repo;
+    std::unique_ptr<QTemporaryDir> m_cache;
+    std::string m_base, m_head;
+};
+
+void TestTreeIsolation::initTestCase()
+{
+    m_repo = std::make_unique<RepoBuilder>();
+    for (const auto &file : kFiles)
+        m_repo->write(file[0], file[1]);
+    m_base = m_repo->commit("base");
+    m_repo->write("README.md", "the patch touches nothing the tests import\n");
+    m_head = m_repo->commit("head");
+}
+
+// A fresh cache for every scenario: what one leaves must not hide what another tests.
+void TestTreeIsolation::init()
+{
+    m_cache = std::make_unique<QTemporaryDir>();
+}
+
+void TestTreeIsolation::sandboxRows()
+{
+    QTest::addColumn<bool>("sandbox");
+    QTest::newRow("no sandbox") << false;
+    QTest::newRow("sandbox") << true;
+}
+
+RunContext TestTreeIsolation::open(bool sandbox, double timeoutSeconds) const
+{
+    RunRequest r;
+    r.target.repoPath = m_repo->root();
+    r.target.base = m_base;
+    r.target.head = m_head;
+    r.target.python = pw::test::testPython();
+    r.target.today = "2024-05-10";
+    r.cacheRoot = m_cache->path().toStdString();
+    r.workers = 2;
+    r.timeoutSeconds = timeoutSeconds;
+    r.sandbox = sandbox;
+    return RunContext::open(r);
+}
+
+RunResult TestTreeIsolation::runOne(const RunContext &ctx, const std::string &node) const
+{
+    RunPool pool(1);
+    return pool.run({ctx.spec(Arm::Base, {node}, 0)}).front();
+}
+
+#define SKIP_WITHOUT_SANDBOX(sandbox)                                                              \
+    do {                                                                                           \
+        if ((sandbox) && !pw::core::Sandbox::available())                                          \
+            QSKIP(("bubblewrap unavailable: " + pw::core::Sandbox::status().reason).c_str());      \
+    } while (false)
+
+void TestTreeIsolation::rewrittenSourceDoesNotReachTheNextAttribute()
+{
+    QFETCH(bool, sandbox);
+    SKIP_WITHOUT_SANDBOX(sandbox);
+    AttributionRequest req;
+    req.runs = 2;
+    req.record = false;
+    {
+        const RunContext first = open(sandbox);
+        req.test = "tests/test_poison.py::test_poisons";
+        RunPool pool(2);
+        const AttributionResult poisoner = Attribution::run(first, req, pool);
+        QCOMPARE(poisoner.base.fails + poisoner.head.fails, 0);
+    }
+    // The next attribute of the same commits: the trees are reused (intact), and the code
+    // they hold is the commit's.
+    const RunContext second = open(sandbox);
+    req.test = "tests/test_value.py::test_value";
+    RunPool pool(2);
+    const AttributionResult r = Attribution::run(second, req, pool);
+    QVERIFY2(r.verdict && *r.verdict == AttributionVerdict::NoRepro, r.sentence.c_str());
+    QCOMPARE(r.base.fails, 0);
+    QCOMPARE(r.head.fails, 0);
+    QVERIFY(!r.freezeAllowed());
+    QVERIFY(copiesOf(second.treeDir(Arm::Base)).empty());
+}
+
+void TestTreeIsolation::poisonedBytecodeIsNotUsedByTheNextRun()
+{
+    QFETCH(bool, sandbox);
+    SKIP_WITHOUT_SANDBOX(sandbox);
+    const RunContext ctx = open(sandbox);
+    const RunResult dropped = runOne(ctx, "tests/test_pyc.py::test_drops_bytecode");
+    QVERIFY2(dropped.status == RunStatus::Completed && dropped.exitCode == 0,
+             describe(dropped).c_str());
+    // In the same context (the tree held) and in the next one (acquired again).
+    const RunResult next = runOne(ctx, "tests/test_value.py::test_value");
+    QVERIFY2(next.exitCode == 0 && next.count(Outcome::Pass) == 1, describe(next).c_str());
+    QVERIFY(!fs::exists(ctx.treeDir(Arm::Base) + "/src/__pycache__"));
+    const RunContext later = open(sandbox);
+    const RunResult again = runOne(later, "tests/test_value.py::test_value");
+    QVERIFY2(again.exitCode == 0 && again.count(Outcome::Pass) == 1, describe(again).c_str());
+}
+
+void TestTreeIsolation::twoRunsAtOnceNeverShareATree()
+{
+    QFETCH(bool, sandbox);
+    SKIP_WITHOUT_SANDBOX(sandbox);
+    const RunContext ctx = open(sandbox);
+    const std::string node = "tests/test_writes.py::test_writes_its_file";
+    RunPool pool(2);
+    const std::vector<RunResult> results =
+        pool.run({ctx.spec(Arm::Base, {node}, 0), ctx.spec(Arm::Base, {node}, 1)});
+    QCOMPARE(results.size(), size_t(2));
+    for (const RunResult &r : results)
+        QVERIFY2(r.exitCode == 0 && r.count(Outcome::Pass) == 1, describe(r).c_str());
+    // They did overlap: each slept 1.5 s after writing, and the pool ran both at once.
+    QVERIFY(!fs::exists(ctx.treeDir(Arm::Base) + "/tests/written.txt"));
+    const RunResult later = runOne(ctx, node);
+    QVERIFY2(later.exitCode == 0, describe(later).c_str());
+    QVERIFY(copiesOf(ctx.treeDir(Arm::Base)).empty());
+}
+
+void TestTreeIsolation::theCopyIsGoneAfterATimeout()
+{
+    QFETCH(bool, sandbox);
+    SKIP_WITHOUT_SANDBOX(sandbox);
+    const RunContext ctx = open(sandbox, 4);
+    const std::string tree = ctx.treeDir(Arm::Base);
+    const RunResult r = runOne(ctx, "tests/test_hangs.py::test_hangs");
+    QVERIFY2(r.status == RunStatus::TimedOut, describe(r).c_str());
+    QVERIFY2(!fs::exists(tree + "/tests/left.txt"), "the run wrote into the pristine tree");
+    const std::vector<std::string> left = copiesOf(tree);
+    QVERIFY2(left.empty(), left.empty() ? "" : left.front().c_str());
+    // And after a run that completed.
+    const RunResult done = runOne(ctx, "tests/test_value.py::test_value");
+    QVERIFY2(done.exitCode == 0, describe(done).c_str());
+    QVERIFY(copiesOf(tree).empty());
+}
+
+// The copyable replay runs in the pristine tree itself (it outlives the run's copy): it
+// writes no bytecode there, so a later acquire in this process still finds the tree
+// intact instead of refusing a tree that runs still hold.
+void TestTreeIsolation::aReplayByHandLeavesTheTreeIntact()
+{
+    const RunContext ctx = open(false);
+    const std::string tree = ctx.treeDir(Arm::Base);
+    const RunResult r = runOne(ctx, "tests/test_value.py::test_value");
+    QVERIFY2(r.exitCode == 0, describe(r).c_str());
+    QProcess shell;
+    shell.start(QStringLiteral("/bin/sh"),
+                QStringList{QStringLiteral("-c"), QString::fromStdString(r.replay)});
+    QVERIFY(shell.waitForFinished(120000));
+    QVERIFY2(shell.exitCode() == 0, shell.readAllStandardOutput().constData());
+    QVERIFY(!fs::exists(tree + "/src/__pycache__"));
+    QVERIFY(!fs::exists(tree + "/tests/__pycache__"));
+    const RunContext again = open(false); // throws when the held tree was changed
+    QCOMPARE(again.treeDir(Arm::Base), tree);
+}
+
+QTEST_GUILESS_MAIN(TestTreeIsolation)
+#include "tst_treeisolation.moc"
