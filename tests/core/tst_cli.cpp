@@ -387,10 +387,12 @@ void TstCli::aTestFileOverTheCapIsReviewedNotParsed()
         }
     }
     QCOMPARE(tooLarge, 2); // base and head
-    r = run(head, edited,
-            false); // the default cap: judged (a new test: T-ADD, a review of its own)
+    // The default cap: judged, the new test found by name.
+    r = run(head, edited, false);
     QVERIFY2(!r.out.contains("TOO-LARGE"), r.out.constData());
-    QVERIFY2(r.out.contains("T-ADD"), r.out.constData());
+    QVERIFY2(r.out.contains("\"code\": \"NEW:test\"") &&
+                 r.out.contains("tests/test_a.py::test_new"),
+             r.out.constData());
 }
 
 QTEST_GUILESS_MAIN(TstCli)
