@@ -439,10 +439,10 @@ void TstLedgerWriters::unreadableLedgersFailClosed()
 
     QStringList args;
     if (command == QLatin1String("check"))
-        args = {QStringLiteral("ledger"), QStringLiteral("check")};
+        args = QStringList{QStringLiteral("ledger"), QStringLiteral("check")};
     else if (command == QLatin1String("audit"))
-        args = {QStringLiteral("audit"), QStringLiteral("--base"), base, QStringLiteral("--head"),
-                QStringLiteral("WORKTREE")};
+        args = QStringList{QStringLiteral("audit"), QStringLiteral("--base"), base,
+                           QStringLiteral("--head"), QStringLiteral("WORKTREE")};
     else
         args = waiveArgs(7);
     args += common();
