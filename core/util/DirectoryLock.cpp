@@ -5,6 +5,7 @@
 #include "util/Format.h"
 
 #include <QDir>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
