@@ -149,31 +149,12 @@ std::vector<FileFacts> FactExtractor::extract(const std::vector<SourceRef> &refs
     }
 
     if (!misses.empty()) {
-        // A file over the cap is never parsed (nor cached: the cap is configuration).
-        std::vector<const SourceRef *> parse;
-        for (const SourceRef *ref : misses) {
-            std::string bytes = ref->read();
-            if (static_cast<long long>(bytes.size()) <= m_maxFileBytes) {
-                parse.push_back(ref);
-                continue;
-            }
-            FileFacts facts;
-            facts.blob = ref->blob;
-            facts.path = ref->path;
-            ParseError e;
-            e.tooLarge = true;
-            e.message = formatBytes(static_cast<long long>(bytes.size())) +
-                        ", over `test_file_max_bytes` (" + formatBytes(m_maxFileBytes) +
-                        "): too large to judge";
-            facts.error = e;
-            byBlob.emplace(ref->blob, std::move(facts));
-        }
-        if (!parse.empty()) {
-            for (FileFacts &facts : runBatch(parse)) {
+        for (FileFacts &facts : runBatch(misses)) {
+            // A file over the cap is not cached: the cap is configuration, not a fact.
+            if (!(facts.error && facts.error->tooLarge))
                 storeCached(facts);
-                std::string blob = facts.blob;
-                byBlob.emplace(std::move(blob), std::move(facts));
-            }
+            std::string blob = facts.blob;
+            byBlob.emplace(std::move(blob), std::move(facts));
         }
     }
 
@@ -209,6 +190,19 @@ QStringList FactExtractor::interpreterArguments() const
     return isolated + QStringList{QStringLiteral("-c"), QString::fromStdString(script())};
 }
 
+FileFacts FactExtractor::tooLargeFacts(const SourceRef &ref, long long bytes) const
+{
+    FileFacts facts;
+    facts.blob = ref.blob;
+    facts.path = ref.path;
+    ParseError e;
+    e.tooLarge = true;
+    e.message = formatBytes(bytes) + ", over `test_file_max_bytes` (" +
+                formatBytes(m_maxFileBytes) + "): too large to judge";
+    facts.error = e;
+    return facts;
+}
+
 std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef *> &refs)
 {
     // Split into one chunk per core when there is enough work to pay for the extra
@@ -224,17 +218,27 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
     };
     std::vector<Job> jobs;
     const QStringList args = interpreterArguments();
+    std::vector<FileFacts> out;
+    out.reserve(refs.size());
 
     for (size_t start = 0; start < refs.size(); start += chunk) {
         Job job;
-        job.refs.assign(refs.begin() + start, refs.begin() + std::min(refs.size(), start + chunk));
         json files = json::array();
-        for (const SourceRef *ref : job.refs) {
+        for (size_t i = start; i < std::min(refs.size(), start + chunk); ++i) {
+            const SourceRef *ref = refs[i];
             const std::string bytes = ref->read();
+            // A file over the cap is never handed to the interpreter.
+            if (static_cast<long long>(bytes.size()) > m_maxFileBytes) {
+                out.push_back(tooLargeFacts(*ref, static_cast<long long>(bytes.size())));
+                continue;
+            }
+            job.refs.push_back(ref);
             const QByteArray b64 =
                 QByteArray::fromRawData(bytes.data(), int(bytes.size())).toBase64();
             files.push_back({{"id", ref->blob}, {"path", ref->path}, {"b64", b64.toStdString()}});
         }
+        if (job.refs.empty())
+            continue;
         const std::string input =
             json{{"files", files}}.dump(-1, ' ', false, json::error_handler_t::replace);
 
@@ -253,8 +257,6 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
         jobs.push_back(std::move(job));
     }
 
-    std::vector<FileFacts> out;
-    out.reserve(refs.size());
     // The chunks run at once: each is given the time from the start of the first wait.
     QElapsedTimer clock;
     clock.start();

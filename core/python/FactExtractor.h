@@ -60,6 +60,8 @@ public:
 
 private:
     std::vector<FileFacts> runBatch(const std::vector<const SourceRef *> &refs);
+    // The facts of a file over m_maxFileBytes, which is read once and never parsed.
+    FileFacts tooLargeFacts(const SourceRef &ref, long long bytes) const;
     QStringList interpreterArguments() const;
     std::string cachePath(const std::string &blob) const;
     bool loadCached(const std::string &blob, FileFacts *out) const;
