@@ -8,8 +8,6 @@
 #include "util/Files.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <sys/stat.h>
 
@@ -99,9 +97,7 @@ bool isSubmodule(const git_diff_delta *delta)
 void checkReallyGone(const RepoState &impl, const std::string &path)
 {
     struct stat st;
-    if (::lstat(absoluteWorkdirPath(impl.get(), path).c_str(), &st) != 0 && errno != ENOENT &&
-        errno != ENOTDIR)
-        throw Error::input(cannotBeRead(path, std::strerror(errno)));
+    lstatIfPresent(absoluteWorkdirPath(impl.get(), path), path, &st);
 }
 
 // The new side's blob id; libgit2 leaves it zero for working-tree files it never hashed.

@@ -7,8 +7,6 @@
 #include "util/Files.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <iterator>
 #include <map>
 #include <set>
@@ -95,14 +93,8 @@ std::optional<FileEntry> worktreeEntry(const RepoState &impl, const std::string 
 {
     git_repository *repo = impl.get();
     struct stat st;
-    const std::string abs = absoluteWorkdirPath(repo, path);
-    if (::lstat(abs.c_str(), &st) != 0) {
-        // Nothing there is "absent"; a directory on the way that cannot be searched is not.
-        if (errno != ENOENT && errno != ENOTDIR)
-            throw Error::input(cannotBeRead(path, std::strerror(errno)));
-        return std::nullopt;
-    }
-    if (!(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+    if (!lstatIfPresent(absoluteWorkdirPath(repo, path), path, &st) ||
+        !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
         return std::nullopt;
     unsigned int flags = 0;
     gitCheck(git_status_file(&flags, repo, path.c_str()), "reading status of '" + path + "'");
@@ -125,11 +117,8 @@ std::string readDiskFile(git_repository *repo, const std::string &path)
 {
     const std::string abs = absoluteWorkdirPath(repo, path);
     struct stat st;
-    if (::lstat(abs.c_str(), &st) != 0) {
-        if (errno != ENOENT && errno != ENOTDIR)
-            throw Error::input(cannotBeRead(path, std::strerror(errno)));
+    if (!lstatIfPresent(abs, path, &st))
         throw Error::input("'" + path + "' does not exist in the working tree");
-    }
     if (S_ISLNK(st.st_mode)) { // git stores a symlink as its target
         std::string target(static_cast<size_t>(st.st_size) + 256, '\0');
         const ssize_t n = ::readlink(abs.c_str(), target.data(), target.size());

@@ -145,12 +145,8 @@ std::optional<FileEntry> hashWorkdirFile(const RepoState &impl, const std::strin
 {
     const std::string absPath = absoluteWorkdirPath(impl.get(), relPath);
     struct stat st;
-    if (::lstat(absPath.c_str(), &st) != 0) {
-        // Gone is "absent"; a file behind a directory that cannot be searched is not.
-        if (errno != ENOENT && errno != ENOTDIR)
-            throw Error::input(cannotBeRead(relPath, std::strerror(errno)));
+    if (!lstatIfPresent(absPath, relPath, &st))
         return std::nullopt;
-    }
     if (S_ISLNK(st.st_mode))
         return hashSymlink(absPath, relPath, static_cast<size_t>(st.st_size) + 1);
     if (!S_ISREG(st.st_mode))

@@ -111,6 +111,15 @@ std::string cannotBeRead(const std::string &path, const std::string &reason)
     return path + ": cannot be read: " + reason;
 }
 
+bool lstatIfPresent(const std::string &path, const std::string &shown, struct stat *st)
+{
+    if (::lstat(path.c_str(), st) == 0)
+        return true;
+    if (errno == ENOENT || errno == ENOTDIR)
+        return false;
+    throw Error::input(cannotBeRead(shown, std::strerror(errno)));
+}
+
 std::optional<std::string> readFileOrAbsent(const std::string &path)
 {
     FileRead read = readFileIfPresent(path);

@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <sys/stat.h>
 
 namespace pw::core {
 
@@ -36,6 +37,11 @@ FileRead readFileIfPresent(const std::string &path);
 
 // The sentence for an Unreadable read: "<path>: cannot be read: <reason>".
 std::string cannotBeRead(const std::string &path, const std::string &reason);
+
+// lstat(2) of `path` into `st`: false when nothing is there (ENOENT, ENOTDIR); throws
+// Error::input with cannotBeRead(shown, reason) when it cannot be looked at (a directory on
+// the way without search permission): a file that is there but hidden is never "absent".
+bool lstatIfPresent(const std::string &path, const std::string &shown, struct stat *st);
 
 // The file's bytes, nullopt when nothing is at `path`; throws Error::input with the
 // cannotBeRead sentence when something is there that cannot be read (fail closed).
