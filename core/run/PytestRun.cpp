@@ -5,6 +5,7 @@
 #include "run/OutcomeRows.h"
 #include "run/Sandbox.h"
 #include "run/StrayProcesses.h"
+#include "run/TreeBytecode.h"
 #include "run/TreeCopy.h"
 #include "util/Error.h"
 #include "util/Files.h"
@@ -28,6 +29,9 @@ namespace {
 constexpr int kSliceMs = 50; // how often the run loop looks at cancel and timeout
 constexpr int kStartTimeoutMs = 30000;
 constexpr int kReapTimeoutMs = 10000; // after SIGKILL
+// Compiling a tree's bytecode once (TreeBytecode): ~3 ms a module; past this the runs
+// compile their own, as without it.
+constexpr int kBytecodeTimeoutMs = 120 * 1000;
 
 void appendTail(std::string &buffer, const QByteArray &chunk, size_t max, int64_t &dropped)
 {
@@ -373,12 +377,10 @@ RunResult PytestRun::execute(const std::string &runDir)
     RunResult result;
     result.arm = m_spec.arm;
     result.seed = env.hashSeed;
-    result.envDigest = envDigest(env); // Error::input for a missing interpreter
-    {
-        const InterpreterProbe probe = env.probe(); // cached by envDigest
-        result.interpreter =
-            env.python + " (Python " + probe.version + ", pytest " + probe.pytestVersion + ")";
-    }
+    result.envDigest = envDigest(env);          // Error::input for a missing interpreter
+    const InterpreterProbe probe = env.probe(); // cached by envDigest
+    result.interpreter =
+        env.python + " (Python " + probe.version + ", pytest " + probe.pytestVersion + ")";
     {
         RunEnvironment seedless = env;
         seedless.hashSeed = 0;
@@ -398,6 +400,17 @@ RunResult PytestRun::execute(const std::string &runDir)
             result.status = RunStatus::FailedToStart;
             result.harnessReason = std::string("the run's copy of the tree: ") + e.what();
             return result;
+        }
+        // Bytecode patchwitness compiled from the pristine tree, never a run's: an
+        // interpreter inside the repository is not used for it (its .pth files would run
+        // outside the sandbox). pytest's rewritten pycs where the copy is seen at the
+        // pristine path they were compiled at (the sandbox), or where the plugin gives
+        // their code the copy's path as it loads them.
+        if (!m_spec.bytecodeDir.empty() && env.trustedInterpreter) {
+            const TreeBytecode bytecode = ensureTreeBytecode(
+                env.python, probe, m_spec.treeDir, m_spec.bytecodeDir, kBytecodeTimeoutMs);
+            result.bytecodeSeeded =
+                seedTreeBytecode(bytecode, copy.path(), m_spec.sandbox || env.witness.enabled);
         }
     }
     // Without the sandbox the run works at the copy's own path, so its environment names

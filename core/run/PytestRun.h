@@ -16,6 +16,9 @@ namespace pw::core {
 struct RunSpec
 {
     std::string treeDir; // where pytest runs: a materialised tree (TreeCache)
+    // Trusted bytecode of treeDir (TreeCache's `<key>.pyc`, TreeBytecode), written on first
+    // use and seeded into the run's copy; empty: the run compiles everything itself.
+    std::string bytecodeDir;
     RunEnvironment env;
     std::vector<std::string> selection; // node ids or paths; empty = the whole suite
     QStringList extraArgs;              // before the selection
@@ -66,6 +69,8 @@ struct RunResult
     // Processes that outlived the run outside its process group (a daemon in a session of its
     // own) and were killed by its token (StrayProcesses); 0 in the sandbox, which needs none.
     int strayProcesses = 0;
+    // Files of trusted bytecode the run's copy started with (RunSpec::bytecodeDir).
+    int bytecodeSeeded = 0;
     // From the JUnit file; without one, every selected node as HarnessError. Selected
     // node ids the run never reported are NotCollected.
     std::vector<NodeOutcome> outcomes;

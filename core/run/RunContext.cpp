@@ -196,6 +196,7 @@ RunSpec RunContext::spec(Arm arm, const std::vector<std::string> &selection, uin
 {
     RunSpec spec;
     spec.treeDir = treeDir(arm);
+    spec.bytecodeDir = (arm == Arm::Base ? m_baseTree : m_headTree).bytecodeDir();
     spec.env = environment();
     spec.env.treeDir = spec.treeDir;
     spec.env.importPath = imports(arm).importPath;

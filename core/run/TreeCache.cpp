@@ -258,6 +258,8 @@ void removeTree(const std::string &dir, const std::string &markerPath)
 {
     ::unlink(markerPath.c_str()); // first: a half-removed tree must never look intact
     std::error_code ec;
+    // Its bytecode (TreeBytecode) was checked against the files' mtimes: a rebuild's differ.
+    removeTreeCopy(dir + ".pyc");
     fs::remove_all(dir, ec);
     if (ec)
         throw Error::input(dir + ": cannot remove stale cached tree: " + ec.message());

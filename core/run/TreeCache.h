@@ -20,6 +20,8 @@ public:
     const std::string &path() const { return m_path; } // absolute, no trailing '/'
     const std::string &key() const { return m_key; }
     bool rebuilt() const { return m_rebuilt; } // written by this acquire, not reused
+    // `<key>.pyc`: its trusted bytecode (TreeBytecode), removed with the tree.
+    std::string bytecodeDir() const { return m_path.empty() ? m_path : m_path + ".pyc"; }
     bool isNull() const { return m_path.empty(); }
 
 private:

@@ -46,8 +46,10 @@ bool copyPlain(int from, int to)
     }
 }
 
-void copyFile(const std::string &from, const std::string &to, mode_t mode, off_t size)
+void copyFile(const std::string &from, const std::string &to, const struct stat &st)
 {
+    const mode_t mode = st.st_mode;
+    const off_t size = st.st_size;
     const int in = ::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (in < 0)
         throw Error::input(from + ": cannot read for the run's copy: " + errnoText(errno));
@@ -71,11 +73,16 @@ void copyFile(const std::string &from, const std::string &to, mode_t mode, off_t
         }
         left -= n;
     }
+    const int error = errno;    // of the copy, before fchmod and futimens
     ::fchmod(out, mode & 0777); // the umask must not drop the executable bit
-    const int error = errno;
+    // The pristine file's times: the trusted bytecode (TreeBytecode) is checked against
+    // the source's mtime, and a test sees the times the checkout gave its files.
+    const struct timespec times[2] = {st.st_atim, st.st_mtim};
+    ::futimens(out, times);
     ::close(in);
-    if (::close(out) != 0 || !ok)
-        throw Error::input(to + ": cannot write the run's copy: " + errnoText(error));
+    const bool closed = ::close(out) == 0;
+    if (!closed || !ok)
+        throw Error::input(to + ": cannot write the run's copy: " + errnoText(ok ? errno : error));
 }
 
 void copyTree(const std::string &from, const std::string &to)
@@ -108,7 +115,7 @@ void copyTree(const std::string &from, const std::string &to)
             if (::symlink(link.c_str(), target.c_str()) != 0)
                 throw Error::input(target + ": cannot create the run's copy: " + errnoText(errno));
         } else if (S_ISREG(st.st_mode)) {
-            copyFile(abs, target, st.st_mode, st.st_size);
+            copyFile(abs, target, st);
         } // sockets, fifos: a pristine tree holds none (git has no such entries)
     }
     if (ec)

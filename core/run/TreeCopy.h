@@ -15,8 +15,9 @@ namespace pw::core {
 // ancestors above the tree (rootdir and ini-file discovery, conftest.py search) as in the
 // pristine tree, and never a world-writable /tmp. Files are copied with copy_file_range
 // (a reflink where the filesystem shares extents, btrfs and XFS), plainly otherwise;
-// symlinks as symlinks, the executable bit kept; `__pycache__` is never copied (a run
-// compiles its own bytecode).
+// symlinks as symlinks, the executable bit and the files' times kept; `__pycache__` is
+// never copied: a run's bytecode comes from patchwitness' own compile of the pristine tree
+// (TreeBytecode, seeded by PytestRun), or the run compiles its own.
 class TreeCopy
 {
 public:

@@ -10,8 +10,10 @@
 // (d) issue 18: what a run's own copy of its tree costs: bare pytest in a fresh copy
 //     (TreeCopy, no bytecode: everything compiled again) against bare pytest in the
 //     pristine tree with its bytecode warm (how every run but the first worked before),
-//     as a ratio; and TreeCache's content check of a 2,000-file tree (each file read and
-//     hashed) against a stat walk of it (the check it replaced).
+//     as a ratio, and the same with the copy seeded with the trusted bytecode
+//     (TreeBytecode: plain pycs, plus pytest's rewritten ones); and TreeCache's content check of a
+//     2,000-file tree (each file read and hashed) against a stat walk of it (the check it
+//     replaced).
 // `--quick`: fewer repetitions and a 20 x 2 matrix, for a smoke run; `--overhead`: (a)
 // alone, with 21 repetitions (to take the overhead apart without the long matrix);
 // `--tree`: (d) alone.
@@ -19,10 +21,12 @@
 #include "RunFixtures.h"
 #include "TestSupport.h"
 #include "repo/Repository.h"
+#include "run/Interpreter.h"
 #include "run/PytestRun.h"
 #include "run/ReplayServer.h"
 #include "run/RunPool.h"
 #include "run/Sandbox.h"
+#include "run/TreeBytecode.h"
 #include "run/TreeCache.h"
 #include "run/TreeCopy.h"
 
@@ -118,6 +122,7 @@ RunSpec witnessedSpec(const std::string &tree, const std::string &runDir, uint32
     spec.env.witness.orderFile = runDir + "/order.log";
     spec.env.witness.arm = "head";
     spec.env.witness.runId = runDir.substr(runDir.rfind('/') + 1);
+    spec.bytecodeDir = tree + ".pyc"; // as RunContext gives a TreeCache tree's runs
     return spec;
 }
 
@@ -210,22 +215,45 @@ void line(const char *what, const Sample &s)
 void treeCosts(const std::string &tree, int reps)
 {
     barePytest(tree); // the pristine tree's bytecode warm, as runs after the first had it
-    std::vector<Sample> warm, copied, copyOnly;
+    const std::string python = pw::test::testPython();
+    const InterpreterProbe probe = probeInterpreter(python);
+    TreeBytecode bytecode;
+    const Sample compile =
+        measure([&] { bytecode = ensureTreeBytecode(python, probe, tree, tree + ".pyc", 120000); });
+    std::vector<Sample> warm, copied, seededPlain, seededAll, copyOnly;
     for (int i = 0; i < reps; ++i) {
         warm.push_back(measure([&] { barePytest(tree); }));
         copied.push_back(measure([&] {
             const TreeCopy copy = TreeCopy::make(tree);
             barePytest(copy.path());
         }));
+        seededPlain.push_back(measure([&] {
+            const TreeCopy copy = TreeCopy::make(tree);
+            seedTreeBytecode(bytecode, copy.path(), false);
+            barePytest(copy.path());
+        }));
+        seededAll.push_back(measure([&] {
+            const TreeCopy copy = TreeCopy::make(tree);
+            seedTreeBytecode(bytecode, copy.path(), true);
+            barePytest(copy.path());
+        }));
         copyOnly.push_back(measure([&] { TreeCopy::make(tree); }));
     }
     const Sample w = median(warm), c = median(copied), k = median(copyOnly);
+    const Sample sp = median(seededPlain), sa = median(seededAll);
     std::printf("(d) the run's own tree: %d interleaved repetitions on the 40-test suite\n", reps);
     line("reference: bare pytest in the pristine tree, bytecode warm", w);
     line("bare pytest in a fresh copy (copy + compile + run + remove)", c);
+    line("same, copy seeded with plain pycs (no sandbox)", sp);
+    line("same, copy seeded with plain + rewritten pycs (sandbox)", sa);
     line("the copy alone (make + remove)", k);
+    line("the trusted bytecode, written once per tree (pw_bytecode.py)", compile);
     std::printf("  %-58s %8.2fx  (CPU %.2fx)\n", "per-run cost, copy over warm (wall)",
                 c.wall / w.wall, c.cpu / w.cpu);
+    std::printf("  %-58s %8.2fx  (CPU %.2fx)\n", "seeded, no sandbox, over warm (wall)",
+                sp.wall / w.wall, sp.cpu / w.cpu);
+    std::printf("  %-58s %8.2fx  (CPU %.2fx)\n", "seeded, sandbox, over warm (wall)",
+                sa.wall / w.wall, sa.cpu / w.cpu);
 
     // A 2,000-file repository (40 packages of 50 modules, ~1.5 KB each).
     pw::test::RepoBuilder builder;
@@ -318,6 +346,7 @@ int main(int argc, char **argv)
         RunSpec spec = pw::test::runSpec(tree, nextDir());
         spec.arm = "head";
         spec.selection = {"tests"};
+        spec.bytecodeDir = tree + ".pyc";
         return spec;
     };
     std::vector<Sample> bare, plain, witnessed, probed, boxed;

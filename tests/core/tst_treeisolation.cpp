@@ -7,7 +7,10 @@
 // - a test drops poisoned bytecode into __pycache__: the next run does not use it;
 // - two runs of one commit at once, whose test writes a file into its tree and asserts it
 //   was not there: both pass;
-// - the copy is gone after a run, also after a timeout.
+// - the copy is gone after a run, also after a timeout;
+// - the copy starts with patchwitness' own bytecode of the pristine tree (TreeBytecode):
+//   used when it matches its manifest, dropped (and written again) when something wrote
+//   into the store.
 
 #include "RepoBuilder.h"
 #include "RunFixtures.h"
@@ -16,6 +19,7 @@
 #include "run/PytestRun.h"
 #include "run/RunPool.h"
 #include "run/Sandbox.h"
+#include "util/Files.h"
 
 #include <QDir>
 #include <QProcess>
@@ -78,6 +82,11 @@ const char *const kFiles[][2] = {
                              "    time.sleep(1.5)\n"
                              "    with open(path) as f:\n"
                              "        assert f.read() == str(os.getpid())\n"},
+    // Its code names the file it runs from (in a copy seeded with bytecode compiled at the
+    // pristine path, too).
+    {"tests/test_where.py",
+     "def test_code_is_at_its_file():\n"
+     "    assert test_code_is_at_its_file.__code__.co_filename == __file__\n"},
     // Leaves a file in its tree, then hangs until the run's timeout.
     {"tests/test_hangs.py", "import os\nimport time\n\n\ndef test_hangs():\n"
                             "    open(os.path.join(os.path.dirname(__file__), 'left.txt'), 'w')"
@@ -109,6 +118,51 @@ std::string describe(const RunResult &r)
            r.stdoutTail.substr(r.stdoutTail.size() > 1500 ? r.stdoutTail.size() - 1500 : 0);
 }
 
+// The store's one variant (`<tree>.pyc/<tag>-pytest-<version>`), empty when there is none.
+std::string bytecodeVariant(const std::string &tree)
+{
+    std::error_code ec;
+    for (const auto &e : fs::directory_iterator(tree + ".pyc", ec)) {
+        if (fs::exists(e.path() / "MANIFEST"))
+            return e.path().string();
+    }
+    return {};
+}
+
+std::vector<std::string> manifestLines(const std::string &variant)
+{
+    std::vector<std::string> lines;
+    const std::optional<std::string> text = pw::core::readWholeFile(variant + "/MANIFEST");
+    std::string line;
+    for (char c : text.value_or(std::string())) {
+        if (c != '\n') {
+            line += c;
+        } else {
+            lines.push_back(line);
+            line.clear();
+        }
+    }
+    return lines;
+}
+
+// Bytecode of `def value(): return 7` for src/mod.py of `tree`, valid for its size and
+// mtime (the run's copy keeps both): what the store's plain pyc of it becomes.
+std::string forgedModPyc(const std::string &tree)
+{
+    QProcess python;
+    python.start(QString::fromStdString(pw::test::testPython()),
+                 {QStringLiteral("-c"),
+                  QStringLiteral("import importlib._bootstrap_external as ext, os, sys\n"
+                                 "st = os.stat(sys.argv[1])\n"
+                                 "code = compile('def value():\\n    return 7\\n', sys.argv[1], "
+                                 "'exec')\n"
+                                 "sys.stdout.buffer.write(ext._code_to_timestamp_pyc(code, "
+                                 "int(st.st_mtime), st.st_size))\n"),
+                  QString::fromStdString(tree + "/src/mod.py")});
+    python.waitForFinished(60000);
+    return python.readAllStandardOutput().toStdString();
+}
+
 } // namespace
 
 class TestTreeIsolation : public QObject
@@ -127,6 +181,10 @@ private Q_SLOTS:
     void theCopyIsGoneAfterATimeout_data() { sandboxRows(); }
     void theCopyIsGoneAfterATimeout();
     void aReplayByHandLeavesTheTreeIntact();
+    void theCopyStartsWithTrustedBytecode_data() { sandboxRows(); }
+    void theCopyStartsWithTrustedBytecode();
+    void bytecodeWrittenIntoTheStoreIsNotUsed_data() { sandboxRows(); }
+    void bytecodeWrittenIntoTheStoreIsNotUsed();
 
 private:
     void sandboxRows();
@@ -286,6 +344,87 @@ void TestTreeIsolation::aReplayByHandLeavesTheTreeIntact()
     QVERIFY(!fs::exists(tree + "/tests/__pycache__"));
     const RunContext again = open(false); // throws when the held tree was changed
     QCOMPARE(again.treeDir(Arm::Base), tree);
+}
+
+// The first run writes the store; every run's copy starts with its files (pytest's
+// rewritten ones too: without the sandbox the plugin gives their code the copy's path), and
+// they are what the run imports: a store pyc that says `return 7` (its manifest line made to match,
+// as if patchwitness had written it) is what test_value sees.
+void TestTreeIsolation::theCopyStartsWithTrustedBytecode()
+{
+    QFETCH(bool, sandbox);
+    SKIP_WITHOUT_SANDBOX(sandbox);
+    const RunContext ctx = open(sandbox);
+    const std::string tree = ctx.treeDir(Arm::Base);
+    const RunResult first = runOne(ctx, "tests/test_value.py::test_value");
+    QVERIFY2(first.exitCode == 0, describe(first).c_str());
+    const std::string variant = bytecodeVariant(tree);
+    QVERIFY2(!variant.empty(), "no trusted bytecode was written");
+    const std::vector<std::string> lines = manifestLines(variant);
+    int plain = 0, rewritten = 0;
+    for (const std::string &line : lines)
+        (line.find("-pytest-") != std::string::npos ? rewritten : plain) += 1;
+    QCOMPARE(plain, 8);     // every module of the fixture
+    QCOMPARE(rewritten, 6); // its test files (it has no conftest)
+    QCOMPARE(first.bytecodeSeeded, plain + rewritten);
+    const RunResult where = runOne(ctx, "tests/test_where.py::test_code_is_at_its_file");
+    QVERIFY2(where.exitCode == 0 && where.count(Outcome::Pass) == 1, describe(where).c_str());
+    QVERIFY(!fs::exists(tree + "/src/__pycache__")); // the pristine tree holds none
+
+    const std::string pycRel = "src/__pycache__/mod." +
+                               fs::path(variant).filename().string().substr(
+                                   0, fs::path(variant).filename().string().find("-pytest-")) +
+                               ".pyc";
+    const std::string forged = forgedModPyc(tree);
+    QVERIFY(!forged.empty());
+    std::string manifest;
+    for (const std::string &line : lines)
+        manifest +=
+            (line.substr(65) == pycRel ? pw::core::sha256Hex(forged) + ' ' + pycRel : line) + '\n';
+    QVERIFY(pw::core::writeFileReplacing(variant + "/" + pycRel, forged));
+    QVERIFY(pw::core::writeFileReplacing(variant + "/MANIFEST", manifest));
+    const RunResult used = runOne(ctx, "tests/test_value.py::test_value");
+    QVERIFY2(used.count(Outcome::Fail) == 1, describe(used).c_str());
+    QVERIFY2(used.outcomes.front().message.find('7') != std::string::npos, describe(used).c_str());
+}
+
+// A pyc changed in the store after patchwitness wrote it (an unsandboxed test that found
+// the store): not seeded, the variant dropped and written again by the next run.
+void TestTreeIsolation::bytecodeWrittenIntoTheStoreIsNotUsed()
+{
+    QFETCH(bool, sandbox);
+    SKIP_WITHOUT_SANDBOX(sandbox);
+    const RunContext ctx = open(sandbox);
+    const std::string tree = ctx.treeDir(Arm::Base);
+    QVERIFY(runOne(ctx, "tests/test_value.py::test_value").exitCode == 0);
+    const std::string variant = bytecodeVariant(tree);
+    QVERIFY(!variant.empty());
+    std::string pycRel;
+    for (const std::string &line : manifestLines(variant)) {
+        if (line.find("src/__pycache__/mod.") != std::string::npos &&
+            line.find("-pytest-") == std::string::npos)
+            pycRel = line.substr(65);
+    }
+    QVERIFY(!pycRel.empty());
+    QVERIFY(pw::core::writeFileReplacing(variant + "/" + pycRel, forgedModPyc(tree)));
+    const RunResult r = runOne(ctx, "tests/test_value.py::test_value");
+    QVERIFY2(r.exitCode == 0 && r.count(Outcome::Pass) == 1, describe(r).c_str());
+    QVERIFY2(!fs::exists(variant + "/" + pycRel) ||
+                 pw::core::sha256Hex(*pw::core::readWholeFile(variant + "/" + pycRel)) !=
+                     pw::core::sha256Hex(forgedModPyc(tree)),
+             "the written pyc is still in the store");
+    // The next run writes the store again, from the pristine tree.
+    const RunResult again = runOne(ctx, "tests/test_value.py::test_value");
+    QVERIFY2(again.exitCode == 0 && again.count(Outcome::Pass) == 1, describe(again).c_str());
+    std::string store;
+    std::error_code ec;
+    for (const auto &e : fs::recursive_directory_iterator(tree + ".pyc", ec))
+        store += e.path().string() + "\n";
+    QVERIFY2(bytecodeVariant(tree) == variant,
+             ("not written again (" + describe(again) + ")\n" + store).c_str());
+    QVERIFY(pw::core::sha256Hex(*pw::core::readWholeFile(variant + "/" + pycRel)) !=
+            pw::core::sha256Hex(forgedModPyc(tree)));
+    QVERIFY(again.bytecodeSeeded > 0);
 }
 
 QTEST_GUILESS_MAIN(TestTreeIsolation)

@@ -103,6 +103,33 @@ _layout.apply()
 
 import pytest  # noqa: E402 (pytest is running already; the order above is for the tree)
 
+
+def _rewritten_code_at_its_path():
+    """A run's copy starts with pytest's rewritten bytecode of the pristine tree
+    (patchwitness' TreeBytecode), compiled at the pristine tree's path. The import system
+    puts a module's own path into the code of a plain pyc it loads; pytest executes the
+    code of its rewritten pyc as it was compiled. Without the sandbox the copy has a path of
+    its own, so do for pytest what the import system does (_imp._fix_co_filename, which
+    changes nothing when the path is already the module's): tracebacks, their cut at the
+    test's own file and coverage then name the file that runs."""
+    try:
+        import _imp
+        from _pytest.assertion import rewrite
+        read = rewrite._read_pyc
+    except (ImportError, AttributeError):
+        return
+
+    def _read_pyc(source, pyc, trace=lambda x: None):
+        code = read(source, pyc, trace)
+        if code is not None:
+            _imp._fix_co_filename(code, os.fspath(source))
+        return code
+
+    rewrite._read_pyc = _read_pyc
+
+
+_rewritten_code_at_its_path()
+
 from . import session  # noqa: E402
 from .session import (
     pytest_addoption,
