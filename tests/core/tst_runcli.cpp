@@ -1,7 +1,8 @@
 // `patchwitness-cli attribute` and `cells` (SPEC 5.3, 5.4, 9) through QProcess: text and
 // JSON results on stdout, progress on stderr, the exit code of every verdict, the evidence
 // record written or not (--no-record), usage errors (exit 3), and Ctrl-C (exit 4, the
-// runs' process groups killed, nothing recorded).
+// runs' process groups killed, nothing recorded) — also for a daemon a test left behind
+// when the command is SIGKILLed.
 
 #include "RepoBuilder.h"
 #include "RunFixtures.h"
@@ -67,6 +68,41 @@ const char *const kHeadFiles[][2] = {
      "import random\n\n\ndef test_seeded():\n    assert random.randrange(3) != 0\n"},
 };
 
+// A test module whose one test starts a daemon the usual way — fork, setsid, fork again,
+// so it is in a session of its own and its parent is gone — that writes "<pytest pid>
+// <daemon pid>" into `pidFile` and then a heartbeat into `pidFile`.beat every 20 ms for
+// ten minutes; the test itself then sleeps 600 s.
+std::string heartbeatDaemonSource(const std::string &pidFile)
+{
+    const std::string file = "'" + pidFile + "'";
+    return "import os, time\n"
+           "\n"
+           "def test_daemon():\n"
+           "    pytest_pid = os.getpid()\n"
+           "    first = os.fork()\n"
+           "    if first == 0:\n"
+           "        os.setsid()\n"
+           "        if os.fork() != 0:\n"
+           "            os._exit(0)\n"
+           "        with open(" +
+           file +
+           " + '.tmp', 'w') as f:\n"
+           "            f.write('%d %d' % (pytest_pid, os.getpid()))\n"
+           "        os.rename(" +
+           file + " + '.tmp', " + file +
+           ")\n"
+           "        end = time.time() + 600\n"
+           "        while time.time() < end:\n"
+           "            with open(" +
+           file +
+           " + '.beat', 'w') as f:\n"
+           "                f.write(repr(time.time()))\n"
+           "            time.sleep(0.02)\n"
+           "        os._exit(0)\n"
+           "    os.waitpid(first, 0)\n"
+           "    time.sleep(600)\n";
+}
+
 } // namespace
 
 class TestRunCli : public QObject
@@ -94,6 +130,8 @@ private Q_SLOTS:
     void ctrlCKillsTheRunsAndExits4();
     void noProcessOfTheRunOutlivesTheCommand_data();
     void noProcessOfTheRunOutlivesTheCommand();
+    void aDaemonOfTheRunDiesWithTheCommand_data();
+    void aDaemonOfTheRunDiesWithTheCommand();
 
 private:
     Result cli(const QStringList &args) const;
@@ -126,10 +164,12 @@ void TestRunCli::initTestCase()
     for (const auto &file : kBaseFiles)
         m_repo->write(file[0], file[1]);
     m_repo->write("tests/hang/test_hang.py", pw::test::hangingTestSource(pids + "/base.pids"));
+    m_repo->write("tests/daemon/test_daemon.py", heartbeatDaemonSource(pids + "/base.daemon"));
     m_base = m_repo->commit("base");
     for (const auto &file : kHeadFiles)
         m_repo->write(file[0], file[1]);
     m_repo->write("tests/hang/test_hang.py", pw::test::hangingTestSource(pids + "/head.pids"));
+    m_repo->write("tests/daemon/test_daemon.py", heartbeatDaemonSource(pids + "/head.daemon"));
     m_head = m_repo->commit("the patch");
 }
 
@@ -744,6 +784,62 @@ void TestRunCli::noProcessOfTheRunOutlivesTheCommand()
         QVERIFY2(pw::test::waitUntilGone(pids, 10000), arm);
         QFile::remove(QString::fromStdString(dir + "/" + arm + ".pids")); // for the next row
     }
+    QVERIFY(records().isEmpty());
+}
+
+void TestRunCli::aDaemonOfTheRunDiesWithTheCommand_data()
+{
+    QTest::addColumn<int>("signal");
+    // The run's own end finds the daemon by the token in its environment (StrayProcesses).
+    QTest::newRow("SIGHUP") << int(SIGHUP);
+    // No handler runs and no run ends: the watchdog finds it by that token.
+    QTest::newRow("SIGKILL") << int(SIGKILL);
+}
+
+// Without the sandbox, a daemon a test started (double fork and setsid: out of the run's
+// process group, its parent gone) dies with the command, however the command ends.
+void TestRunCli::aDaemonOfTheRunDiesWithTheCommand()
+{
+    QFETCH(int, signal);
+    const std::string dir = m_scratch->path().toStdString();
+    for (const char *arm : {"base", "head"}) {
+        QFile::remove(QString::fromStdString(dir + "/" + arm + ".daemon"));
+        QFile::remove(QString::fromStdString(dir + "/" + arm + ".daemon.beat"));
+    }
+    QTemporaryDir tmp; // the command's TMPDIR: a SIGKILLed command leaves its run directories
+    QStringList args = {QStringLiteral("attribute"),
+                        QStringLiteral("tests/daemon/test_daemon.py::test_daemon"),
+                        QStringLiteral("--runs"), QStringLiteral("1")};
+    args << QStringLiteral("--repo") << QString::fromStdString(m_repo->root())
+         << QStringLiteral("--base") << QString::fromStdString(m_base) << QStringLiteral("--head")
+         << QString::fromStdString(m_head) << QStringLiteral("--python")
+         << QString::fromStdString(pw::test::testPython()) << QStringLiteral("--cache-dir")
+         << m_cache->path() << QStringLiteral("--workers") << QStringLiteral("2")
+         << QStringLiteral("--no-sandbox") << QStringLiteral("--quiet");
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("TMPDIR"), tmp.path());
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(PW_CLI_PATH), args);
+    QVERIFY(p.waitForStarted());
+    std::vector<long> daemons;
+    for (const char *arm : {"base", "head"}) {
+        const std::string file = dir + "/" + arm + ".daemon";
+        QVERIFY2(pw::test::waitForFile(file, 60000), arm);
+        QVERIFY(pw::test::waitForFile(file + ".beat", 10000));
+        const std::vector<long> pids = pw::test::readPids(file);
+        QCOMPARE(pids.size(), size_t(2));
+        QVERIFY2(pw::test::isAlive(pids[1]), arm);
+        daemons.insert(daemons.end(), pids.begin(), pids.end());
+    }
+    ::kill(pid_t(p.processId()), signal);
+    QVERIFY(p.waitForFinished(30000));
+    if (signal == SIGKILL)
+        QCOMPARE(p.exitStatus(), QProcess::CrashExit);
+    else
+        QCOMPARE(p.exitCode(), 4);
+    // Both pytest processes and both daemons (pids the daemons wrote themselves).
+    QVERIFY2(pw::test::waitUntilGone(daemons, 10000), "a daemon of the run outlived the command");
     QVERIFY(records().isEmpty());
 }
 
