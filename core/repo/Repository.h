@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -143,7 +144,10 @@ public:
     // from the disk; symlinks as symlinks, the executable bit as git records it; bytes as
     // git stores them (no checkout filters); no `.git`. The repository and its working
     // tree are only read. Returns the files written; an unwritable `dir` is Error::input.
-    std::vector<FileEntry> materialize(const Revision &rev, const std::string &dir) const;
+    // When `stop` is requested it ends before the next file with Error::interrupted,
+    // leaving what it wrote (the caller removes the directory).
+    std::vector<FileEntry> materialize(const Revision &rev, const std::string &dir,
+                                       std::stop_token stop = {}) const;
 
     // Base→head diff. Cost follows the change: identical subtrees are not walked.
     PatchDiff diff(const Revision &base, const Revision &head, const DiffOptions &options) const;

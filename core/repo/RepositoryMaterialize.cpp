@@ -69,7 +69,8 @@ std::string blobBytes(git_repository *repo, const FileEntry &file)
 
 } // namespace
 
-std::vector<FileEntry> Repository::materialize(const Revision &rev, const std::string &dir) const
+std::vector<FileEntry> Repository::materialize(const Revision &rev, const std::string &dir,
+                                               std::stop_token stop) const
 {
     std::vector<FileEntry> files = listFiles(rev);
     std::error_code ec;
@@ -78,6 +79,8 @@ std::vector<FileEntry> Repository::materialize(const Revision &rev, const std::s
         throw Error::input(dir + ": cannot create directory: " + ec.message());
     const std::string root = dir.empty() || dir.back() == '/' ? dir : dir + "/";
     for (const FileEntry &file : files) {
+        if (stop.stop_requested())
+            throw Error::interrupted("materialising " + rev.spec + " into " + dir + " stopped");
         checkRelativePath(file.path);
         const std::string target = root + file.path;
         const fs::path parent = fs::path(target).parent_path();

@@ -1,7 +1,10 @@
 #include "run/GroupWatchdog.h"
 
+#include "run/StrayProcesses.h"
+
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <mutex>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -11,6 +14,15 @@ namespace pw::core::watchdog {
 namespace {
 
 constexpr int kMaxGroups = 4096; // far more runs than any pool runs at once
+constexpr int kMaxKilled = 4096; // holders told apart from one found again
+
+// One record on the socket: group > 1 registers it with its token (NUL-terminated, empty
+// for none); group < -1 releases -group.
+struct Message
+{
+    int64_t group;
+    char token[stray::kTokenCapacity];
+};
 
 std::mutex s_mutex;
 int s_writeEnd = -1;
@@ -51,29 +63,42 @@ void closeAllBut(int keep)
     }
     closeAllBut(0);
 
-    static int64_t groups[kMaxGroups];
+    static Message runs[kMaxGroups];
     int count = 0;
     for (;;) {
-        int64_t message = 0;
+        Message message{};
         const ssize_t n = ::recv(0, &message, sizeof message, MSG_WAITALL);
         if (n < 0 && errno == EINTR)
             continue;
         if (n != ssize_t(sizeof message))
             break; // end of file: the parent is gone (or wrote garbage, which it never does)
-        if (message > 1) {
+        message.token[sizeof message.token - 1] = '\0';
+        if (message.group > 1) {
             if (count < kMaxGroups)
-                groups[count++] = message;
-        } else if (message < -1) {
+                runs[count++] = message;
+        } else if (message.group < -1) {
             for (int i = 0; i < count; ++i) {
-                if (groups[i] == -message) {
-                    groups[i] = groups[--count];
+                if (runs[i].group == -message.group) {
+                    runs[i] = runs[--count];
                     break;
                 }
             }
         }
     }
-    for (int i = 0; i < count; ++i)
-        ::kill(-pid_t(groups[i]), SIGKILL);
+    // The groups first: what is left to find is what left them.
+    static const char *tokens[kMaxGroups];
+    int tokenCount = 0;
+    for (int i = 0; i < count; ++i) {
+        ::kill(-pid_t(runs[i].group), SIGKILL);
+        if (runs[i].token[0] != '\0')
+            tokens[tokenCount++] = runs[i].token;
+    }
+    static pid_t killed[kMaxKilled];
+    int killedCount = 0;
+    for (int pass = 0; tokenCount > 0 && pass < stray::kMaxPasses; ++pass) {
+        if (stray::killPass(tokens, tokenCount, 0, killed, kMaxKilled, &killedCount) == 0)
+            break;
+    }
     ::_exit(0);
 }
 
@@ -99,7 +124,7 @@ bool start()
     return true;
 }
 
-bool send(int64_t message)
+bool send(const Message &message)
 {
     std::lock_guard<std::mutex> lock(s_mutex);
     if (!s_tried) {
@@ -108,26 +133,41 @@ bool send(int64_t message)
     }
     if (s_writeEnd < 0)
         return false;
-    // 8 bytes, written whole or not at all in practice; if the watchdog was killed the
-    // send fails with EPIPE (no signal) and only PDEATHSIG holds.
-    ssize_t n;
-    do {
-        n = ::send(s_writeEnd, &message, sizeof message, MSG_NOSIGNAL);
-    } while (n < 0 && errno == EINTR);
-    return n == ssize_t(sizeof message);
+    // Whole records, under the lock, so the watchdog never reads half of one; if it was
+    // killed the send fails with EPIPE (no signal) and only PDEATHSIG holds.
+    const char *at = reinterpret_cast<const char *>(&message);
+    size_t left = sizeof message;
+    while (left > 0) {
+        const ssize_t n = ::send(s_writeEnd, at, left, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        at += n;
+        left -= size_t(n);
+    }
+    return true;
 }
 
 } // namespace
 
-bool watch(int64_t group)
+bool watch(int64_t group, const std::string &token)
 {
-    return group > 1 && send(group);
+    if (group <= 1 || token.size() >= sizeof Message::token)
+        return false; // no token newToken() makes is that long
+    Message message{};
+    message.group = group;
+    std::memcpy(message.token, token.data(), token.size());
+    return send(message);
 }
 
 void release(int64_t group)
 {
-    if (group > 1)
-        send(-group);
+    if (group <= 1)
+        return;
+    Message message{};
+    message.group = -group;
+    send(message);
 }
 
 } // namespace pw::core::watchdog

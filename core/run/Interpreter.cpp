@@ -100,7 +100,7 @@ std::vector<std::string> startDirs(const QFileInfo &file)
 }
 
 InterpreterProbe runProbe(const std::string &python, const QFileInfo &file, bool sandboxed,
-                          int timeoutMs)
+                          int timeoutMs, std::stop_token stop)
 {
     RunEnvironment env;
     env.python = python;
@@ -118,7 +118,9 @@ InterpreterProbe runProbe(const std::string &python, const QFileInfo &file, bool
         program = wrapped.program;
         arguments = wrapped.arguments;
     }
-    const QuickRun run = runQuick(program, arguments, env.environment(), {}, timeoutMs);
+    const QuickRun run = runQuick(program, arguments, env.environment(), {}, timeoutMs, stop);
+    if (run.cancelled)
+        throw Error::interrupted("the probe of the Python interpreter '" + python + "' stopped");
     if (!run.started)
         throw Error::input("cannot run the Python interpreter '" + python + "': " + run.startError +
                            " (set `python` in config.toml)");
@@ -193,7 +195,8 @@ int InterpreterProbe::pytestMajor() const
     return major;
 }
 
-InterpreterProbe inspectInterpreter(const std::string &python, bool sandboxed, int timeoutMs)
+InterpreterProbe inspectInterpreter(const std::string &python, bool sandboxed, int timeoutMs,
+                                    std::stop_token stop)
 {
     const QFileInfo file = interpreterFile(python);
     if (!file.exists())
@@ -213,15 +216,16 @@ InterpreterProbe inspectInterpreter(const std::string &python, bool sandboxed, i
         }
     }
     // Probed outside the lock: two threads may both probe once, never wait on each other.
-    InterpreterProbe probe = runProbe(python, file, sandboxed, timeoutMs);
+    InterpreterProbe probe = runProbe(python, file, sandboxed, timeoutMs, stop);
     std::lock_guard<std::mutex> lock(s_probeMutex);
     s_probes[key] = CachedProbe{probe, stampsOf(probe.sysPath)};
     return probe;
 }
 
-InterpreterProbe probeInterpreter(const std::string &python, bool sandboxed, int timeoutMs)
+InterpreterProbe probeInterpreter(const std::string &python, bool sandboxed, int timeoutMs,
+                                  std::stop_token stop)
 {
-    InterpreterProbe probe = inspectInterpreter(python, sandboxed, timeoutMs);
+    InterpreterProbe probe = inspectInterpreter(python, sandboxed, timeoutMs, stop);
     if (!probe.pytestError.empty())
         throw Error::input(pytestMissing(python, probe));
     return probe;
@@ -288,8 +292,9 @@ InterpreterChoice chooseFrom(const std::vector<InterpreterCandidate> &candidates
             continue;
         seen.push_back(id);
         try {
-            const InterpreterProbe probe = inspectInterpreter(
-                candidate.path, search.sandboxed && candidate.inRepository, search.probeTimeoutMs);
+            const InterpreterProbe probe =
+                inspectInterpreter(candidate.path, search.sandboxed && candidate.inRepository,
+                                   search.probeTimeoutMs, search.stop);
             if (probe.pytestError.empty()) {
                 choice.python = candidate.path;
                 choice.origin = candidate.origin;
@@ -305,6 +310,8 @@ InterpreterChoice chooseFrom(const std::vector<InterpreterCandidate> &candidates
             choice.passedOver.push_back(candidate.path + ": cannot import pytest (" +
                                         probe.pytestError + ")");
         } catch (const Error &e) {
+            if (e.kind() == Error::Kind::Interrupted)
+                throw;
             choice.passedOver.push_back(candidate.path + ": " + e.what());
         }
     }

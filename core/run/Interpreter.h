@@ -1,6 +1,7 @@
 #pragma once
 
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -48,12 +49,15 @@ std::string interpreterPath(const std::string &python);
 // files and site customisation on any start, a version probe's too. An interpreter that
 // does not start there is Error::input saying so. Thread-safe; a probe is reused while the
 // interpreter file and its sys.path directories are unchanged. One that does not answer
-// within `timeoutMs` is Error::harness naming it, the time and the config key.
+// within `timeoutMs` is Error::harness naming it, the time and the config key; one still
+// probing when `stop` is requested is killed, and Error::interrupted.
 InterpreterProbe probeInterpreter(const std::string &python, bool sandboxed = false,
-                                  int timeoutMs = kDefaultProbeTimeoutMs);
+                                  int timeoutMs = kDefaultProbeTimeoutMs,
+                                  std::stop_token stop = {});
 // The same, but an interpreter without pytest is an answer (pytestError), not an error.
 InterpreterProbe inspectInterpreter(const std::string &python, bool sandboxed = false,
-                                    int timeoutMs = kDefaultProbeTimeoutMs);
+                                    int timeoutMs = kDefaultProbeTimeoutMs,
+                                    std::stop_token stop = {});
 
 // Whether `path` lies below `dir` (both made absolute and clean; not resolved).
 bool insideDirectory(const std::string &path, const std::string &dir);
@@ -99,6 +103,9 @@ struct InterpreterSearch
     bool inRepository = true;
     // Each candidate's probe (config `timeouts.probe`).
     int probeTimeoutMs = kDefaultProbeTimeoutMs;
+    // Requested: the probe under way is killed and the search ends (Error::interrupted),
+    // no candidate is passed over for it.
+    std::stop_token stop;
 };
 
 // The repository's `.venv` and `venv` (with `inRepository`), VIRTUAL_ENV (unless it lies

@@ -477,8 +477,9 @@ RunResult PytestRun::execute(const std::string &runDir)
     const int64_t pid = process.processId();
     result.pid = pid;
     // Should this process die before the run ends (SIGKILL included), the run's whole
-    // process group dies too, not only pytest (which PR_SET_PDEATHSIG covers).
-    watchdog::watch(pid);
+    // process group dies too, not only pytest (which PR_SET_PDEATHSIG covers), and so does
+    // whatever left the group with the token (the sandbox's pid namespace takes those).
+    watchdog::watch(pid, result.sandboxed ? std::string() : token);
 
     bool timedOut = false;
     bool cancelled = false;

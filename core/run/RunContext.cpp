@@ -25,6 +25,18 @@ const char *armName(Arm arm)
     return arm == Arm::Base ? "base" : "head";
 }
 
+namespace {
+
+// Between the steps of open(): a stop requested meanwhile ends it here. What was made so
+// far (the run directories, a tree's lease) goes with the half-built context.
+void stopPoint(const RunRequest &request, const std::string &step)
+{
+    if (request.stop.stop_requested())
+        throw Error::interrupted("stopped before " + step);
+}
+
+} // namespace
+
 RunContext RunContext::open(const RunRequest &request)
 {
     RunContext ctx;
@@ -41,6 +53,7 @@ RunContext RunContext::open(const RunRequest &request)
     ctx.m_base = std::move(base);
     ctx.m_head = std::move(head);
     ctx.m_config = Audit::loadConfig(request.target, repo, ctx.m_base);
+    stopPoint(request, "the interpreter was probed");
     // SPEC §5.1: on by default when bubblewrap works. Asked for explicitly (--sandbox, the
     // workbench after its question) it is kept, and a machine that cannot have it is told so
     // before anything starts; from config alone, a machine without bwrap runs unsandboxed
@@ -60,12 +73,13 @@ RunContext RunContext::open(const RunRequest &request)
         chooseInterpreter(ctx.m_repoRoot, request.target.python, ctx.m_config,
                           {.needsPytest = true,
                            .sandboxed = ctx.m_sandbox,
-                           .probeTimeoutMs = Config::milliseconds(ctx.m_config.timeoutProbe)});
+                           .probeTimeoutMs = Config::milliseconds(ctx.m_config.timeoutProbe),
+                           .stop = request.stop});
     ctx.m_config.python = ctx.m_interpreter.python;
     try {
         ctx.m_probe =
             probeInterpreter(ctx.m_config.python, ctx.m_sandbox && ctx.m_interpreter.inRepository,
-                             Config::milliseconds(ctx.m_config.timeoutProbe));
+                             Config::milliseconds(ctx.m_config.timeoutProbe), request.stop);
     } catch (const Error &e) {
         // The interpreter the config names: a missing one is named with its file now, not
         // by the first run (the probe is cached for the runs).
@@ -101,10 +115,11 @@ RunContext RunContext::open(const RunRequest &request)
 
     ctx.m_cacheRoot = request.cacheRoot.empty() ? TreeCache::defaultRoot() : request.cacheRoot;
     const TreeCache cache(ctx.m_cacheRoot);
+    stopPoint(request, "the trees were materialised");
     ctx.say("materialising base " + ctx.m_base.spec);
-    ctx.m_baseTree = cache.acquire(repo, ctx.m_base);
+    ctx.m_baseTree = cache.acquire(repo, ctx.m_base, request.stop);
     ctx.say("materialising head " + ctx.m_head.spec);
-    ctx.m_headTree = cache.acquire(repo, ctx.m_head);
+    ctx.m_headTree = cache.acquire(repo, ctx.m_head, request.stop);
     // `python -m pytest` puts the tree first on sys.path: a project module of the same name
     // would be loaded as `pw_plugin` instead of ours, and its "evidence" trusted.
     for (const Arm arm : {Arm::Base, Arm::Head}) {
@@ -131,10 +146,11 @@ RunContext RunContext::open(const RunRequest &request)
             }
         }
         const std::string label = std::string(armName(arm)) + " " + rev.spec;
+        stopPoint(request, "the import preflight of " + label);
         RunEnvironment env = ctx.environment();
-        TreeImports imports =
-            prepareTreeImports(ctx.treeDir(arm), label, env, ctx.m_probe, vcs ? &*vcs : nullptr,
-                               rev.kind != Revision::Kind::Commit, ctx.m_cacheRoot, ctx.m_sandbox);
+        TreeImports imports = prepareTreeImports(
+            ctx.treeDir(arm), label, env, ctx.m_probe, vcs ? &*vcs : nullptr,
+            rev.kind != Revision::Kind::Commit, ctx.m_cacheRoot, ctx.m_sandbox, request.stop);
         ctx.say(std::string(armName(arm)) + " tree imports " + imports.summary());
         for (const std::string &note : imports.layout.notes)
             ctx.say("  note: " + note);
@@ -142,6 +158,7 @@ RunContext RunContext::open(const RunRequest &request)
             ctx.say("  overridden: " + line);
         (arm == Arm::Base ? ctx.m_baseImports : ctx.m_headImports) = std::move(imports);
     }
+    stopPoint(request, "the first run");
     return ctx;
 }
 

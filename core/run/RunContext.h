@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,11 @@ struct RunRequest
     std::optional<double> timeoutSeconds; // per run; overrides config `timeouts.per_run`
     std::optional<bool> sandbox;          // overrides config `sandbox`
     std::function<void(const std::string &)> progress; // one line per step, may be empty
+    // Requested while RunContext::open prepares: it stops at the next safe point (between
+    // steps, at the next file of a tree it writes or checks, a probe or preflight killed)
+    // and throws Error::interrupted, leaving no half-written tree and no run directory.
+    // The runs themselves are stopped with RunPool::cancelAll.
+    std::stop_token stop;
 };
 
 enum class Arm
@@ -48,7 +54,7 @@ public:
     // the interpreter, acquires both trees and prepares how each imports its own code
     // (prepareTreeImports, which says on `progress` what it overrode). Throws Error::input
     // for a bad repository, revision, config, interpreter, or a tree that cannot be tested
-    // as asked.
+    // as asked; Error::interrupted when `request.stop` is requested meanwhile.
     static RunContext open(const RunRequest &request);
 
     const std::string &repoRoot() const { return m_repoRoot; }

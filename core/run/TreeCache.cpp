@@ -50,9 +50,10 @@ int heldInProcess(const std::string &dir)
 }
 
 // An open descriptor of `path` locked with `op` (LOCK_SH / LOCK_EX), or -1 when the lock
-// was not granted within `timeoutMs` (0: do not wait). The evictor unlinks lock files it
-// holds exclusively, so a lock on a file that is no longer at `path` is retried.
-int lockFile(const std::string &path, int op, int timeoutMs)
+// was not granted within `timeoutMs` (0: do not wait) or `stop` was requested meanwhile.
+// The evictor unlinks lock files it holds exclusively, so a lock on a file that is no
+// longer at `path` is retried.
+int lockFile(const std::string &path, int op, int timeoutMs, std::stop_token stop = {})
 {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
     for (;;) {
@@ -62,7 +63,8 @@ int lockFile(const std::string &path, int op, int timeoutMs)
         while (::flock(fd, op | LOCK_NB) != 0) {
             if (errno == EINTR)
                 continue;
-            if (errno != EWOULDBLOCK || std::chrono::steady_clock::now() >= deadline) {
+            if (errno != EWOULDBLOCK || std::chrono::steady_clock::now() >= deadline ||
+                stop.stop_requested()) {
                 ::close(fd);
                 return -1;
             }
@@ -155,9 +157,12 @@ std::optional<std::string> entryBytes(const std::string &path, bool link, off_t 
 // `__pycache__`, `.pyc`, `.pytest_cache` or anything else a run could leave for the next
 // to import. With `collect`, content that differs is recorded there (path → raw id)
 // instead of failing: how a WORKTREE rebuild learns `rawIds`. `count`: files checked.
+// False, too, when `stop` is requested before the check is done: a caller that acts on
+// "not intact" looks at `stop` first.
 bool holdsExactly(const std::string &dir, const std::vector<FileEntry> &files,
                   const std::map<std::string, std::string> &rawIds,
-                  std::map<std::string, std::string> *collect = nullptr, size_t *count = nullptr)
+                  std::map<std::string, std::string> *collect = nullptr, size_t *count = nullptr,
+                  std::stop_token stop = {})
 {
     std::map<std::string, const FileEntry *> expected;
     std::set<std::string> parents;
@@ -173,7 +178,7 @@ bool holdsExactly(const std::string &dir, const std::vector<FileEntry> &files,
     if (ec)
         return false;
     for (; it != end; it.increment(ec)) {
-        if (ec)
+        if (ec || stop.stop_requested())
             return false;
         const std::string abs = it->path().string();
         const std::string rel = it->path().lexically_relative(dir).generic_string();
@@ -227,7 +232,7 @@ std::optional<json> readMarker(const std::string &markerPath, const std::string 
 }
 
 bool isIntact(const std::string &dir, const std::string &markerPath, const std::string &key,
-              const std::vector<FileEntry> &files)
+              const std::vector<FileEntry> &files, std::stop_token stop)
 {
     const std::optional<json> marker = readMarker(markerPath, key);
     if (!marker)
@@ -238,7 +243,7 @@ bool isIntact(const std::string &dir, const std::string &markerPath, const std::
         if (it.value().is_string())
             rawIds[it.key()] = it.value().get<std::string>();
     }
-    return holdsExactly(dir, files, rawIds);
+    return holdsExactly(dir, files, rawIds, nullptr, nullptr, stop);
 }
 
 void touch(const std::string &path)
@@ -278,12 +283,28 @@ void removeLeftCopies(const std::string &dir)
     }
 }
 
+std::string stoppedWriting(const Revision &rev)
+{
+    return "materialising " + rev.spec + " stopped; the half-written tree was removed";
+}
+
+// Called with the exclusive lock. A tree that is not written to the end (a stop, a full
+// disk) is removed before the error goes on: nothing half-made stays in the cache.
 void rebuild(const Repository &repo, const Revision &rev, const std::string &key,
-             const std::string &dir, const std::string &markerPath)
+             const std::string &dir, const std::string &markerPath, std::stop_token stop)
 {
     removeTree(dir, markerPath);
     removeLeftCopies(dir);
-    const std::vector<FileEntry> files = repo.materialize(rev, dir);
+    std::vector<FileEntry> files;
+    try {
+        files = repo.materialize(rev, dir, stop);
+    } catch (const Error &e) {
+        std::error_code ec;
+        fs::remove_all(dir, ec); // best effort: the error to report is `e`
+        if (e.kind() == Error::Kind::Interrupted)
+            throw Error::interrupted(stoppedWriting(rev));
+        throw;
+    }
     if (rev.isWorktree() && worktreeKey(files) != key) {
         removeTree(dir, markerPath);
         throw Error::input(rev.spec + ": the working tree changed while it was copied; try again");
@@ -292,8 +313,12 @@ void rebuild(const Repository &repo, const Revision &rev, const std::string &key
     // git's filtered one (eol, ident), its copy the bytes on disk: those ids are kept.
     std::map<std::string, std::string> raw;
     size_t count = 0;
-    if (!holdsExactly(dir, files, {}, &raw, &count))
+    if (!holdsExactly(dir, files, {}, &raw, &count, stop)) {
+        removeTree(dir, markerPath);
+        if (stop.stop_requested())
+            throw Error::interrupted(stoppedWriting(rev));
         throw Error::input(dir + ": cannot read back the materialised tree");
+    }
     if (!rev.isWorktree() && !raw.empty())
         throw Error::harness(dir + "/" + raw.begin()->first +
                              ": the materialised file is not the blob it was written from");
@@ -333,7 +358,8 @@ std::string TreeCache::commitKey(const Revision &rev)
     return id;
 }
 
-MaterializedTree TreeCache::acquire(const Repository &repo, const Revision &rev) const
+MaterializedTree TreeCache::acquire(const Repository &repo, const Revision &rev,
+                                    std::stop_token stop) const
 {
     // The listing the tree is checked against: blob ids from the object database (WORKTREE:
     // hashed from the disk, which also makes its key).
@@ -358,27 +384,41 @@ MaterializedTree TreeCache::acquire(const Repository &repo, const Revision &rev)
             int(std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
                                            deadline - std::chrono::steady_clock::now())
                                            .count()));
-        const int shared = lockFile(lockPath, LOCK_SH, remainingMs);
+        const int shared = lockFile(lockPath, LOCK_SH, remainingMs, stop);
+        if (stop.stop_requested()) {
+            if (shared >= 0)
+                ::close(shared);
+            throw Error::interrupted("materialising " + rev.spec + " stopped");
+        }
         if (shared < 0)
             break;
-        if (isIntact(dir, markerPath, key, files)) {
+        if (isIntact(dir, markerPath, key, files, stop)) {
             touch(markerPath);
             tree.m_lease = std::make_shared<Lease>(shared, dir);
             evict(key);
             return tree;
         }
         ::close(shared);
+        if (stop.stop_requested()) // the check was cut short: the tree may well be intact
+            throw Error::interrupted("materialising " + rev.spec + " stopped");
         if (heldInProcess(dir) > 0)
             throw Error::harness(dir + ": the cached tree was changed while runs of this "
                                        "process still use it; it is rebuilt once they end");
         const int exclusive = lockFile(lockPath, LOCK_EX, 0);
         if (exclusive >= 0) {
             try {
-                if (!isIntact(dir, markerPath, key, files)) {
-                    rebuild(repo, rev, key, dir, markerPath);
+                if (!isIntact(dir, markerPath, key, files, stop)) {
+                    if (stop.stop_requested())
+                        throw Error::interrupted("materialising " + rev.spec + " stopped");
+                    rebuild(repo, rev, key, dir, markerPath, stop);
                     tree.m_rebuilt = true;
                 }
             } catch (...) {
+                // A rebuild that did not finish removed its tree: its lock file goes too, as
+                // the evictor's does (a waiter sees the file replaced and locks anew).
+                std::error_code ec;
+                if (!fs::exists(dir, ec) && !ec)
+                    ::unlink(lockPath.c_str());
                 ::close(exclusive);
                 throw;
             }

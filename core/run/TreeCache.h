@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -66,8 +67,12 @@ public:
     // (re)written. `repo` must be the calling thread's own instance (Repository is not
     // thread-safe). Throws Error::input when the cache cannot be written, Error::harness
     // when a tree this process still holds was changed (it cannot be rebuilt under a
-    // run), or when another process holds the lock for longer than `lockTimeoutMs`.
-    MaterializedTree acquire(const Repository &repo, const Revision &rev) const;
+    // run), or when another process holds the lock for longer than `lockTimeoutMs`. When
+    // `stop` is requested it ends at the next file (writing, checking or waiting for the
+    // lock) with Error::interrupted; a tree it was writing is removed, one it was checking
+    // is left as it was.
+    MaterializedTree acquire(const Repository &repo, const Revision &rev,
+                             std::stop_token stop = {}) const;
 
     // Keys with a directory in the cache, most recently used first.
     std::vector<std::string> keys() const;

@@ -81,7 +81,8 @@ struct Preflight
 };
 
 Preflight runPreflight(const std::string &treeDir, const std::string &label,
-                       const RunEnvironment &base, const InterpreterProbe &probe, bool sandbox)
+                       const RunEnvironment &base, const InterpreterProbe &probe, bool sandbox,
+                       std::stop_token stop)
 {
     QTemporaryDir scratch(QDir::tempPath() + QStringLiteral("/patchwitness-preflight-XXXXXX"));
     if (!scratch.isValid())
@@ -111,7 +112,9 @@ Preflight runPreflight(const std::string &treeDir, const std::string &label,
         arguments = wrapped.arguments;
     }
     const QuickRun run =
-        runQuick(program, arguments, env.environment(), qs(treeDir), kPreflightTimeoutMs);
+        runQuick(program, arguments, env.environment(), qs(treeDir), kPreflightTimeoutMs, stop);
+    if (run.cancelled) // `scratch` goes with the stack
+        throw Error::interrupted(label + ": the import preflight stopped");
     if (!run.started)
         throw Error::input(label + ": cannot start the interpreter '" + env.python +
                            "': " + run.startError);
@@ -171,7 +174,7 @@ std::string TreeImports::summary() const
 TreeImports prepareTreeImports(const std::string &treeDir, const std::string &label,
                                const RunEnvironment &env, const InterpreterProbe &probe,
                                const TagDistance *vcs, bool dirty, const std::string &cacheRoot,
-                               bool sandbox)
+                               bool sandbox, std::stop_token stop)
 {
     TreeImports out;
     out.layout = readTreeLayout(treeDir, vcs, dirty);
@@ -199,7 +202,7 @@ TreeImports prepareTreeImports(const std::string &treeDir, const std::string &la
     preflight.generatedModules = out.generatedModules;
     preflight.cacheRoot = cacheRoot;
     preflight.extraVariables["PATCHWITNESS_DISTRIBUTION"] = out.layout.distribution;
-    const Preflight result = runPreflight(treeDir, label, preflight, probe, sandbox);
+    const Preflight result = runPreflight(treeDir, label, preflight, probe, sandbox, stop);
     const std::string executable = field(result.identity, "executable");
     const std::string version = field(result.identity, "version");
     if ((!probe.executable.empty() && executable != probe.executable) ||

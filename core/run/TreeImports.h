@@ -3,6 +3,7 @@
 #include "run/Interpreter.h"
 #include "run/TreeLayout.h"
 
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -40,10 +41,11 @@ struct TreeImports
 // do, when the tree cannot be tested as asked: its pytest configuration needs pytest 9
 // and the interpreter's is older; the interpreter does not start in the sandbox (a file
 // under /tmp the private /tmp hides) or is another Python when started in the tree (a
-// pyenv `.python-version`); a tree package still comes from elsewhere.
+// pyenv `.python-version`); a tree package still comes from elsewhere. A preflight still
+// running when `stop` is requested is killed, and Error::interrupted.
 TreeImports prepareTreeImports(const std::string &treeDir, const std::string &label,
                                const RunEnvironment &env, const InterpreterProbe &probe,
                                const TagDistance *vcs, bool dirty, const std::string &cacheRoot,
-                               bool sandbox);
+                               bool sandbox, std::stop_token stop = {});
 
 } // namespace pw::core

@@ -7,14 +7,17 @@ namespace pw::core {
 
 // Errors a user can cause (wrong path, unknown revision, broken config, missing
 // interpreter) are `Input`; a helper process that crashed or produced garbage is
-// `Harness`. The CLI maps them to exit codes 3 and 4 (SPEC §4.7).
+// `Harness`; work stopped at a safe point because a stop was requested (a std::stop_token:
+// Ctrl-C in the CLI, Cancel in the workbench) is `Interrupted`. The CLI maps them to exit
+// codes 3, 4 and 4 ("interrupted", SPEC §4.7).
 class Error : public std::runtime_error
 {
 public:
     enum class Kind
     {
         Input,
-        Harness
+        Harness,
+        Interrupted
     };
 
     Error(Kind kind, const std::string &message) : std::runtime_error(message), m_kind(kind) {}
@@ -23,6 +26,11 @@ public:
 
     static Error input(const std::string &message) { return Error(Kind::Input, message); }
     static Error harness(const std::string &message) { return Error(Kind::Harness, message); }
+    // `message` says what was stopped ("materialising base main stopped").
+    static Error interrupted(const std::string &message)
+    {
+        return Error(Kind::Interrupted, message);
+    }
 
 private:
     Kind m_kind;

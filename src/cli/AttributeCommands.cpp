@@ -624,12 +624,13 @@ int attributeCommand(const QStringList &arguments, FILE *out, FILE *err)
     if (!sharding.apply(p, "attribute", err, &request.shard, &request.shardOut, &exitCode))
         return exitCode;
 
-    const core::RunContext context = core::RunContext::open(*runRequest);
+    const InterruptGuard guard;
+    const core::RunContext context = core::RunContext::open(guard.stopping(*runRequest));
     core::RunPool pool(context.workers());
     core::AttributionResult result;
     // A Ctrl-C after the last run ended cancelled nothing: the result stands, the exit code
     // still says the command was interrupted.
-    const bool stopped = runInterruptible(pool, [&] {
+    const bool stopped = runInterruptible(guard, pool, [&] {
         result = core::Attribution::run(context, request, pool, sayProgress(context));
     });
     const bool interrupted = stopped || result.interrupted;
@@ -715,10 +716,11 @@ int cellsCommand(const QStringList &arguments, FILE *out, FILE *err)
     if (!sharding.apply(p, "cells", err, &request.shard, &request.shardOut, &exitCode))
         return exitCode;
 
-    const core::RunContext context = core::RunContext::open(*runRequest);
+    const InterruptGuard guard;
+    const core::RunContext context = core::RunContext::open(guard.stopping(*runRequest));
     core::RunPool pool(context.workers());
     core::ReproCellsResult result;
-    const bool stopped = runInterruptible(pool, [&] {
+    const bool stopped = runInterruptible(guard, pool, [&] {
         result = core::ReproCells::run(context, request, pool, sayProgress(context));
     });
     const bool interrupted = stopped || result.interrupted;

@@ -33,12 +33,13 @@ int censusCommand(const QStringList &arguments, FILE *out, FILE *err)
     if (std::optional<int> done = refusePositionals(p, QStringLiteral("census"), err))
         return *done;
 
-    const core::RunContext context = core::RunContext::open(*request);
+    const InterruptGuard guard;
+    const core::RunContext context = core::RunContext::open(guard.stopping(*request));
     core::CensusOptions options;
     options.execute = !p.isSet(collectOnly);
     core::RunPool pool(context.workers());
     core::CensusReport report;
-    if (runInterruptible(pool, [&] { report = core::Census::run(context, options, &pool); }))
+    if (runInterruptible(guard, pool, [&] { report = core::Census::run(context, options, &pool); }))
         report.interrupted = true;
     printWarnings(err, report.warnings);
     printText(out,

@@ -192,6 +192,13 @@ int run(const QStringList &arguments, FILE *out, FILE *err)
         if (command == QLatin1String("journal"))
             return journalCommand(rest, out, err);
     } catch (const Error &e) {
+        // A signal while the command prepared its runs (RunContext::open): what a signal
+        // during the runs says, and what was stopped.
+        if (e.kind() == Error::Kind::Interrupted) {
+            printText(err, "patchwitness-cli: " + command.toStdString() +
+                               ": interrupted while preparing the runs (" + e.what() + ")\n");
+            return ExitInternal;
+        }
         printText(err, std::string("patchwitness-cli: error: ") + e.what() + "\n");
         return e.kind() == Error::Kind::Input ? ExitUsage : ExitInternal;
     } catch (const std::exception &e) {

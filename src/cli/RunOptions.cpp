@@ -25,19 +25,16 @@ extern "C" void onInterrupt(int signal)
 
 struct InterruptGuard::Private
 {
-    core::RunPool &pool;
+    std::stop_source source;
     std::atomic<bool> stop{false};
-    std::atomic<bool> fired{false};
     // SIGHUP (the terminal or the ssh session closed) is a request to stop like the
     // others: by default it would end the process with no cleanup at all.
     static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
     struct sigaction old[std::size(kSignals)] = {};
     std::thread watcher;
-
-    explicit Private(core::RunPool &p) : pool(p) {}
 };
 
-InterruptGuard::InterruptGuard(core::RunPool &pool) : d(std::make_unique<Private>(pool))
+InterruptGuard::InterruptGuard() : d(std::make_unique<Private>())
 {
     s_signal.store(0);
     struct sigaction action = {};
@@ -45,11 +42,12 @@ InterruptGuard::InterruptGuard(core::RunPool &pool) : d(std::make_unique<Private
     sigemptyset(&action.sa_mask);
     for (size_t i = 0; i < std::size(Private::kSignals); ++i)
         sigaction(Private::kSignals[i], &action, &d->old[i]);
-    // RunPool::cancelAll takes a mutex, which a signal handler must not: a thread watches.
+    // request_stop runs the stop callbacks (RunPool::cancelAll takes a mutex), which a
+    // signal handler must not: a thread watches.
     d->watcher = std::thread([p = d.get()] {
         while (!p->stop.load()) {
-            if (s_signal.load() != 0 && !p->fired.exchange(true))
-                p->pool.cancelAll();
+            if (s_signal.load() != 0)
+                p->source.request_stop(); // a no-op after the first
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
     });
@@ -63,9 +61,20 @@ InterruptGuard::~InterruptGuard()
         sigaction(Private::kSignals[i], &d->old[i], nullptr);
 }
 
+std::stop_token InterruptGuard::token() const
+{
+    return d->source.get_token();
+}
+
 bool InterruptGuard::interrupted() const
 {
-    return d->fired.load() || s_signal.load() != 0;
+    return d->source.stop_requested() || s_signal.load() != 0;
+}
+
+core::RunRequest InterruptGuard::stopping(core::RunRequest request) const
+{
+    request.stop = token();
+    return request;
 }
 
 RunOptions::RunOptions()

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 
 namespace pw::cli {
@@ -44,29 +45,38 @@ struct RunOptions
     bool json(const QCommandLineParser &p) const;
 };
 
-// While alive, SIGINT/SIGTERM/SIGHUP (Ctrl-C, kill, the terminal closing) cancel `pool`: its
-// running process groups are killed (they run in their own sessions, so the terminal's signal never
-// reaches them) and the command ends with what it has, saying it was interrupted. The previous
-// handlers are restored on destruction. One guard at a time.
+// While alive, SIGINT/SIGTERM/SIGHUP (Ctrl-C, kill, the terminal closing) request a stop
+// on token(): set as RunRequest::stop, it stops the preparation (RunContext::open) at its
+// next safe point, and runInterruptible() turns it into RunPool::cancelAll, which kills the
+// running process groups (they run in their own sessions, so the terminal's signal never
+// reaches them). Either way the command ends with what it has, saying it was interrupted.
+// Made before the context is opened, so that no signal finds the default action (the end
+// of the process, with its half-written tree and run directories left behind). The
+// previous handlers are restored on destruction. One guard at a time.
 class InterruptGuard
 {
 public:
-    explicit InterruptGuard(core::RunPool &pool);
+    InterruptGuard();
     ~InterruptGuard();
     InterruptGuard(const InterruptGuard &) = delete;
     InterruptGuard &operator=(const InterruptGuard &) = delete;
 
+    std::stop_token token() const;
     bool interrupted() const;
+    // `request` with its stop set to token().
+    core::RunRequest stopping(core::RunRequest request) const;
 
 private:
     struct Private;
     std::unique_ptr<Private> d;
 };
 
-// Calls `work` under an InterruptGuard on `pool`; true when Ctrl-C came meanwhile.
-template <typename Work> bool runInterruptible(core::RunPool &pool, Work &&work)
+// Calls `work` with a signal under `guard` cancelling `pool`; true when one came meanwhile
+// (or before: a stop already requested cancels the pool at once).
+template <typename Work>
+bool runInterruptible(const InterruptGuard &guard, core::RunPool &pool, Work &&work)
 {
-    const InterruptGuard guard(pool);
+    const std::stop_callback cancel(guard.token(), [&pool] { pool.cancelAll(); });
     work();
     return guard.interrupted();
 }

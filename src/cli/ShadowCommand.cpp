@@ -49,10 +49,11 @@ int shadowCommand(const QStringList &arguments, FILE *out, FILE *err)
     options.rewitness = p.isSet(rewitness);
     options.dryRun = p.isSet(dryRun);
 
-    const core::RunContext context = core::RunContext::open(*request);
+    const InterruptGuard guard;
+    const core::RunContext context = core::RunContext::open(guard.stopping(*request));
     core::RunPool pool(context.workers());
     core::ShadowReport report;
-    if (runInterruptible(pool, [&] { report = core::Shadow::run(context, options, &pool); }))
+    if (runInterruptible(guard, pool, [&] { report = core::Shadow::run(context, options, &pool); }))
         report.interrupted = true;
     printWarnings(err, report.warnings);
     printText(out,

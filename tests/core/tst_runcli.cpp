@@ -1,7 +1,8 @@
 // `patchwitness-cli attribute` and `cells` (SPEC 5.3, 5.4, 9) through QProcess: text and
 // JSON results on stdout, progress on stderr, the exit code of every verdict, the evidence
 // record written or not (--no-record), usage errors (exit 3), and Ctrl-C (exit 4, the
-// runs' process groups killed, nothing recorded).
+// runs' process groups killed, nothing recorded) — also while the command still prepares,
+// and for a daemon a test left behind when the command is SIGKILLed.
 
 #include "RepoBuilder.h"
 #include "RunFixtures.h"
@@ -12,6 +13,7 @@
 #include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <csignal>
@@ -67,6 +69,41 @@ const char *const kHeadFiles[][2] = {
      "import random\n\n\ndef test_seeded():\n    assert random.randrange(3) != 0\n"},
 };
 
+// A test module whose one test starts a daemon the usual way — fork, setsid, fork again,
+// so it is in a session of its own and its parent is gone — that writes "<pytest pid>
+// <daemon pid>" into `pidFile` and then a heartbeat into `pidFile`.beat every 20 ms for
+// ten minutes; the test itself then sleeps 600 s.
+std::string heartbeatDaemonSource(const std::string &pidFile)
+{
+    const std::string file = "'" + pidFile + "'";
+    return "import os, time\n"
+           "\n"
+           "def test_daemon():\n"
+           "    pytest_pid = os.getpid()\n"
+           "    first = os.fork()\n"
+           "    if first == 0:\n"
+           "        os.setsid()\n"
+           "        if os.fork() != 0:\n"
+           "            os._exit(0)\n"
+           "        with open(" +
+           file +
+           " + '.tmp', 'w') as f:\n"
+           "            f.write('%d %d' % (pytest_pid, os.getpid()))\n"
+           "        os.rename(" +
+           file + " + '.tmp', " + file +
+           ")\n"
+           "        end = time.time() + 600\n"
+           "        while time.time() < end:\n"
+           "            with open(" +
+           file +
+           " + '.beat', 'w') as f:\n"
+           "                f.write(repr(time.time()))\n"
+           "            time.sleep(0.02)\n"
+           "        os._exit(0)\n"
+           "    os.waitpid(first, 0)\n"
+           "    time.sleep(600)\n";
+}
+
 } // namespace
 
 class TestRunCli : public QObject
@@ -94,6 +131,10 @@ private Q_SLOTS:
     void ctrlCKillsTheRunsAndExits4();
     void noProcessOfTheRunOutlivesTheCommand_data();
     void noProcessOfTheRunOutlivesTheCommand();
+    void aDaemonOfTheRunDiesWithTheCommand_data();
+    void aDaemonOfTheRunDiesWithTheCommand();
+    void aSignalWhilePreparingStopsCleanly_data();
+    void aSignalWhilePreparingStopsCleanly();
 
 private:
     Result cli(const QStringList &args) const;
@@ -126,10 +167,12 @@ void TestRunCli::initTestCase()
     for (const auto &file : kBaseFiles)
         m_repo->write(file[0], file[1]);
     m_repo->write("tests/hang/test_hang.py", pw::test::hangingTestSource(pids + "/base.pids"));
+    m_repo->write("tests/daemon/test_daemon.py", heartbeatDaemonSource(pids + "/base.daemon"));
     m_base = m_repo->commit("base");
     for (const auto &file : kHeadFiles)
         m_repo->write(file[0], file[1]);
     m_repo->write("tests/hang/test_hang.py", pw::test::hangingTestSource(pids + "/head.pids"));
+    m_repo->write("tests/daemon/test_daemon.py", heartbeatDaemonSource(pids + "/head.daemon"));
     m_head = m_repo->commit("the patch");
 }
 
@@ -744,6 +787,154 @@ void TestRunCli::noProcessOfTheRunOutlivesTheCommand()
         QVERIFY2(pw::test::waitUntilGone(pids, 10000), arm);
         QFile::remove(QString::fromStdString(dir + "/" + arm + ".pids")); // for the next row
     }
+    QVERIFY(records().isEmpty());
+}
+
+void TestRunCli::aDaemonOfTheRunDiesWithTheCommand_data()
+{
+    QTest::addColumn<int>("signal");
+    // The run's own end finds the daemon by the token in its environment (StrayProcesses).
+    QTest::newRow("SIGHUP") << int(SIGHUP);
+    // No handler runs and no run ends: the watchdog finds it by that token.
+    QTest::newRow("SIGKILL") << int(SIGKILL);
+}
+
+// Without the sandbox, a daemon a test started (double fork and setsid: out of the run's
+// process group, its parent gone) dies with the command, however the command ends.
+void TestRunCli::aDaemonOfTheRunDiesWithTheCommand()
+{
+    QFETCH(int, signal);
+    const std::string dir = m_scratch->path().toStdString();
+    for (const char *arm : {"base", "head"}) {
+        QFile::remove(QString::fromStdString(dir + "/" + arm + ".daemon"));
+        QFile::remove(QString::fromStdString(dir + "/" + arm + ".daemon.beat"));
+    }
+    QTemporaryDir tmp; // the command's TMPDIR: a SIGKILLed command leaves its run directories
+    QStringList args = {QStringLiteral("attribute"),
+                        QStringLiteral("tests/daemon/test_daemon.py::test_daemon"),
+                        QStringLiteral("--runs"), QStringLiteral("1")};
+    args << QStringLiteral("--repo") << QString::fromStdString(m_repo->root())
+         << QStringLiteral("--base") << QString::fromStdString(m_base) << QStringLiteral("--head")
+         << QString::fromStdString(m_head) << QStringLiteral("--python")
+         << QString::fromStdString(pw::test::testPython()) << QStringLiteral("--cache-dir")
+         << m_cache->path() << QStringLiteral("--workers") << QStringLiteral("2")
+         << QStringLiteral("--no-sandbox") << QStringLiteral("--quiet");
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("TMPDIR"), tmp.path());
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(PW_CLI_PATH), args);
+    QVERIFY(p.waitForStarted());
+    std::vector<long> daemons;
+    for (const char *arm : {"base", "head"}) {
+        const std::string file = dir + "/" + arm + ".daemon";
+        QVERIFY2(pw::test::waitForFile(file, 60000), arm);
+        QVERIFY(pw::test::waitForFile(file + ".beat", 10000));
+        const std::vector<long> pids = pw::test::readPids(file);
+        QCOMPARE(pids.size(), size_t(2));
+        QVERIFY2(pw::test::isAlive(pids[1]), arm);
+        daemons.insert(daemons.end(), pids.begin(), pids.end());
+    }
+    ::kill(pid_t(p.processId()), signal);
+    QVERIFY(p.waitForFinished(30000));
+    if (signal == SIGKILL)
+        QCOMPARE(p.exitStatus(), QProcess::CrashExit);
+    else
+        QCOMPARE(p.exitCode(), 4);
+    // Both pytest processes and both daemons (pids the daemons wrote themselves).
+    QVERIFY2(pw::test::waitUntilGone(daemons, 10000), "a daemon of the run outlived the command");
+    QVERIFY(records().isEmpty());
+}
+
+void TestRunCli::aSignalWhilePreparingStopsCleanly_data()
+{
+    QTest::addColumn<int>("signal");
+    QTest::addColumn<QString>("hangsIn"); // "probe" or "preflight"
+    QTest::addColumn<QString>("stopped"); // what the message says was stopped
+    QTest::newRow("Ctrl-C while the interpreter is probed")
+        << int(SIGINT) << QStringLiteral("probe")
+        << QStringLiteral("the probe of the Python interpreter");
+    // By then both trees are materialised and the run directories exist.
+    QTest::newRow("SIGHUP during the import preflight")
+        << int(SIGHUP) << QStringLiteral("preflight")
+        << QString(QStringLiteral("base ") + QString::fromStdString(m_base) +
+                   QStringLiteral(": the import preflight stopped"));
+    QTest::newRow("SIGTERM during the import preflight")
+        << int(SIGTERM) << QStringLiteral("preflight")
+        << QStringLiteral("the import preflight stopped");
+}
+
+// A signal before the first run — while the command probes its interpreter or runs the
+// import preflight, after it materialised both trees — ends it as one during the runs
+// does: the probe or preflight killed, exit 4 with "interrupted", no report, no run
+// directory, no half-made tree, nothing recorded.
+void TestRunCli::aSignalWhilePreparingStopsCleanly()
+{
+    QFETCH(int, signal);
+    QFETCH(QString, hangsIn);
+    QFETCH(QString, stopped);
+    QTemporaryDir tmp, cache, bin;
+    // The interpreter the command is told to use: it hangs in the probe (`-I -c …`) or,
+    // answering that, in the preflight (`-c …`, in the tree), after writing its pid.
+    const QString pidFile = bin.filePath(QStringLiteral("hung.pid"));
+    const QString python = bin.filePath(QStringLiteral("python3"));
+    const QString sleep = QStandardPaths::findExecutable(QStringLiteral("sleep"));
+    QVERIFY(!sleep.isEmpty());
+    {
+        QFile script(python);
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        QString text = QStringLiteral("#!/bin/sh\n");
+        if (hangsIn == QLatin1String("preflight"))
+            text += QStringLiteral("if [ \"$1\" = -I ]; then exec '%1' \"$@\"; fi\n")
+                        .arg(QString::fromStdString(pw::test::testPython()));
+        text += QStringLiteral("echo $$ > '%1.tmp'\nmv '%1.tmp' '%1' || exit 1\nexec '%2' 600\n")
+                    .arg(pidFile, sleep);
+        script.write(text.toUtf8());
+        script.close();
+        QVERIFY(script.setPermissions(script.permissions() | QFileDevice::ExeOwner));
+    }
+    QStringList args = {QStringLiteral("cells"),
+                        QStringLiteral("tests/green/test_green.py::test_fine")};
+    args << QStringLiteral("--repo") << QString::fromStdString(m_repo->root())
+         << QStringLiteral("--base") << QString::fromStdString(m_base) << QStringLiteral("--head")
+         << QString::fromStdString(m_head) << QStringLiteral("--python") << python
+         << QStringLiteral("--cache-dir") << cache.path() << QStringLiteral("--no-sandbox");
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("TMPDIR"), tmp.path());
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(PW_CLI_PATH), args);
+    QVERIFY(p.waitForStarted());
+    QVERIFY(pw::test::waitForFile(pidFile.toStdString(), 60000));
+    const std::vector<long> hung = pw::test::readPids(pidFile.toStdString());
+    QCOMPARE(hung.size(), size_t(1));
+    if (hangsIn == QLatin1String("preflight")) // the run directories exist by now
+        QVERIFY(
+            !QDir(tmp.path())
+                 .entryList({QStringLiteral("patchwitness-*")}, QDir::Dirs | QDir::NoDotAndDotDot)
+                 .isEmpty());
+    ::kill(pid_t(p.processId()), signal);
+    QVERIFY(p.waitForFinished(30000));
+    const QString out = QString::fromUtf8(p.readAllStandardOutput());
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 4);
+    QVERIFY2(err.contains(QLatin1String("patchwitness-cli: cells: interrupted while preparing "
+                                        "the runs (")),
+             qPrintable(err));
+    QVERIFY2(err.contains(stopped), qPrintable(err));
+    QVERIFY2(out.isEmpty(), qPrintable(out));
+    QVERIFY2(pw::test::waitUntilGone(hung, 5000), "the probe or preflight outlived the command");
+    const QStringList left = QDir(tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot);
+    QVERIFY2(left.isEmpty(), qPrintable(left.join(QLatin1String(", "))));
+    // The cache holds whole trees only: each with its marker, no run's copy.
+    const QDir trees(cache.filePath(QStringLiteral("trees")));
+    for (const QString &name : trees.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QVERIFY2(!name.contains(QLatin1Char('.')), qPrintable(name));
+        QVERIFY2(trees.exists(name + QStringLiteral(".marker")), qPrintable(name));
+    }
+    QCOMPARE(trees.entryList(QDir::Dirs | QDir::NoDotAndDotDot).size(),
+             hangsIn == QLatin1String("preflight") ? 2 : 0);
     QVERIFY(records().isEmpty());
 }
 

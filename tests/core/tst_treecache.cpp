@@ -1,6 +1,7 @@
 // TreeCache (core/run) and Repository::materialize (core/repo): revisions copied into an
 // isolated cache for runs, reused while intact, rebuilt when damaged, bounded by LRU,
-// safe from two threads, and never writing into the reviewer's repository.
+// safe from two threads, stopped by a stop request without leaving half a tree, and never
+// writing into the reviewer's repository.
 
 #include "RepoBuilder.h"
 #include "repo/Repository.h"
@@ -16,6 +17,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <stop_token>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -451,6 +455,85 @@ private Q_SLOTS:
             cache.acquire(repo, repo.resolveHead(spec, base));
         }
         QCOMPARE(snapshot(builder.root()), before);
+    }
+
+    // Ctrl-C while a tree is written (RunContext::open hands the CLI's stop on): the
+    // acquire ends at the next file, and the half-written directory goes with its marker
+    // and lock file, so the cache holds nothing a later acquire would have to clean up.
+    void aStopWhileWritingRemovesTheHalfWrittenTree()
+    {
+        RepoBuilder builder;
+        for (int i = 0; i < 4000; ++i)
+            builder.write("pkg/m" + std::to_string(i / 100) + "/f" + std::to_string(i) + ".py",
+                          "X = " + std::to_string(i) + "\n");
+        const std::string commit = builder.commit("many files");
+        QTemporaryDir cacheDir;
+        const TreeCache cache(cacheDir.path().toStdString());
+        const Repository repo = Repository::open(builder.root());
+        const Revision rev = repo.resolve("HEAD");
+        const std::string dir = cache.treesDir() + "/" + commit;
+        std::stop_source stop;
+        std::atomic<bool> done{false};
+        std::thread watcher([&] { // the stop comes once writing has begun
+            std::error_code ec;
+            while (!done.load() && !fs::exists(dir, ec))
+                std::this_thread::yield();
+            stop.request_stop();
+        });
+        try {
+            cache.acquire(repo, rev, stop.get_token());
+            done.store(true);
+            watcher.join();
+            QFAIL("the acquire ran to the end after the stop");
+        } catch (const Error &e) {
+            done.store(true);
+            watcher.join();
+            QCOMPARE(e.kind(), Error::Kind::Interrupted);
+            QVERIFY2(std::string(e.what()).find("half-written tree was removed") !=
+                         std::string::npos,
+                     e.what());
+        }
+        QVERIFY(!fs::exists(dir));
+        QVERIFY(!fs::exists(dir + ".marker"));
+        QVERIFY(!fs::exists(dir + ".lock"));
+        QVERIFY(cache.keys().empty());
+        // Nothing in the way of the next acquire.
+        const MaterializedTree tree = cache.acquire(repo, rev);
+        QVERIFY(tree.rebuilt());
+        QCOMPARE(readText(tree.path() + "/pkg/m39/f3999.py"), std::string("X = 3999\n"));
+    }
+
+    // A tree another process writes (its lock held) is waited for; a stop ends the wait
+    // with Error::interrupted, not the lock timeout's harness error.
+    void aStopEndsTheWaitForALockedTree()
+    {
+        RepoBuilder builder;
+        fill(builder);
+        const std::string commit = builder.commit("base");
+        QTemporaryDir cacheDir;
+        TreeCache cache(cacheDir.path().toStdString());
+        cache.setLockTimeoutMs(120 * 1000);
+        fs::create_directories(cache.treesDir());
+        const std::string lockPath = cache.treesDir() + "/" + commit + ".lock";
+        const int held = ::open(lockPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        QVERIFY(held >= 0);
+        QCOMPARE(::flock(held, LOCK_EX), 0);
+        std::stop_source stop;
+        std::optional<Error::Kind> kind;
+        std::thread acquirer([&] {
+            const Repository repo = Repository::open(builder.root());
+            try {
+                cache.acquire(repo, repo.resolve("HEAD"), stop.get_token());
+            } catch (const Error &e) {
+                kind = e.kind();
+            }
+        });
+        stop.request_stop();
+        acquirer.join();
+        ::close(held);
+        QVERIFY(kind.has_value());
+        QCOMPARE(*kind, Error::Kind::Interrupted);
+        QVERIFY(!fs::exists(cache.treesDir() + "/" + commit));
     }
 
     void anUnwritableCacheIsAnInputError()
