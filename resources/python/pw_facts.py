@@ -315,6 +315,10 @@ class FileAnalyzer(object):
         parts = dotted_parts(node)
         if parts is None:
             return None
+        return self.canonical_parts(parts)
+
+    def canonical_parts(self, parts):
+        """canonical() of a chain already taken apart by dotted_parts."""
         head = parts[0]
         if head in self.mark_alias:
             base = self.mark_alias[head][0]
@@ -444,7 +448,33 @@ class FileAnalyzer(object):
 
     def resolve_names(self):
         """Import aliases, module-level mark aliases, file-level mark names."""
-        for node in self.import_nodes:
+        self.resolve_aliases(self.import_nodes, self.alias_statements(self.tree.body))
+        markers = set()
+        for region in self.regions:
+            for node in region.attrs:
+                if self.canonical(node.value) == "pytest.mark":
+                    markers.add(node.attr)
+        return markers
+
+    @classmethod
+    def alias_statements(cls, body):
+        """The module-level assignments that may define a mark alias."""
+        out = []
+        for stmt in cls.module_level_statements(body):
+            if isinstance(stmt, ast.Assign):
+                value = stmt.value
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                value = stmt.value
+            else:
+                continue
+            if dotted_parts(value.func if isinstance(value, ast.Call) else value) is not None:
+                out.append(stmt)
+        return out
+
+    def resolve_aliases(self, import_nodes, alias_statements):
+        """Import aliases and module-level mark aliases, from scratch."""
+        self.imports, self.import_alias, self.mark_alias = set(), {}, {}
+        for node in import_nodes:
             if node.__class__ is ast.Import:
                 for alias in node.names:
                     top = alias.name.split(".")[0]
@@ -464,13 +494,11 @@ class FileAnalyzer(object):
                         node.module + "." + alias.name
         # module-level mark aliases: slow = pytest.mark.slow,
         # requires_db = pytest.mark.skipif(...), skip_ci = unittest.skipIf(...)
-        for stmt in self.module_level_statements(self.tree.body):
+        for stmt in alias_statements:
             if isinstance(stmt, ast.Assign):
                 targets, value = stmt.targets, stmt.value
-            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-                targets, value = [stmt.target], stmt.value
             else:
-                continue
+                targets, value = [stmt.target], stmt.value
             fn = value.func if isinstance(value, ast.Call) else value
             name = self.canonical(fn)
             if name is None or not (name.startswith("pytest.mark.") or name in SKIP_MARKS):
@@ -478,12 +506,6 @@ class FileAnalyzer(object):
             for target in targets:
                 if isinstance(target, ast.Name) and target.id != "pytestmark":
                     self.mark_alias[target.id] = (name, value)
-        markers = set()
-        for region in self.regions:
-            for node in region.attrs:
-                if self.canonical(node.value) == "pytest.mark":
-                    markers.add(node.attr)
-        return markers
 
     @staticmethod
     def module_level_statements(body):
@@ -1071,6 +1093,205 @@ class FileAnalyzer(object):
         }
 
 
+# ---------------------------------------------------------------------------
+# Large files in pieces.  ast.parse holds about 150 bytes of AST per byte of
+# source (a 4 MiB file: over 600 MB), so a file larger than PIECE_BYTES is
+# parsed in pieces of whole top-level statements, one piece in memory at a
+# time; only the facts and the few nodes that name resolution needs (imports,
+# mark aliases, pytestmark) are kept.  The result equals one whole-file parse,
+# or the pieces are dropped and the file is parsed whole: when a piece does not
+# parse (a cut inside a string or brackets, or a real syntax error, which the
+# whole-file parse then reports), when the encoding is not plain UTF-8, or when
+# a top-level name is defined in two pieces (shadowing decides what a test is).
+# ---------------------------------------------------------------------------
+
+PIECE_BYTES = 256 * 1024
+_PIECE_BYTES_ENV = "PW_FACTS_PIECE_BYTES"  # tests force tiny pieces with it
+_CONTINUATIONS = ("else", "elif", "except", "finally")
+_MAX_JOINS = 8
+
+
+def piece_bytes():
+    import os
+    try:
+        return max(1, int(os.environ.get(_PIECE_BYTES_ENV, "")))
+    except ValueError:
+        return PIECE_BYTES
+
+
+def split_pieces(text, limit):
+    """[(first line, source)] of at least `limit` characters each (the last
+    one excepted), cut only before a line that starts in column 0 with code
+    that can begin a statement, or None when no cut was possible."""
+    lines = text.split("\n")
+    pieces, start, size, after_decorator = [], 0, 0, False
+    for index, line in enumerate(lines):
+        first = line[:1]
+        starts_code = first not in ("", " ", "\t", "#", ")", "]", "}", "\x0c", "\r")
+        if starts_code:
+            word = line.split(None, 1)[0].rstrip(":")
+            if size >= limit and not after_decorator and word not in _CONTINUATIONS:
+                pieces.append((start + 1, "\n".join(lines[start:index]) + "\n"))
+                start, size = index, 0
+            after_decorator = first == "@"
+        size += len(line) + 1
+    if not pieces:
+        return None
+    pieces.append((start + 1, "\n".join(lines[start:])))
+    return pieces
+
+
+def plain_utf8(data):
+    """The text of `data` when pieces can be parsed from it exactly as the whole
+    file would be: UTF-8 without BOM or coding cookie, no NUL, no lone CR."""
+    if data.startswith(b"\xef\xbb\xbf") or b"\x00" in data:
+        return None
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        return None
+    import re
+    for line in data.split(b"\n", 2)[:2]:
+        if re.match(br"^[ \t\f]*#.*?coding[:=]", line):
+            return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _parse_piece(first_line, source, path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse("\n" * (first_line - 1) + source, filename=path)
+
+
+def _alias_state(analyzer):
+    return (sorted(analyzer.import_alias.items()),
+            sorted((k, v[0], id(v[1])) for k, v in analyzer.mark_alias.items()))
+
+
+def analyze_in_pieces(data, path, limit):
+    """FileAnalyzer(ast.parse(data)).run(), one piece at a time, or None."""
+    text = plain_utf8(data)
+    pieces = split_pieces(text, limit) if text is not None else None
+    if pieces is None:
+        return None
+    del text
+    module_imports, test_imports, alias_stmts, module_marks = [], [], [], []
+    marker_parts = []  # (dotted parts, attr) of every candidate <x>.mark.<attr>
+    owner = {}         # top-level def/class name -> index of its piece
+    results = []       # per piece: [tests, alias state they were computed with]
+    final = FileAnalyzer(None)
+
+    index, failures = 0, 0
+    while index < len(pieces):
+        first_line, source = pieces[index]
+        try:
+            tree = _parse_piece(first_line, source, path)
+        except (SyntaxError, ValueError):
+            # A cut inside brackets or a string: join the next piece and try
+            # again, a few times; a real syntax error goes to the whole file.
+            failures += 1
+            if failures > _MAX_JOINS or index + 1 == len(pieces):
+                return None
+            pieces[index:index + 2] = [(first_line, source + pieces[index + 1][1])]
+            continue
+        for stmt in tree.body:
+            if index and isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+                return None
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if owner.setdefault(stmt.name, index) != index:
+                    return None
+        analyzer = FileAnalyzer(tree)
+        found = analyzer.iter_tests()
+        module = Region()
+        analyzer.regions.append(module)
+        analyzer.walk(tree.body, set(id(fn) for _, fn, _ in found), [], module)
+        module_imports.extend(analyzer.import_nodes)
+        del analyzer.import_nodes[:]
+        walked = [(q, fn, chain) + analyzer.walk_test(fn) for q, fn, chain in found]
+        test_imports.extend(analyzer.import_nodes)
+        alias_stmts.extend(FileAnalyzer.alias_statements(tree.body))
+        module_marks.extend(analyzer.pytestmark_exprs(tree.body))
+        for region in analyzer.regions:
+            for node in region.attrs:
+                parts = dotted_parts(node.value)
+                if parts is not None:
+                    marker_parts.append((parts, node.attr))
+        analyzer.resolve_aliases(module_imports + test_imports, alias_stmts)
+        results.append([[_dumps(analyzer.test_facts(*item)) for item in walked],
+                        _alias_state(analyzer)])
+        del tree, analyzer, found, module, walked
+        index += 1
+
+    # Imports and aliases further down apply to the tests above them too: a
+    # piece computed before the last one changed them is computed again.
+    final.resolve_aliases(module_imports + test_imports, alias_stmts)
+    state = _alias_state(final)
+    for index, result in enumerate(results):
+        if result[1] == state:
+            continue
+        first_line, source = pieces[index]
+        analyzer = FileAnalyzer(_parse_piece(first_line, source, path))
+        analyzer.imports, analyzer.import_alias, analyzer.mark_alias = \
+            final.imports, final.import_alias, final.mark_alias
+        result[0] = [_dumps(analyzer.test_facts(*((q, fn, chain) + analyzer.walk_test(fn))))
+                     for q, fn, chain in analyzer.iter_tests()]
+        del analyzer
+    # Each test is kept as its JSON text (about a tenth of the dict's memory).
+    tests = RawTests(t for result in results for t in result[0])
+    del results
+    file_markers = set(attr for parts, attr in marker_parts
+                       if final.canonical_parts(parts) == "pytest.mark")
+    module_entries = final.skip_entries(module_marks, "module")
+    file_markers |= final.mark_names(module_marks)
+    names, asserts = [], 0
+    for text in tests:
+        t = json.loads(text)
+        file_markers.update(t["markers"])
+        names.append(t["name"])
+        asserts += t["asserts"]
+    return {
+        "tests": tests,
+        "defs": sorted(names),
+        "markers": sorted(file_markers),
+        "module_skip": [name for name, _ in module_entries],
+        "module_skip_detail": [detail for _, detail in module_entries],
+        "imports": sorted(final.imports),
+        "asserts": asserts,
+    }
+
+
+class RawTests(list):
+    """Tests already serialised by _dumps; main() splices them into the answer."""
+
+
+def _dumps(value):
+    return json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+
+
+def dumps_answer(out):
+    """json.dumps of the answer, with every RawTests list spliced in as is."""
+    import os
+    token = "\x00pw-raw-tests-" + binascii.hexlify(os.urandom(8)).decode("ascii")
+    raw = []
+    for result in out["files"]:
+        if isinstance(result.get("tests"), RawTests):
+            raw.append(result["tests"])
+            result["tests"] = token
+    if not raw:
+        return _dumps(out)
+    # The token is unguessable, so the source's own strings never match it; the
+    # placeholders are found in the answer before anything is spliced in.
+    chunks = _dumps(out).split(_dumps(token))
+    if len(chunks) != len(raw) + 1:
+        raise RuntimeError("raw tests placeholder lost")
+    spliced = [chunks[0]]
+    for tests, chunk in zip(raw, chunks[1:]):
+        spliced.append("[" + ",".join(tests) + "]")
+        spliced.append(chunk)
+    return "".join(spliced)
+
+
 def _is_none(node):
     return isinstance(node, ast.Constant) and node.value is None
 
@@ -1157,10 +1378,15 @@ def process_file(entry):
         if too_deep_for_parser(data):
             return fail(0, 0, "expression nesting too deep for the Python %s parser"
                         % _python_version())
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(data, filename=entry["path"] or "<unknown>")
-        facts = FileAnalyzer(tree).run()
+        path = entry["path"] or "<unknown>"
+        limit = piece_bytes()
+        facts = analyze_in_pieces(data, path, limit) if len(data) > limit else None
+        if facts is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(data, filename=path)
+            facts = FileAnalyzer(tree).run()
+            del tree
     except SyntaxError as exc:
         line = exc.lineno if isinstance(exc.lineno, int) and exc.lineno > 0 else 0
         col = exc.offset if isinstance(exc.offset, int) and exc.offset > 0 else 0
@@ -1231,7 +1457,7 @@ def main():
             files.append(result)
     out = {"extractor": EXTRACTOR_VERSION, "python": _python_version(),
            "files": files}
-    payload = json.dumps(out, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    payload = dumps_answer(out)
     try:
         sys.stdout.buffer.write(payload.encode("ascii") + b"\n")
         sys.stdout.buffer.flush()
