@@ -42,8 +42,8 @@ public:
     std::vector<FileFacts> extract(const std::vector<SourceRef> &refs);
 
     // A batch may take `ms` (config `timeouts.probe`: the interpreter's start) plus a
-    // quarter second per file: an interpreter that hangs is named after about that long,
-    // not after minutes, while a large batch keeps the time it needs.
+    // quarter second per file and 10 ms per KiB: an interpreter that hangs is named after
+    // about that long, not after minutes, while a large batch keeps the time it needs.
     void setStartTimeout(int ms) { m_startTimeoutMs = ms; }
 
     const ExtractorStats &stats() const { return m_stats; }
