@@ -112,11 +112,13 @@ bool FactExtractor::loadCached(const std::string &blob, FileFacts *out) const
     if (!f.open(QIODevice::ReadOnly))
         return false;
     const QByteArray bytes = f.readAll();
-    json j = json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-        return false; // a damaged cache entry is simply parsed again
     try {
+        std::vector<std::vector<TestFunctionFacts>> tests;
+        json j = parseFactsText(bytes.constData(), bytes.constData() + bytes.size(), 0, &tests);
+        if (j.is_discarded() || !j.is_object() || tests.size() != 1)
+            return false; // a damaged cache entry is simply parsed again
         *out = fileFactsFromJson(j);
+        out->tests = std::move(tests.front());
     } catch (const json::exception &) {
         return false;
     }
@@ -127,8 +129,7 @@ void FactExtractor::storeCached(const FileFacts &facts) const
 {
     if (m_cacheDir.empty() || facts.blob.size() < 4)
         return;
-    const std::string text =
-        fileFactsToJson(facts).dump(-1, ' ', false, json::error_handler_t::replace);
+    const std::string text = fileFactsToJsonText(facts);
     // A cache that cannot be written only costs speed; the audit goes on.
     writeFileReplacing(cachePath(facts.blob), text, /*createDirs=*/true);
 }
@@ -161,10 +162,15 @@ std::vector<FileFacts> FactExtractor::extract(const std::vector<SourceRef> &refs
         }
     }
 
+    // A blob's facts are copied only for its repeated paths; the last one takes them.
+    std::map<std::string, int> uses;
+    for (const SourceRef &ref : refs)
+        ++uses[ref.blob];
     std::vector<FileFacts> out;
     out.reserve(refs.size());
     for (const SourceRef &ref : refs) {
-        FileFacts facts = byBlob.at(ref.blob);
+        FileFacts &held = byBlob.at(ref.blob);
+        FileFacts facts = --uses[ref.blob] == 0 ? std::move(held) : held;
         facts.path = ref.path;
         out.push_back(std::move(facts));
     }
@@ -289,10 +295,18 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
             throw Error::harness("the fact extractor ('" + m_python + "') failed with exit code " +
                                  std::to_string(p.exitCode()) + ": " + tail(stderrBytes));
         }
-        json answer = json::parse(stdoutBytes.constData(),
-                                  stdoutBytes.constData() + stdoutBytes.size(), nullptr, false);
-        if (answer.is_discarded() || !answer.is_object() || !answer.contains("files") ||
-            !answer["files"].is_array() || answer["files"].size() != job.refs.size()) {
+        std::vector<std::vector<TestFunctionFacts>> tests;
+        json answer;
+        try {
+            answer = parseFactsText(stdoutBytes.constData(),
+                                    stdoutBytes.constData() + stdoutBytes.size(), 2, &tests);
+        } catch (const json::exception &e) {
+            throw Error::harness(std::string("the fact extractor answered malformed facts: ") +
+                                 e.what());
+        }
+        if (answer.is_discarded() || tests.size() != job.refs.size() || !answer.is_object() ||
+            !answer.contains("files") || !answer["files"].is_array() ||
+            answer["files"].size() != job.refs.size()) {
             throw Error::harness("the interpreter '" + m_python +
                                  "' did not answer with extractor facts (is it Python 3.8+?): " +
                                  tail(stderrBytes.isEmpty() ? stdoutBytes : stderrBytes));
@@ -308,6 +322,7 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
                                          "') ran out of memory on " + job.refs[i]->path +
                                          " (MemoryError); nothing was judged");
                 FileFacts facts = fileFactsFromJson(file);
+                facts.tests = std::move(tests[i]);
                 facts.blob = job.refs[i]->blob;
                 facts.path = job.refs[i]->path;
                 out.push_back(std::move(facts));

@@ -1,5 +1,8 @@
 #include "python/FactsJson.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace pw::core {
 namespace {
 
@@ -202,6 +205,57 @@ json fileFactsToJson(const FileFacts &f)
             {"module_skip_detail", skipsToJson(f.moduleSkipDetail)},
             {"imports", f.imports},
             {"asserts", f.asserts}};
+}
+
+json parseFactsText(const char *begin, const char *end, int fileDepth,
+                    std::vector<std::vector<TestFunctionFacts>> *tests)
+{
+    bool inTests = false; // the file's current key is "tests"
+    std::vector<TestFunctionFacts> current;
+    const json::parser_callback_t take = [&](int depth, json::parse_event_t event, json &parsed) {
+        if (event == json::parse_event_t::key && depth == fileDepth + 1) {
+            inTests = parsed == "tests";
+        } else if (event == json::parse_event_t::object_end && depth == fileDepth + 2 && inTests) {
+            current.push_back(testFromJson(parsed));
+            return false; // converted: not kept in the tree
+        } else if (event == json::parse_event_t::object_end && depth == fileDepth) {
+            tests->push_back(std::move(current));
+            current.clear();
+            inTests = false;
+        }
+        return true;
+    };
+    return json::parse(begin, end, take, /*allow_exceptions=*/false);
+}
+
+std::string fileFactsToJsonText(const FileFacts &facts)
+{
+    FileFacts head;
+    head.path = facts.path;
+    head.blob = facts.blob;
+    head.error = facts.error;
+    head.defs = facts.defs;
+    head.markers = facts.markers;
+    head.moduleSkip = facts.moduleSkip;
+    head.moduleSkipDetail = facts.moduleSkipDetail;
+    head.imports = facts.imports;
+    head.asserts = facts.asserts;
+    std::string text = fileFactsToJson(head).dump(-1, ' ', false, json::error_handler_t::replace);
+    // Keys are sorted and every quote inside a string value is escaped, so the first
+    // unescaped `"tests":[]` is the key itself.
+    const std::string empty = "\"tests\":[]";
+    const size_t at = text.find(empty);
+    if (at == std::string::npos)
+        throw std::logic_error("fileFactsToJsonText: no tests key");
+    std::string tests = "\"tests\":[";
+    for (size_t i = 0; i < facts.tests.size(); ++i) {
+        if (i)
+            tests += ',';
+        tests += testToJson(facts.tests[i]).dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+    tests += ']';
+    text.replace(at, empty.size(), tests);
+    return text;
 }
 
 } // namespace pw::core

@@ -103,6 +103,7 @@ private Q_SLOTS:
     void worktreeWithUntrackedTestFile();
     void onlyChangedTestFilesAreParsed();
     void factCacheAvoidsTheInterpreter();
+    void largeFileFactsSurviveTheCache();
     void configComesFromTheBaseRevision();
     void badConfigNamesKeyAndLine();
     void latitudeFindingsBlockAtThreshold();
@@ -484,6 +485,42 @@ void TstAudit::factCacheAvoidsTheInterpreter()
     QCOMPARE(warm.stats.interpreterRuns, 0);
     QCOMPARE(warm.stats.cacheHits, 2);
     QCOMPARE(describe(warm), describe(cold));
+}
+
+// A file over 256 KiB is parsed in pieces and its facts are read and cached test by test;
+// the module's skip condition holds the text the cache writer looks for.
+void TstAudit::largeFileFactsSurviveTheCache()
+{
+    std::string text = "import sys\nimport pytest\n\npytestmark = pytest.mark.skipif("
+                       "sys.platform == '\"tests\":[]', reason='never')\n";
+    const int count = 3000;
+    for (int i = 0; i < count; ++i) {
+        const std::string n = std::to_string(i);
+        text += "\n\ndef test_" + n + "(tmp_path):\n    value = " + n +
+                " * 2\n    assert value == " + n + " + " + n + "\n    assert str(value) == '" +
+                std::to_string(2 * i) + "'\n";
+    }
+    QVERIFY(text.size() > 256 * 1024);
+    RepoBuilder repo;
+    repo.write("tests/test_big.py", text);
+    const std::string base = repo.commit("base");
+    // The last test (in the last piece) goes, one in the middle is loosened.
+    std::string head = text.substr(0, text.find("\n\ndef test_" + std::to_string(count - 1) + "("));
+    const std::string strict = "assert value == 1000 + 1000";
+    head.replace(head.find(strict), strict.size(), "assert value >= 1000 + 1000");
+    repo.write("tests/test_big.py", head + "\n");
+    const std::string headSha = repo.commit("head");
+    const GateReport cold = audit(repo, base, headSha);
+    QCOMPARE(cold.stats.cacheHits, 0);
+    const QStringList rows = describe(cold);
+    QVERIFY2(rows.contains(QStringLiteral("T-DEL block tests/test_big.py::test_2999")),
+             qPrintable(rows.join(QLatin1Char('\n'))));
+    const GateReport warm = audit(repo, base, headSha);
+    QCOMPARE(warm.stats.interpreterRuns, 0);
+    QCOMPARE(warm.stats.cacheHits, 2);
+    QCOMPARE(describe(warm), rows);
+    QCOMPARE(warm.latitude.total, cold.latitude.total);
+    QVERIFY(cold.latitude.total > 0);
 }
 
 void TstAudit::configComesFromTheBaseRevision()
