@@ -1129,7 +1129,8 @@ def split_pieces(text, limit):
         first = line[:1]
         starts_code = first not in ("", " ", "\t", "#", ")", "]", "}", "\x0c", "\r")
         if starts_code:
-            word = line.split(None, 1)[0].rstrip(":")
+            words = line.split(None, 1)  # empty for a line of one "\x0b"
+            word = words[0].rstrip(":") if words else ""
             if size >= limit and not after_decorator and word not in _CONTINUATIONS:
                 pieces.append((start + 1, "\n".join(lines[start:index]) + "\n"))
                 start, size = index, 0
