@@ -281,13 +281,13 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
                 other.process->kill();
             for (Job &other : jobs)
                 other.process->waitForFinished(5000);
-            throw Error::harness("the Python interpreter '" + m_python +
-                                 "' did not finish extracting facts from " +
-                                 std::to_string(job.refs.size()) + " file(s) within " +
-                                 formatSeconds(allowed / 1000.0) +
-                                 " (config timeouts.probe for its start, plus 0.25 s a file): "
-                                 "it hangs, or starts that slowly; raise timeouts.probe if it "
-                                 "is only slow");
+            throw Error::harness(
+                "the Python interpreter '" + m_python + "' did not finish extracting facts from " +
+                std::to_string(job.refs.size()) + " file(s) within " +
+                formatSeconds(allowed / 1000.0) +
+                " (config timeouts.probe for its start, plus 0.25 s a file and 10 ms a KiB): "
+                "it hangs, or starts that slowly; raise timeouts.probe if it "
+                "is only slow");
         }
         const QByteArray stdoutBytes = p.readAllStandardOutput();
         const QByteArray stderrBytes = p.readAllStandardError();
