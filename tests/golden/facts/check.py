@@ -161,6 +161,11 @@ def check_statement_invariants(by_name, failures):
         failures.append("stmt_hashes.py missing from the corpus")
         return
     stmts = dict((t["name"], t["stmts"]) for t in facts["tests"])
+    wanted = set(n for row in STMT_DIFFERENCES for n in row[:2]) | set(STMT_COUNTS)
+    missing = sorted(wanted - set(stmts))
+    if missing:
+        failures.append("stmts: stmt_hashes.py lacks the tests %s" % ", ".join(missing))
+        return
 
     def only(a, b):
         rest = list(b)
