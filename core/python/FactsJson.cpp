@@ -186,11 +186,11 @@ FileFacts fileFactsFromJson(const json &j)
     return f;
 }
 
-json fileFactsToJson(const FileFacts &f)
+namespace {
+
+// A file's facts with `tests` as the value of its "tests" key.
+json fileJson(const FileFacts &f, json tests)
 {
-    json tests = json::array();
-    for (const TestFunctionFacts &t : f.tests)
-        tests.push_back(testToJson(t));
     json error = nullptr;
     if (f.error)
         error = {
@@ -198,13 +198,23 @@ json fileFactsToJson(const FileFacts &f)
     return {{"path", f.path},
             {"blob", f.blob},
             {"error", error},
-            {"tests", tests},
+            {"tests", std::move(tests)},
             {"defs", f.defs},
             {"markers", f.markers},
             {"module_skip", f.moduleSkip},
             {"module_skip_detail", skipsToJson(f.moduleSkipDetail)},
             {"imports", f.imports},
             {"asserts", f.asserts}};
+}
+
+} // namespace
+
+json fileFactsToJson(const FileFacts &f)
+{
+    json tests = json::array();
+    for (const TestFunctionFacts &t : f.tests)
+        tests.push_back(testToJson(t));
+    return fileJson(f, std::move(tests));
 }
 
 json parseFactsText(const char *begin, const char *end, int fileDepth,
@@ -230,17 +240,8 @@ json parseFactsText(const char *begin, const char *end, int fileDepth,
 
 std::string fileFactsToJsonText(const FileFacts &facts)
 {
-    FileFacts head;
-    head.path = facts.path;
-    head.blob = facts.blob;
-    head.error = facts.error;
-    head.defs = facts.defs;
-    head.markers = facts.markers;
-    head.moduleSkip = facts.moduleSkip;
-    head.moduleSkipDetail = facts.moduleSkipDetail;
-    head.imports = facts.imports;
-    head.asserts = facts.asserts;
-    std::string text = fileFactsToJson(head).dump(-1, ' ', false, json::error_handler_t::replace);
+    std::string text =
+        fileJson(facts, json::array()).dump(-1, ' ', false, json::error_handler_t::replace);
     // Keys are sorted and every quote inside a string value is escaped, so the first
     // unescaped `"tests":[]` is the key itself.
     const std::string empty = "\"tests\":[]";
