@@ -1,5 +1,6 @@
 #include "repo/RevisionCatalog.h"
 
+#include "ledger/LedgerDate.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
 
@@ -52,7 +53,7 @@ std::string describeAge(int64_t time, int64_t now)
         return ago(age / day, "day");
     if (age >= 0 && age < 9 * week)
         return ago(age / week, "week");
-    return QDateTime::fromSecsSinceEpoch(time, Qt::UTC).date().toString(Qt::ISODate).toStdString();
+    return ledgerDateText(QDateTime::fromSecsSinceEpoch(time, Qt::UTC).date());
 }
 
 std::vector<RevisionChoice> revisionChoices(const Repository &repo, int recentCommits)

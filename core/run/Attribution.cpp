@@ -1,5 +1,6 @@
 #include "run/Attribution.h"
 
+#include "ledger/LedgerDate.h"
 #include "run/RunEnvironment.h"
 #include "run/RunsDir.h"
 #include "run/Sandbox.h"
@@ -54,7 +55,7 @@ std::string today(const RunContext &ctx)
 {
     if (!ctx.target().today.empty())
         return ctx.target().today;
-    return QDate::currentDate().toString(Qt::ISODate).toStdString();
+    return ledgerDateText(QDate::currentDate());
 }
 
 // Throws Error::input when the first base/head pair (`pair`) finished and collected the node

@@ -1,5 +1,6 @@
 #include "run/CellsRecord.h"
 
+#include "ledger/LedgerDate.h"
 #include "run/RunsDir.h"
 #include "util/Format.h"
 
@@ -80,7 +81,7 @@ std::string recordDate(const RunContext &ctx)
 {
     if (!ctx.target().today.empty())
         return ctx.target().today;
-    return QDate::currentDate().toString(Qt::ISODate).toStdString();
+    return ledgerDateText(QDate::currentDate());
 }
 
 } // namespace pw::core

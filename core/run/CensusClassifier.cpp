@@ -480,7 +480,7 @@ std::optional<std::string> CensusLedgers::freezeFor(const std::string &functionI
         const QuarantineEntry *q = m_ledgers.quarantine->find(functionId);
         if (q && LedgerValidator::isActiveOn(*q, m_today))
             return std::string("quarantine.toml: ") + functionId + " (expires " +
-                   q->expires->toString(Qt::ISODate).toStdString() + ")";
+                   ledgerDateText(*q->expires) + ")";
     }
     return std::nullopt;
 }

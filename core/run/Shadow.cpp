@@ -81,7 +81,7 @@ std::optional<std::string> activeFreeze(const LedgerSet &ledgers, const QDate &t
     for (const std::string &id : {nodeId, functionIdOf(nodeId)}) {
         const QuarantineEntry *q = ledgers.quarantine->find(id);
         if (q && LedgerValidator::isActiveOn(*q, today))
-            return q->expires->toString(Qt::ISODate).toStdString();
+            return ledgerDateText(*q->expires);
     }
     return std::nullopt;
 }
@@ -425,8 +425,7 @@ ShadowReport Shadow::run(const RunContext &ctx, const ShadowOptions &options, Ru
             outcomes[o.nodeId] = o.outcome;
         report.witness.baseCommit = ctx.base().commit;
         report.witness.envDigest = report.envDigest;
-        report.witness.recorded =
-            QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+        report.witness.recorded = utcTimestampText(QDateTime::currentDateTimeUtc());
         report.witness.command = w.command;
         report.witness.rows = rows.rows;
         for (WitnessRow &row : report.witness.rows) {

@@ -4,6 +4,7 @@
 #include "CliSupport.h"
 #include "RunOptions.h"
 #include "ShardCommands.h"
+#include "ledger/LedgerDate.h"
 #include "run/Attribution.h"
 #include "run/CellsRecord.h"
 #include "run/ReproCells.h"
@@ -207,8 +208,7 @@ FreezeHint freezeHint(const core::FreezeCase &fc, const Repeat &repeat, const st
     const QDate today = repeat.today.empty()
                             ? QDate::currentDate()
                             : QDate::fromString(QString::fromStdString(repeat.today), Qt::ISODate);
-    const std::string expires =
-        today.addDays(repeat.freezeMaxDays).toString(Qt::ISODate).toStdString();
+    const std::string expires = core::ledgerDateText(today.addDays(repeat.freezeMaxDays));
     const std::string fromRun =
         std::string(core::AttributionRecord::kRunsDir) + "/" +
         QFileInfo(QString::fromStdString(rec->file)).fileName().toStdString();

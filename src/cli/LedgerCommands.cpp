@@ -309,10 +309,8 @@ int ledgerHistory(const QStringList &args, FILE *out, FILE *err)
         return ExitPass;
     }
     for (const core::LedgerEvent &e : events) {
-        const std::string day = QDateTime::fromSecsSinceEpoch(e.time, Qt::UTC)
-                                    .date()
-                                    .toString(Qt::ISODate)
-                                    .toStdString();
+        const std::string day =
+            core::ledgerDateText(QDateTime::fromSecsSinceEpoch(e.time, Qt::UTC).date());
         std::string line = day + "  " + core::ledgerEventName(e.kind) + "  " + e.file + "  " +
                            (e.entry.empty() ? "-" : e.entry) + "  " + e.commit.substr(0, 10) +
                            "  " + e.author;

@@ -4,6 +4,7 @@
 #include "Cli.h"
 #include "CliSupport.h"
 #include "RunOptions.h"
+#include "ledger/LedgerDate.h"
 #include "repo/Repository.h"
 #include "run/CellsRecord.h"
 #include "run/ShardMerge.h"
@@ -171,9 +172,8 @@ int mergeCommand(const QStringList &arguments, FILE *out, FILE *err)
                                "record");
     if (std::optional<int> done = checkToday(p, today, QStringLiteral("merge"), err))
         return *done;
-    const std::string recorded = p.isSet(today)
-                                     ? p.value(today).toStdString()
-                                     : QDate::currentDate().toString(Qt::ISODate).toStdString();
+    const std::string recorded =
+        p.isSet(today) ? p.value(today).toStdString() : core::ledgerDateText(QDate::currentDate());
 
     std::vector<core::ShardLedger> ledgers;
     for (const QString &file : p.positionalArguments())

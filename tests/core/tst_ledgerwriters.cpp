@@ -7,6 +7,7 @@
 #include "RepoBuilder.h"
 #include "TestSupport.h"
 #include "ledger/LedgerActions.h"
+#include "ledger/LedgerDate.h"
 #include "ledger/LedgerStore.h"
 #include "ledger/WaiverLedger.h"
 #include "util/Error.h"
@@ -124,6 +125,7 @@ class TstLedgerWriters : public QObject
 {
     Q_OBJECT
 private Q_SLOTS:
+    void datesFormattedOnManyThreadsAtOnce(); // first: no date was formatted before it
     void init();
     void concurrentCommandsAllLand_data();
     void concurrentCommandsAllLand();
@@ -149,6 +151,44 @@ private:
     std::unique_ptr<QTemporaryDir> m_cache;
     std::unique_ptr<QTemporaryDir> m_outside;
 };
+
+// Writers on threads format their first date at the same moment (the workbench's audit and
+// its forms; storesWritingAtOnceNeverBothLand below). Under Qt 5.15 QDate::toString races on
+// the first QCalendar and gave "" to some threads, so `approved_on = ` was written and the
+// next read failed. The ledger formatters are Qt::ISODate's text, on any thread, at once.
+void TstLedgerWriters::datesFormattedOnManyThreadsAtOnce()
+{
+    constexpr int kThreads = 16;
+    std::atomic<int> ready{0}, wrong{0};
+    std::vector<std::thread> threads;
+    const QDateTime noon(QDate(2024, 5, 10), QTime(12, 3, 4), Qt::UTC);
+    for (int i = 0; i < kThreads; ++i) {
+        threads.emplace_back([&] {
+            ++ready;
+            while (ready.load() < kThreads)
+                std::this_thread::yield();
+            if (ledgerDateText(QDate(2024, 5, 10)) != "2024-05-10" ||
+                utcTimestampText(noon) != "2024-05-10T12:03:04Z")
+                ++wrong;
+        });
+    }
+    for (std::thread &t : threads)
+        t.join();
+    QCOMPARE(wrong.load(), 0);
+    // Qt's own text, now that its calendar exists: every 97th day of years 0 … 9999, the
+    // ends of that range, an invalid date, a UTC and a non-UTC time.
+    for (qint64 jd = QDate(0, 1, 1).toJulianDay(); jd <= QDate(9999, 12, 31).toJulianDay();
+         jd += 97) {
+        const QDate d = QDate::fromJulianDay(jd);
+        QCOMPARE(ledgerDateText(d), d.toString(Qt::ISODate).toStdString());
+    }
+    QCOMPARE(ledgerDateText(QDate(9999, 12, 31)), std::string("9999-12-31"));
+    QCOMPARE(ledgerDateText(QDate(10000, 1, 1)), std::string());
+    QCOMPARE(ledgerDateText(QDate()), std::string());
+    QCOMPARE(utcTimestampText(noon), noon.toString(Qt::ISODate).toStdString());
+    const QDateTime east(QDate(2024, 5, 10), QTime(1, 0, 0), Qt::OffsetFromUTC, 2 * 3600);
+    QCOMPARE(utcTimestampText(east), std::string("2024-05-09T23:00:00Z"));
+}
 
 void TstLedgerWriters::init()
 {

@@ -163,7 +163,7 @@ private Q_SLOTS:
         Project p;
         p.write("tests/test_hang.py", pw::test::hangingTestSource(p.pidFile()));
         RunSpec spec = p.spec();
-        spec.timeoutMs = 2000;
+        spec.timeoutMs = 6000;
         PytestRun run(spec);
         const RunResult r = runBounded(run);
         QCOMPARE(r.status, RunStatus::TimedOut);
@@ -182,7 +182,7 @@ private Q_SLOTS:
         Project p;
         p.write("tests/test_hang.py", pw::test::hangingTestSource(p.pidFile()));
         RunSpec spec = p.spec();
-        spec.timeoutMs = 2000;
+        spec.timeoutMs = 6000;
         spec.selection = {"tests/test_hang.py::test_hangs"};
         PytestRun run(spec);
         const RunResult r = runBounded(run);

@@ -426,7 +426,7 @@ private Q_SLOTS:
         Project p;
         p.write("tests/test_hang.py", pw::test::hangingTestSource(p.pidFile()));
         RunSpec spec = p.spec(true);
-        spec.timeoutMs = 3000;
+        spec.timeoutMs = 6000;
         PytestRun run(spec);
         const RunResult r = runBounded(run);
         QCOMPARE(r.status, RunStatus::TimedOut);
@@ -463,7 +463,7 @@ private Q_SLOTS:
         Project p;
         p.write("tests/test_daemon.py", pw::test::daemonTestSource(p.pidFile(), true));
         RunSpec spec = p.spec(true);
-        spec.timeoutMs = 3000;
+        spec.timeoutMs = 6000;
         PytestRun run(spec);
         const RunResult r = runBounded(run);
         QCOMPARE(r.status, RunStatus::TimedOut);
@@ -500,7 +500,7 @@ private Q_SLOTS:
         Project p;
         p.write("tests/test_daemon.py", pw::test::daemonTestSource(p.pidFile(), hang));
         RunSpec spec = p.spec(false);
-        spec.timeoutMs = hang ? 3000 : spec.timeoutMs;
+        spec.timeoutMs = hang ? 6000 : spec.timeoutMs;
         PytestRun run(spec);
         const RunResult r = runBounded(run);
         QVERIFY(!r.sandboxed);

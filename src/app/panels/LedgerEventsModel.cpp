@@ -3,6 +3,7 @@
 #include "EvidenceRoles.h"
 #include "PanelText.h"
 #include "SeverityStyle.h"
+#include "ledger/LedgerDate.h"
 
 #include <QDateTime>
 #include <algorithm>
@@ -58,7 +59,7 @@ QString LedgerEventsModel::dateText(const core::LedgerEvent &event)
     const QDateTime when = QDateTime::fromSecsSinceEpoch(event.time, Qt::UTC);
     // An expiry is a day, not a moment someone did something.
     if (event.kind == core::LedgerEvent::Kind::Expired)
-        return when.date().toString(Qt::ISODate);
+        return QString::fromStdString(core::ledgerDateText(when.date()));
     return when.toString(QStringLiteral("yyyy-MM-dd HH:mm"));
 }
 

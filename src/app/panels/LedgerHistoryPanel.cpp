@@ -5,6 +5,7 @@
 #include "LedgerEventsModel.h"
 #include "PanelText.h"
 #include "diff/DiffView.h"
+#include "ledger/LedgerDate.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
 
@@ -370,7 +371,8 @@ void LedgerHistoryPanel::showNoEvent()
 QString LedgerHistoryPanel::describe(const core::LedgerEvent &e) const
 {
     const QString where = tr("%1 at %2").arg(qs(e.file), qs(e.commit.substr(0, 10)));
-    const QString day = QDateTime::fromSecsSinceEpoch(e.time, Qt::UTC).date().toString(Qt::ISODate);
+    const QString day = QString::fromStdString(
+        core::ledgerDateText(QDateTime::fromSecsSinceEpoch(e.time, Qt::UTC).date()));
     const QString entry = e.entry.empty() ? QString() : qs(e.entry) + QLatin1Char(' ');
     switch (e.kind) {
     case core::LedgerEvent::Kind::Expired:

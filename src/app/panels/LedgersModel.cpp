@@ -3,6 +3,7 @@
 #include "EvidenceRoles.h"
 #include "PanelText.h"
 #include "SeverityStyle.h"
+#include "ledger/LedgerDate.h"
 
 #include <QFont>
 #include <QIcon>
@@ -436,7 +437,7 @@ QString LedgersModel::text(const LedgerRow &r, int column) const
             return QStringLiteral("—");
         if (r.status == LedgerRow::Status::Expiring)
             return r.daysLeft == 1 ? tr("tomorrow") : tr("in %1 days").arg(r.daysLeft);
-        return r.expires->toString(Qt::ISODate);
+        return QString::fromStdString(core::ledgerDateText(*r.expires));
     case ProblemColumn:
         return r.problems.empty() ? QString() : problemText(r.problems.front());
     case FileColumn: {
@@ -464,7 +465,7 @@ QString LedgersModel::toolTip(const LedgerRow &r) const
     if (r.expires && r.status == LedgerRow::Status::Expiring)
         return tr("Expires on %1 (in %2 days): renew it with a fresh reproduction or restore "
                   "the test")
-            .arg(r.expires->toString(Qt::ISODate))
+            .arg(QString::fromStdString(core::ledgerDateText(*r.expires)))
             .arg(r.daysLeft);
     if (r.status == LedgerRow::Status::Open)
         return tr("Open: a human closes it after two consecutive passing replays");

@@ -4,6 +4,7 @@
 #include "RunController.h"
 #include "RunDesk.h"
 #include "RunsPanel.h"
+#include "ledger/LedgerDate.h"
 #include "panels/AttributionModel.h"
 #include "panels/CensusModel.h"
 #include "panels/EvidencePanel.h"
@@ -154,8 +155,7 @@ bool RunDesk::mergeShards(const QStringList &files)
                 .filePath(QString::fromLatin1(core::AttributionRecord::kRunsDir));
         const QDate today =
             m_outcome.request.audit.today.empty() ? QDate::currentDate() : m_outcome.today;
-        merged =
-            core::mergeSweep(set, runsDir.toStdString(), today.toString(Qt::ISODate).toStdString());
+        merged = core::mergeSweep(set, runsDir.toStdString(), core::ledgerDateText(today));
         Q_EMIT message(0, tr("Merged %1 shard ledgers of %2 %3")
                               .arg(set.shards.size())
                               .arg(QString::fromStdString(first.kind),
