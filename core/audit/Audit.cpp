@@ -7,11 +7,13 @@
 #include "audit/PytestConfig.h"
 #include "audit/StrengthGate.h"
 #include "audit/TestPairing.h"
+#include "execution/Interpreter.h"
+#include "ledger/LedgerLocation.h"
 #include "python/FactExtractor.h"
 #include "repo/Repository.h"
-#include "run/Interpreter.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/Format.h"
 #include "util/Glob.h"
 
 #include <QDir>
@@ -33,29 +35,19 @@ struct Classifier
 
     bool isTest(const std::string &path) const
     {
-        return path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0 &&
-               tests.matches(path);
+        return path.size() > 3 && path.ends_with(".py") && tests.matches(path);
     }
     bool isFixture(const std::string &path) const { return fixtures.matches(path); }
     bool isLedger(const std::string &path) const
     {
-        return !ledgerPrefix.empty() && path.rfind(ledgerPrefix, 0) == 0;
+        return !ledgerPrefix.empty() && path.starts_with(ledgerPrefix);
     }
 };
 
 // Relative ledger directory inside the repository, or empty when it lies outside.
 std::string ledgerPrefix(const std::string &ledgerDir, const std::string &workdir)
 {
-    QString dir = QDir::cleanPath(QString::fromStdString(ledgerDir));
-    if (QDir::isAbsolutePath(dir)) {
-        const QString root = QString::fromStdString(workdir);
-        if (root.isEmpty() || !dir.startsWith(root + QLatin1Char('/')))
-            return {};
-        dir = dir.mid(root.size() + 1);
-    }
-    if (dir.startsWith(QLatin1String("..")))
-        return {};
-    return dir.toStdString() + "/";
+    return LedgerLocation::resolve(workdir, ledgerDir).prefix;
 }
 
 class Reader
@@ -73,8 +65,16 @@ private:
     const Revision &m_rev;
 };
 
+// Ends the audit with Error::interrupted once its request's stop was asked for.
+void checkStop(const AuditRequest &r)
+{
+    if (r.stop.stop_requested())
+        throw Error::interrupted("the audit was stopped");
+}
+
 void say(const AuditRequest &r, const std::string &line)
 {
+    checkStop(r);
     if (r.progress)
         r.progress(line);
 }
@@ -268,12 +268,12 @@ void fixtureGate(const PatchDiff &diff, const Classifier &cls, const Repository 
         }
         fd.code = "F-DRIFT";
         fd.severity = Severity::Block;
-        const std::string sha = "sha256 " + change.base->substr(0, 12);
+        const std::string sha = "sha256 " + shortId(*change.base);
         if (change.head)
             fd.message = (moved ? "fixture moved from " + f.oldPath + " (similarity " +
                                       std::to_string(f.similarity) + "%) and changed: "
                                 : std::string("fixture changed: ")) +
-                         sha + " -> " + change.head->substr(0, 12);
+                         sha + " -> " + shortId(*change.head);
         else if (moved)
             fd.message = "fixture removed: moved to " + f.newPath +
                          ", outside the fixture globs (" + sha + ")";
@@ -317,14 +317,12 @@ bool isPluginModule(const FileDiff &f, const std::set<std::string> &plugins, con
     const std::string &path = f.newPath;
     if (ConftestAlarm::isConftest(path))
         return true;
-    if (path.size() < 3 || path.compare(path.size() - 3, 3, ".py") != 0)
+    if (path.size() < 3 || !path.ends_with(".py"))
         return false;
     for (std::string module : plugins) {
         std::replace(module.begin(), module.end(), '.', '/');
         if (path == module + ".py" || path == module + "/__init__.py" ||
-            (path.size() > module.size() + 4 &&
-             path.compare(path.size() - module.size() - 4, std::string::npos,
-                          "/" + module + ".py") == 0))
+            (path.size() > module.size() + 4 && path.ends_with("/" + module + ".py")))
             return true;
     }
     const std::string text = repo.readFile(head, path);
@@ -437,10 +435,10 @@ GateReport Audit::run(const AuditRequest &request)
     const Revision &head = revs.head;
     if (base.isWorktree())
         throw Error::input("WORKTREE can only be the head revision");
-    say(request, "base " + base.spec + " (" + base.commit.substr(0, 12) + "), head " + head.spec +
+    say(request, "base " + base.spec + " (" + shortId(base.commit) + "), head " + head.spec +
                      (head.isWorktree() ? ""
                       : head.isPatch()  ? " (applied in memory)"
-                                        : " (" + head.commit.substr(0, 12) + ")"));
+                                        : " (" + shortId(head.commit) + ")"));
 
     Config config = configFor(request, repo, base);
     if (request.python)
@@ -477,8 +475,10 @@ GateReport Audit::run(const AuditRequest &request)
     FactExtractor extractor(config.python, cacheDir);
     extractor.setMaxFileBytes(config.testFileMaxBytes);
     extractor.setStartTimeout(Config::milliseconds(config.timeoutProbe));
+    extractor.setStopToken(request.stop);
     const std::vector<TestFileChange> changes =
         collectTestChanges(diff, cls, repo, base, head, extractor, report.stats);
+    say(request, std::to_string(changes.size()) + " test file(s) read");
 
     const std::vector<TestPair> pairs = pairPatchTests(changes);
     for (Finding &f : ManifestDiff::evaluate(changes, pairs))
@@ -490,13 +490,16 @@ GateReport Audit::run(const AuditRequest &request)
         report.findings.push_back(std::move(f));
     conftestGate(diff, config, repo, base, head, report);
     fixtureGate(diff, cls, repo, base, head, report);
+    checkStop(request);
     LedgerGate::apply({{repo, base, head, diff, config, cls.ledgerPrefix, request.ledgerDir,
                         request.today, extractor},
                        changes},
                       report);
 
-    if (request.withManifest)
+    if (request.withManifest) {
+        checkStop(request);
         report.manifest = buildManifest(repo, head, cls, extractor);
+    }
 
     report.stats.cacheHits = extractor.stats().cacheHits;
     report.stats.interpreterRuns = extractor.stats().interpreterRuns;

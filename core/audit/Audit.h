@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <utility>
 
@@ -16,8 +17,8 @@ struct Revision;
 struct AuditRequest
 {
     std::string repoPath = ".";
-    std::string base; // empty: SPEC §2 default
-    std::string head; // empty: SPEC §2 default
+    std::string base; // empty: the default revision
+    std::string head; // empty: the default revision
     // Empty: the base revision's `<ledgerDir>/config.toml` (the patch cannot loosen its own
     // gate), or the file on disk when the ledger directory lies outside the repository.
     std::string configPath;
@@ -29,9 +30,12 @@ struct AuditRequest
     // The day ledger entries are judged on (expiry, activity), YYYY-MM-DD; empty: today.
     std::string today;
     std::function<void(const std::string &)> progress; // one line per step, may be empty
+    // Once a stop is requested the audit ends at its next step with Error::interrupted, and a
+    // running fact extractor is killed (within a tenth of a second).
+    std::stop_token stop;
 };
 
-// The static patch audit (SPEC §4): reads git objects (never a checkout, except for
+// The static patch audit: reads git objects (never a checkout, except for
 // WORKTREE), parses only test files whose blob ids differ, and runs the manifest,
 // latitude, strength, conftest, fixture and ledger gates (LedgerGate says which
 // revision's ledgers count). Throws pw::core::Error for input and
@@ -45,8 +49,9 @@ public:
     // The same for an open repository and the base revision already resolved.
     static Config loadConfig(const AuditRequest &request, const Repository &repo,
                              const Revision &base);
-    // The base and head revisions `request` names (SPEC §2 defaults; a PATCH head applies
-    // onto the base). Throws Error::input for an unknown revision.
+    // The base and head revisions `request` names (defaults: head WORKTREE when dirty else HEAD,
+    // base their merge-base; a PATCH head applies onto the base). Throws Error::input for an
+    // unknown revision.
     static std::pair<Revision, Revision> revisions(const Repository &repo,
                                                    const AuditRequest &request);
 };

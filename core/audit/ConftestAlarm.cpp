@@ -107,8 +107,7 @@ std::string describeChange(const std::string &key, const PytestOption *base,
 
 bool ConftestAlarm::isConftest(const std::string &path)
 {
-    return path == "conftest.py" ||
-           (path.size() > 12 && path.compare(path.size() - 12, 12, "/conftest.py") == 0);
+    return path == "conftest.py" || (path.size() > 12 && path.ends_with("/conftest.py"));
 }
 
 bool ConftestAlarm::touchesCollection(const FileDiff &file)

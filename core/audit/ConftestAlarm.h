@@ -8,7 +8,7 @@
 
 namespace pw::core {
 
-// Collection-hook alarm (SPEC §4.4): every way a patch can drop tests from collection
+// Collection-hook alarm: every way a patch can drop tests from collection
 // without deleting them. Review only; never blocks on its own.
 //  - Added lines of a conftest.py or pytest plugin module that touch collection
 //    (`pytest_collection_modifyitems`, `pytest_ignore_collect`, `pytest_deselected`,

@@ -22,7 +22,7 @@ enum class Verdict
 };
 const char *verdictName(Verdict v); // "PASS", "REVIEW", "BLOCK"
 
-// One finding of a gate (SPEC §4.7): what, where, how bad, what a reviewer must attach,
+// One finding of a gate: what, where, how bad, what a reviewer must attach,
 // and the ledger entry that satisfies it (if any).
 struct Finding
 {

@@ -2,6 +2,17 @@
 
 namespace pw::core {
 
+std::set<std::string> patchedFiles(const std::vector<ChangedFile> &changed)
+{
+    std::set<std::string> out;
+    for (const ChangedFile &f : changed) {
+        out.insert(f.path);
+        if (!f.oldPath.empty())
+            out.insert(f.oldPath);
+    }
+    return out;
+}
+
 const char *severityName(Severity s)
 {
     switch (s) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -96,6 +97,10 @@ struct ChangedFile
     uint32_t newMode = 0;
 };
 
+// Every path the patch touches: each changed file's path and a rename's old path (the
+// ValidationContext's `patchedFiles`).
+std::set<std::string> patchedFiles(const std::vector<ChangedFile> &changed);
+
 struct AuditStats
 {
     int filesChanged = 0;
@@ -104,7 +109,7 @@ struct AuditStats
     int interpreterRuns = 0;
 };
 
-// One report per (repo, base, head, config): SPEC §4.7.
+// One report per (repo, base, head, config): every gate's findings and one verdict.
 struct GateReport
 {
     static constexpr const char *kSchema = "patchwitness.report/1";

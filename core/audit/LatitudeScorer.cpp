@@ -1,5 +1,7 @@
 #include "audit/LatitudeScorer.h"
 
+#include "util/Format.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -75,12 +77,7 @@ bool isBaseClassOf(const RaisesFact &base, const RaisesFact &head)
 
 std::string joinNames(const std::vector<std::string> &names)
 {
-    std::string out;
-    for (const std::string &n : names) {
-        if (!out.empty())
-            out += ",";
-        out += n;
-    }
+    const std::string out = join(names, ",");
     return names.size() > 1 ? "(" + out + ")" : out;
 }
 

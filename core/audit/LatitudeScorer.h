@@ -7,7 +7,7 @@
 
 namespace pw::core {
 
-// Oracle latitude (SPEC §4.2): how much cheaper a test's oracle got from base to head.
+// Oracle latitude: how much cheaper a test's oracle got from base to head.
 // Positive = looser. Assertions are aligned by normalised text first, then by order, so
 // an inserted assertion does not shift the rest.
 class LatitudeScorer

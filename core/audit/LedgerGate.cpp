@@ -27,7 +27,7 @@ struct LedgerFileChange
 
 bool under(const std::string &path, const std::string &prefix)
 {
-    return !prefix.empty() && !path.empty() && path.rfind(prefix, 0) == 0;
+    return !prefix.empty() && !path.empty() && path.starts_with(prefix);
 }
 
 Finding ledgerFinding(const std::string &code, Severity severity, const std::string &path, int line,
@@ -125,7 +125,7 @@ std::optional<std::string> readLedgerAt(const Repository &repo, const Revision &
     return repo.readFile(rev, path);
 }
 
-// A human note explaining that `path` now has digest `sha256` (SPEC §4.5).
+// A human note explaining that `path` now has digest `sha256`.
 const FixtureDigestEntry *noteFor(const std::optional<FixtureDigestLedger> &ledger,
                                   const std::string &path, const std::string &sha256)
 {
@@ -428,10 +428,7 @@ CountingLedgers CountingLedgers::compute(const CountingLedgersInput &in)
     out.m_counting = countingOf(out.m_base, out.m_head, out.m_unreadableAtHead);
     const TestIndex index =
         TestIndex::build(in.repo, in.head, out.m_counting.referencedTests(), in.extractor);
-    ValidationContext context;
-    context.today = today;
-    context.freezeMaxDays = in.config.freezeMaxDays;
-    context.renewalRecencyDays = in.config.renewalRecencyDays;
+    ValidationContext context = validationContext(in.config, today);
     context.testExistsAtHead = [index](const std::string &id) { return index.contains(id); };
     for (const FileDiff &f : in.diff.files) {
         if (!f.oldPath.empty())

@@ -82,7 +82,8 @@ struct LedgerGateInput
     const std::vector<TestFileChange> &changes; // test files the patch changed, with facts
 };
 
-// The ledger part of the gate report (SPEC §4.6, §4.7 `satisfied_by`, §6).
+// The ledger part of the gate report (the findings a ledger entry satisfies, and the ledgers' own
+// problems).
 //
 // Which ledgers count: the BASE revision's (or, when the ledger directory lies outside the
 // repository, the reviewers' copy on disk), restricted to the entries the head still has.

@@ -1,6 +1,7 @@
 #include "audit/ManifestDiff.h"
 
 #include "audit/TestPairing.h"
+#include "util/Format.h"
 
 #include <algorithm>
 #include <set>
@@ -28,12 +29,7 @@ Finding make(const TestFileChange &c, const char *code, Severity severity, int l
 
 std::string joined(const std::vector<std::string> &items, size_t max = 8)
 {
-    std::string out;
-    for (size_t i = 0; i < items.size() && i < max; ++i)
-        out += (i ? ", " : "") + items[i];
-    if (items.size() > max)
-        out += ", … (" + std::to_string(items.size() - max) + " more)";
-    return out;
+    return join(items, ", ", max, JoinRest::EllipsisMore);
 }
 
 std::string joined(const std::set<std::string> &items)

@@ -28,7 +28,7 @@ struct TestFileChange
 
 struct TestPair;
 
-// The test-manifest diff (SPEC §4.1): T-ADD, T-DEL, T-GONE, T-SKIP, T-WEAK, plus
+// The test-manifest diff: T-ADD, T-DEL, T-GONE, T-SKIP, T-WEAK, plus
 // T-RENAME (info) for renamed test files and for tests matched across a rename or move
 // (TestPairing), and PARSE_ERROR.
 //   - A skip is T-SKIP only on a test that exists at base (on it, its class, or the

@@ -176,11 +176,11 @@ std::vector<std::string> collectionArgs(const std::vector<std::string> &args)
                 out.push_back(f + " " + (i + 1 < args.size() ? args[++i] : std::string()));
                 break;
             }
-            if (f.size() > 2 && a.rfind(f + "=", 0) == 0) { // --deselect=x
+            if (f.size() > 2 && a.starts_with(f + "=")) { // --deselect=x
                 out.push_back(f + " " + a.substr(f.size() + 1));
                 break;
             }
-            if (f.size() == 2 && a.size() > 2 && a.rfind(f, 0) == 0) { // -knot, -pno:x
+            if (f.size() == 2 && a.size() > 2 && a.starts_with(f)) { // -knot, -pno:x
                 out.push_back(f + " " + a.substr(2));
                 break;
             }
@@ -237,7 +237,7 @@ std::vector<std::string> PytestConfig::plugins() const
         if (o.key != "addopts")
             continue;
         for (const std::string &arg : collectionArgs(o.args)) {
-            if (arg.rfind("-p ", 0) == 0 && arg.rfind("-p no:", 0) != 0 && arg.size() > 3)
+            if (arg.starts_with("-p ") && !arg.starts_with("-p no:") && arg.size() > 3)
                 out.push_back(arg.substr(3));
         }
     }

@@ -1,5 +1,7 @@
 #include "audit/ReportFormat.h"
 
+#include "util/Format.h"
+
 #include <QString>
 #include <QXmlStreamWriter>
 #include <algorithm>
@@ -101,7 +103,7 @@ std::string location(const Finding &f)
 
 std::string revisionLine(const RevisionRef &r)
 {
-    return r.rev + (r.commit ? " (" + r.commit->substr(0, 12) + ")" : std::string());
+    return r.rev + (r.commit ? " (" + shortId(*r.commit) + ")" : std::string());
 }
 
 std::string toText(const GateReport &r)

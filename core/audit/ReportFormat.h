@@ -7,7 +7,7 @@
 
 namespace pw::core {
 
-// The gate report in its four formats (SPEC §4.7) plus HTML for the workbench export.
+// The gate report in its four formats plus HTML for the workbench export.
 // JSON field names are a contract: only add fields, never rename.
 enum class ReportFormat
 {

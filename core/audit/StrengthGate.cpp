@@ -14,11 +14,6 @@ double width(const std::optional<double> &v)
     return v ? *v : 0.0;
 }
 
-bool hasPrefix(const std::string &s, const char *prefix)
-{
-    return s.rfind(prefix, 0) == 0;
-}
-
 } // namespace
 
 StrengthMetrics StrengthGate::metrics(const TestFunctionFacts &t)
@@ -81,14 +76,14 @@ StrengthRow StrengthGate::compare(const std::string &testId, const std::string &
 
 bool StrengthGate::strengthens(const std::string &flag)
 {
-    return hasPrefix(flag, "STRONGER:") || flag == "NEW:test";
+    return flag.starts_with("STRONGER:") || flag == "NEW:test";
 }
 
 Severity StrengthGate::flagSeverity(const std::string &flag, bool fileStrengthened)
 {
-    if (hasPrefix(flag, "BLOCKER:"))
+    if (flag.starts_with("BLOCKER:"))
         return Severity::Block;
-    if (hasPrefix(flag, "WEAKER:"))
+    if (flag.starts_with("WEAKER:"))
         return fileStrengthened ? Severity::Info : Severity::Review;
     if (flag == "NEW:test")
         return Severity::Review;
@@ -141,7 +136,7 @@ std::string flagEvidence(const std::string &flag)
         return "replacement test id or written rationale (a census waiver)";
     if (flag == "BLOCKER:marker")
         return "a freeze record with an expiry";
-    if (flag.rfind("WEAKER:", 0) == 0)
+    if (flag.starts_with("WEAKER:"))
         return "reviewer note naming the property still covered";
     if (flag == "NEW:test")
         return "reviewer look at the new oracle";
@@ -164,7 +159,7 @@ std::vector<Finding> StrengthGate::findings(const StrengthReport &report)
             f.line = row.line;
             f.test = row.test;
             f.message = flagMessage(flag, row);
-            if (flag.rfind("WEAKER:", 0) == 0 && f.severity == Severity::Info)
+            if (flag.starts_with("WEAKER:") && f.severity == Severity::Info)
                 f.message += " (the file gains strength elsewhere in the patch)";
             f.evidence = flagEvidence(flag);
             out.push_back(std::move(f));

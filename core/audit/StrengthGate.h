@@ -5,7 +5,7 @@
 
 namespace pw::core {
 
-// Oracle strength (SPEC §4.3): per-test metrics at base and head and the flags between
+// Oracle strength: per-test metrics at base and head and the flags between
 // them. Rows are per test; the action of a WEAKER row depends on its file (a file that
 // gains strength elsewhere in the patch only informs), so `finalize` runs over all rows.
 class StrengthGate

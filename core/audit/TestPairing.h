@@ -10,7 +10,7 @@ namespace pw::core {
 
 struct TestFileChange;
 
-// How a base test and a head test were found to be one test (SPEC §4.1: tests are matched
+// How a base test and a head test were found to be one test (tests are matched
 // across a renamed or moved class or file by name and body similarity, like files).
 enum class TestMatch
 {

@@ -224,7 +224,7 @@ Config Config::parse(const std::string &text, const std::string &origin)
         const std::string name(key.str());
         auto it = handlers.find(name);
         if (name == "ledger_dir") {
-            // SPEC §6 names the ledger directory a config key, but this file is read from
+            // The ledger directory is documented as a config key, but this file is read from
             // that directory: it cannot choose it (--ledger-dir does).
             c.warnings.push_back(where(origin, value) +
                                  ": `ledger_dir` is not read from config.toml, which lives in "

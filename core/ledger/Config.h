@@ -10,8 +10,8 @@ namespace pw::core {
 
 constexpr long long kDefaultTestFileMaxBytes = 4LL * 1024 * 1024;
 
-// config.toml in the ledger directory (SPEC §7). Every threshold of the gates lives here;
-// the defaults are SPEC's.
+// config.toml in the ledger directory. Every threshold of the gates lives here;
+// the defaults are the documented ones (README, "Configuration").
 struct Config
 {
     // Unset (pythonSet false): runs choose one (chooseInterpreter: the repository's venv,

@@ -39,7 +39,7 @@ class LineIndex
 public:
     explicit LineIndex(const std::string &text) : m_text(text)
     {
-        const size_t start = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
+        const size_t start = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
         m_starts.push_back(start);
         for (size_t i = start; i < text.size(); ++i) {
             if (text[i] == '\n')

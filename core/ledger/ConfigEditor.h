@@ -12,7 +12,7 @@ namespace pw::core {
 // an array of strings.
 using ConfigValue = std::variant<bool, long long, std::string, std::vector<std::string>>;
 
-// Edits config.toml (SPEC §7) the way a person would: only the values that change are
+// Edits config.toml the way a person would: only the values that change are
 // rewritten, in place, so comments, key order, formatting and keys patchwitness does not
 // know survive byte for byte. toml++ parses; this class only splices text at the spans
 // toml++ reports for each value.

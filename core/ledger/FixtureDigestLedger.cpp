@@ -1,7 +1,7 @@
 #include "ledger/FixtureDigestLedger.h"
 
-#include "ledger/JsonText.h"
 #include "util/Error.h"
+#include "util/JsonText.h"
 
 #include <algorithm>
 

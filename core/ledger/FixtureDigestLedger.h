@@ -9,7 +9,7 @@
 
 namespace pw::core {
 
-// One path of fixture_digest.json (SPEC §4.5): `"path": "sha256"`, or `"path": {"sha256":
+// One path of fixture_digest.json: `"path": "sha256"`, or `"path": {"sha256":
 // "…", "note": "why it changed"}` when a human explained a change (unknown keys kept).
 struct FixtureDigestEntry
 {
@@ -33,7 +33,7 @@ struct FixtureDigestLedger
 
     // `text` (a ledger as loaded; empty for none) with `path` set to `sha256` (and `note`
     // when given), other paths and their unknown fields kept; written sorted by path, two
-    // spaces of indent, a final newline (the layout SPEC §4.5 describes).
+    // spaces of indent, a final newline (the layout reviewers read in diffs).
     static std::string set(const std::string &text, const std::string &origin,
                            const std::string &path, const std::string &sha256,
                            const std::optional<std::string> &note = std::nullopt);

@@ -8,7 +8,7 @@
 
 namespace pw::core {
 
-// The human actions of SPEC §6 — approve a waiver, grant a freeze, renew a freeze, close a
+// The human actions on the ledgers — approve a waiver, grant a freeze, renew a freeze, close a
 // journal row — as pure text transformations: each takes the ledger file's text as loaded,
 // returns the text to write, and refuses (Error::input listing every problem, one per line)
 // when the entry it writes would not validate. Nothing here touches the disk: callers
@@ -55,7 +55,7 @@ public:
                                                  const std::string &id,
                                                  const std::string &by) const;
 
-    // A fixture note (SPEC §4.5): `path` recorded with its new digest and why it changed,
+    // A fixture note: `path` recorded with its new digest and why it changed,
     // which answers F-DRIFT for that digest once a human merged it. Refused without a path,
     // a 64-hex digest and a note.
     std::string noteFixture(const std::string &text, const std::string &origin,

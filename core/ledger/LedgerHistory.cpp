@@ -180,7 +180,7 @@ std::vector<LedgerEvent> LedgerHistory::forEntry(const std::vector<LedgerEvent> 
     std::vector<LedgerEvent> out;
     for (const LedgerEvent &e : events) {
         if (e.entry == entry ||
-            (entry.find('[') == std::string::npos && e.entry.rfind(entry + "[", 0) == 0))
+            (entry.find('[') == std::string::npos && e.entry.starts_with(entry + "[")))
             out.push_back(e);
     }
     return out;

@@ -7,7 +7,7 @@
 
 namespace pw::core {
 
-// One event in the life of a ledger entry (SPEC §6 history).
+// One event in the life of a ledger entry (the ledger history: added, renewed, expired, removed).
 struct LedgerEvent
 {
     enum class Kind

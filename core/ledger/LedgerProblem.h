@@ -6,7 +6,7 @@
 
 namespace pw::core {
 
-// One thing wrong with a ledger (SPEC §6): where it is, which entry and field, which rule
+// One thing wrong with a ledger: where it is, which entry and field, which rule
 // it breaks and a sentence a reviewer can act on. A value: the CLI prints it, the gate
 // turns it into a finding, the GUI shows it as a badge.
 struct LedgerProblem

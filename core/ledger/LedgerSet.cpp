@@ -22,7 +22,7 @@ LedgerProblem parseProblem(const std::string &file, const std::string &errorText
     p.rule = "parse";
     p.message = errorText;
     // "origin:line:column: message" → line, column, message (origin may contain ':').
-    if (errorText.rfind(file + ':', 0) == 0) {
+    if (errorText.starts_with(file + ':')) {
         const std::string rest = errorText.substr(file.size() + 1);
         size_t a = 0;
         const int line = std::atoi(rest.c_str());
@@ -34,7 +34,7 @@ LedgerProblem parseProblem(const std::string &file, const std::string &errorText
             p.column = column;
             if (b != std::string::npos)
                 p.message = rest.substr(b + 2);
-        } else if (rest.rfind(" ", 0) == 0) {
+        } else if (rest.starts_with(" ")) {
             p.message = rest.substr(1);
         }
     }

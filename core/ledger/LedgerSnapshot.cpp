@@ -1,24 +1,18 @@
 #include "ledger/LedgerSnapshot.h"
 
 #include "ledger/FixtureDigestLedger.h"
-#include "ledger/JsonText.h"
 #include "ledger/LedgerDate.h"
 #include "ledger/QuarantineLedger.h"
 #include "ledger/SeedJournal.h"
 #include "ledger/TomlText.h"
 #include "ledger/WaiverLedger.h"
+#include "util/JsonText.h"
 
 #include <algorithm>
 #include <set>
 
 namespace pw::core {
 namespace {
-
-bool endsWith(const std::string &s, const std::string &suffix)
-{
-    return s.size() >= suffix.size() &&
-           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 void addEntry(LedgerSnapshot &snap, std::set<std::string> &seen, SnapshotEntry entry)
 {
@@ -144,7 +138,7 @@ LedgerSnapshot LedgerSnapshot::parse(const std::string &fileName, const std::str
     SnapshotEntry whole;
     whole.id = fileName;
     whole.line = 1;
-    if (endsWith(fileName, ".toml")) {
+    if (fileName.ends_with(".toml")) {
         const toml::table root = tomltext::parse(text, origin);
         for (auto &&[k, v] : root)
             whole.fields[std::string(k.str())] = tomltext::valueText(v);

@@ -8,7 +8,7 @@
 namespace pw::core {
 
 // One ledger file as it was loaded, written back atomically only when nobody changed it in
-// between (SPEC §6): the bytes read are remembered, and write() refuses — throwing
+// between: the bytes read are remembered, and write() refuses — throwing
 // Error::input, writing nothing — when the file on disk no longer holds them. Edits are
 // computed from loaded() by the ledger types (which validate first), so a refused or
 // invalid edit leaves the file byte-identical.

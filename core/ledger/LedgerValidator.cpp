@@ -6,6 +6,15 @@
 #include <map>
 
 namespace pw::core {
+
+ValidationContext validationContext(const Config &config, const QDate &today)
+{
+    ValidationContext context;
+    context.today = today;
+    context.freezeMaxDays = config.freezeMaxDays;
+    context.renewalRecencyDays = config.renewalRecencyDays;
+    return context;
+}
 namespace {
 
 bool isHex(const std::string &s)
@@ -132,7 +141,7 @@ std::vector<std::string> LedgerValidator::editedGuards(const std::vector<std::st
         bool touched = patchedFiles.count(guard) > 0;
         if (!touched && !guard.empty() && guard.back() == '/') {
             const auto it = patchedFiles.lower_bound(guard);
-            touched = it != patchedFiles.end() && it->compare(0, guard.size(), guard) == 0;
+            touched = it != patchedFiles.end() && it->starts_with(guard);
         }
         if (touched)
             edited.push_back(guard);
@@ -385,12 +394,10 @@ std::vector<LedgerProblem> LedgerValidator::check(const LedgerSet &set) const
     if (set.journal) {
         append(out, check(*set.journal));
     } else if (m_context.journalBefore &&
-               std::none_of(
-                   set.loadProblems.begin(), set.loadProblems.end(), [](const LedgerProblem &p) {
-                       const std::string name = SeedJournal::kFileName;
-                       return p.file.size() >= name.size() &&
-                              p.file.compare(p.file.size() - name.size(), name.size(), name) == 0;
-                   })) {
+               std::none_of(set.loadProblems.begin(), set.loadProblems.end(),
+                            [](const LedgerProblem &p) {
+                                return p.file.ends_with(SeedJournal::kFileName);
+                            })) {
         SeedJournal none; // the file is gone: every open row of before was deleted
         none.file = m_context.journalBefore->file;
         append(out, check(none));

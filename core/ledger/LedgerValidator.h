@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ledger/Config.h"
 #include "ledger/LedgerSet.h"
 
 #include <QDate>
@@ -28,7 +29,7 @@ struct ValidationContext
     const SeedJournal *journalBefore = nullptr;
 };
 
-// Every rule of SPEC §6. Each problem is a value naming the file, line, entry and field,
+// Every rule the ledgers obey. Each problem is a value naming the file, line, entry and field,
 // with a stable `rule`:
 //   parse            the file does not parse (from LedgerSet::loadProblems)
 //   wrong-type       a field holds the wrong type (from the readers)
@@ -48,6 +49,11 @@ struct ValidationContext
 //   witness          waiver witness missing, the waived node itself, or unknown at head
 //   digest           a fixture digest that is not 64 hex digits
 //   budget           a property budget value missing or not positive
+// The context every ledger check starts from — `today` and the config's freeze limits — so
+// the CLI, the audit's ledger gate and the workbench judge entries alike. The caller adds
+// the test lookup, the files the patch changes (patchedFiles) and the journal before.
+ValidationContext validationContext(const Config &config, const QDate &today);
+
 class LedgerValidator
 {
 public:

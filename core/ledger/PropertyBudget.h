@@ -8,7 +8,7 @@
 
 namespace pw::core {
 
-// property_budget.toml (SPEC §6): the limits of property-based test runs.
+// property_budget.toml: the limits of property-based test runs.
 struct PropertyBudget
 {
     static constexpr const char *kFileName = "property_budget.toml";

@@ -9,7 +9,7 @@
 
 namespace pw::core {
 
-// The attribution evidence behind a freeze (SPEC §5.3): fail counts per tree, the mode
+// The attribution evidence behind a freeze: fail counts per tree, the mode
 // (matched / swept), the seeds and the env digest the runs shared.
 struct FreezeEvidence
 {
@@ -20,7 +20,7 @@ struct FreezeEvidence
     std::optional<std::string> envDigest; // key `env_digest`
 };
 
-// One `[[quarantine]]` entry of quarantine.toml (SPEC §6): a freeze. Every field is
+// One `[[quarantine]]` entry of quarantine.toml: a freeze. Every field is
 // optional here because the file may lack it; LedgerValidator says which must be there.
 struct QuarantineEntry
 {
@@ -68,7 +68,8 @@ struct QuarantineLedger
 
     const QuarantineEntry *find(const std::string &test) const;
 
-    // The `[[quarantine]]` block for a new entry (fields in SPEC order, evidence inline).
+    // The `[[quarantine]]` block for a new entry (fields in their documented order, evidence
+    // inline).
     static std::string format(const QuarantineEntry &entry);
     // `text` with `entry` appended as a new block.
     static std::string append(const std::string &text, const QuarantineEntry &entry);

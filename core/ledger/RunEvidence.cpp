@@ -1,10 +1,10 @@
 #include "ledger/RunEvidence.h"
 
-#include "ledger/JsonText.h"
 #include "ledger/LedgerDate.h"
 #include "ledger/QuarantineLedger.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/JsonText.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -215,7 +215,7 @@ namespace {
 // "undated-…"); nullopt for a name that does not follow it.
 std::optional<std::string> nameDate(const std::string &name)
 {
-    if (name.rfind("undated-", 0) == 0)
+    if (name.starts_with("undated-"))
         return std::string();
     if (name.size() < 11 || name[10] != '-')
         return std::nullopt;
@@ -575,7 +575,7 @@ void FreezeCase::explain(std::vector<LedgerProblem> &problems) const
         const bool fromCells = p.field == "attribution";
         const bool fromAttribution =
             !fromCells && (p.field == "witness_seed" || p.field == "baseline_sha" ||
-                           p.field == "replay" || p.field.rfind("evidence", 0) == 0);
+                           p.field == "replay" || p.field.starts_with("evidence"));
         if ((fromCells && m_stance == Stance::NeedsCells) ||
             ((fromCells || fromAttribution) && m_stance == Stance::NeedsAttribution))
             p.message += " (" + m_reason + ")";

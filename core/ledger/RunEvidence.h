@@ -12,8 +12,8 @@ namespace pw::core {
 
 struct QuarantineEntry;
 
-// The attribution evidence of one test (SPEC §5.3), one JSON object per file in
-// `<ledger dir>/runs/` (SPEC §6 `runs/*.json`): written by the run engine, read by
+// The attribution evidence of one test, one JSON object per file in
+// `<ledger dir>/runs/` (`runs/*.json`): written by the run engine, read by
 // `freeze` to fill a freeze's evidence fields so a reviewer does not copy numbers by hand.
 //
 //   {"schema": "patchwitness.attribution/1", "test": "tests/t.py::test_a",
@@ -53,7 +53,7 @@ struct AttributionRecord
     std::optional<std::string> replay;
     std::optional<std::string> replayExact;
     std::optional<std::string> recorded; // YYYY-MM-DD, or an ISO 8601 timestamp
-    // SPEC §10 diff coverage of the failing test (absent in records before it, or when head
+    // Diff coverage of the failing test (absent in records before it, or when head
     // did not fail): "touched", "untouched" (did not touch the change) or "unknown", and
     // its sentence ("touched 3 changed lines in src/m.py", "unknown: <why>").
     std::optional<std::string> diffCoverage;
@@ -89,7 +89,7 @@ struct AttributionRecord
     void fillFreeze(QuarantineEntry &entry) const;
 };
 
-// A four-cell reproduction matrix's evidence record (SPEC §5.4, schema patchwitness.cells/1,
+// A four-cell reproduction matrix's evidence record (schema patchwitness.cells/1,
 // written by the run engine's CellsRecord) as the freeze rule reads it: which test, which
 // tree, and the main attribution with its sentence. The cells themselves are not read.
 struct CellsEvidence
@@ -116,7 +116,7 @@ struct CellsEvidence
                                                   const std::string &test);
 };
 
-// The freeze rule (SPEC §5.3, §5.4, §6) in one place: may `test` be frozen on the evidence
+// The freeze rule in one place: may `test` be frozen on the evidence
 // the ledger directory's runs/ holds, and what does a freeze take from it? `attribute`'s
 // and `cells`' hints, `freeze` (with or without --from-run), the workbench's Grant freeze
 // and its Attribution panel all ask this, so none can say "allowed" where another refuses.

@@ -1,11 +1,11 @@
 #include "ledger/RunRecords.h"
 
-#include "ledger/JsonText.h"
 #include "ledger/LedgerDate.h"
 #include "ledger/LedgerSet.h"
 #include "ledger/RunEvidence.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/JsonText.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -43,7 +43,7 @@ LedgerProblem problemOf(const RunRecordFile &record, const std::string &what)
 {
     static const QRegularExpression field(QStringLiteral("^ ([a-z_]+): (.*)$"),
                                           QRegularExpression::DotMatchesEverythingOption);
-    if (what.rfind(record.file + ":", 0) == 0) {
+    if (what.starts_with(record.file + ":")) {
         const auto f = field.match(QString::fromStdString(what.substr(record.file.size() + 1)));
         if (f.hasMatch())
             return fieldProblem(record, f.captured(1).toStdString(), f.captured(2).toStdString());

@@ -7,7 +7,7 @@
 
 namespace pw::core {
 
-// One file of `<ledger dir>/runs/` (SPEC §6 `runs/*.json`, `runs/*.jsonl`) as the Ledgers
+// One file of `<ledger dir>/runs/` (`runs/*.json`, `runs/*.jsonl`) as the Ledgers
 // panel lists it: which evidence it is, about which test, what it concluded, and what keeps
 // it from being read. Attribution records are read by AttributionRecord (the reader `freeze`
 // uses, so a record it would skip is a problem here); cells records and shard ledgers by

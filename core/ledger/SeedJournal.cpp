@@ -1,8 +1,8 @@
 #include "ledger/SeedJournal.h"
 
-#include "ledger/JsonText.h"
 #include "ledger/LedgerDate.h"
 #include "util/Error.h"
+#include "util/JsonText.h"
 
 #include <algorithm>
 

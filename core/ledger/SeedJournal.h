@@ -10,7 +10,7 @@
 namespace pw::core {
 
 // One replay recorded against a journal row: its outcome ("pass", "fail", ...) and the
-// env digest it ran under (SPEC §5.1: runs with different digests are never compared).
+// env digest it ran under (runs with different digests are never compared).
 struct JournalReplay
 {
     std::optional<std::string> outcome;
@@ -18,7 +18,7 @@ struct JournalReplay
     int line = 0;
 };
 
-// One row of seed_journal.jsonl (SPEC §6): a failing seed under investigation.
+// One row of seed_journal.jsonl: a failing seed under investigation.
 struct JournalRow
 {
     std::optional<std::string> id; // a string or an integer in the file

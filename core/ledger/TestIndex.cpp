@@ -29,7 +29,7 @@ TestIndex TestIndex::build(const Repository &repo, const Revision &rev,
     std::set<std::string> files;
     for (const std::string &id : testIds) {
         const std::string file = fileOf(id);
-        if (!nameOf(id).empty() && file.size() > 3 && file.compare(file.size() - 3, 3, ".py") == 0)
+        if (!nameOf(id).empty() && file.size() > 3 && file.ends_with(".py"))
             files.insert(file);
     }
     std::vector<SourceRef> refs;

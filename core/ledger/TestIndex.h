@@ -11,7 +11,7 @@ class FactExtractor;
 struct Revision;
 
 // Which of a few test ids exist at a revision, statically: a test exists when the facts of
-// its file (SPEC §3) list it. Only the files the ids name are read (through the fact cache),
+// its file list it. Only the files the ids name are read (through the fact cache),
 // so looking up a ledger's substitutes and witnesses costs a handful of files.
 class TestIndex
 {

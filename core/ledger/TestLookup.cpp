@@ -20,7 +20,7 @@ const TestLookup::FileTests &TestLookup::load(const std::string &file)
     if (found != m_files.end())
         return found->second;
     FileTests &tests = m_files[file];
-    if (file.size() < 4 || file.compare(file.size() - 3, 3, ".py") != 0)
+    if (file.size() < 4 || !file.ends_with(".py"))
         return tests;
     std::optional<FileEntry> entry;
     try {

@@ -93,7 +93,7 @@ std::string valueText(const toml::node &node)
 
 LineIndex::LineIndex(const std::string &text) : m_text(text)
 {
-    const size_t start = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
+    const size_t start = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
     m_starts.push_back(start);
     for (size_t i = start; i < text.size(); ++i) {
         if (text[i] == '\n')
@@ -187,8 +187,7 @@ std::string appendBlock(const std::string &text, const std::string &block)
     if (!out.empty()) {
         if (out.back() != '\n')
             out += eol;
-        if (out.size() < 2 * eol.size() ||
-            out.compare(out.size() - 2 * eol.size(), 2 * eol.size(), eol + eol) != 0)
+        if (!out.ends_with(eol + eol))
             out += eol; // one blank line between entries
     }
     std::string b = block;

@@ -9,7 +9,7 @@
 
 namespace pw::core {
 
-// One `[[waiver]]` of census_waiver.toml (SPEC §6): a removed test node a human accepted.
+// One `[[waiver]]` of census_waiver.toml: a removed test node a human accepted.
 struct WaiverEntry
 {
     std::optional<std::string> node;

@@ -268,7 +268,15 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
         jobs.push_back(std::move(job));
     }
 
-    // The chunks run at once: each is given the time from the start of the first wait.
+    // The chunks run at once: each is given the time from the start of the first wait. The
+    // wait is cut in slices so that a stop request is seen within one.
+    constexpr qint64 kStopSliceMs = 100;
+    const auto killAll = [&jobs] {
+        for (Job &other : jobs)
+            other.process->kill();
+        for (Job &other : jobs)
+            other.process->waitForFinished(5000);
+    };
     QElapsedTimer clock;
     clock.start();
     for (Job &job : jobs) {
@@ -276,11 +284,20 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
         const qint64 allowed = qint64(m_startTimeoutMs) +
                                qint64(kPerFileTimeoutMs) * qint64(job.refs.size()) +
                                job.bytes / 1024 * kPerKiBTimeoutMs;
-        if (!p.waitForFinished(int(std::max<qint64>(1, allowed - clock.elapsed())))) {
-            for (Job &other : jobs)
-                other.process->kill();
-            for (Job &other : jobs)
-                other.process->waitForFinished(5000);
+        bool finished = false;
+        for (;;) {
+            if (m_stop.stop_requested()) {
+                killAll();
+                throw Error::interrupted("fact extraction stopped");
+            }
+            finished = p.state() == QProcess::NotRunning ||
+                       p.waitForFinished(
+                           int(std::clamp<qint64>(allowed - clock.elapsed(), 1, kStopSliceMs)));
+            if (finished || clock.elapsed() >= allowed)
+                break;
+        }
+        if (!finished) {
+            killAll();
             throw Error::harness(
                 "the Python interpreter '" + m_python + "' did not finish extracting facts from " +
                 std::to_string(job.refs.size()) + " file(s) within " +

@@ -5,6 +5,7 @@
 
 #include <QStringList>
 #include <functional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,7 @@ struct ExtractorStats
 
 // Runs the bundled extractor (resources/python/pw_facts.py, compiled in) with the
 // project's interpreter, files over stdin in batches, and caches the facts on disk by
-// blob id (SPEC §2, §3). A blob seen once is never parsed again by the same
+// blob id. A blob seen once is never parsed again by the same
 // interpreter and extractor version.
 class FactExtractor
 {
@@ -45,6 +46,10 @@ public:
     // quarter second per file and 10 ms per KiB: an interpreter that hangs is named after
     // about that long, not after minutes, while a large batch keeps the time it needs.
     void setStartTimeout(int ms) { m_startTimeoutMs = ms; }
+
+    // Once `stop` is requested, a running batch's interpreters are killed and extract()
+    // throws Error::interrupted (checked every 100 ms while a batch runs).
+    void setStopToken(std::stop_token stop) { m_stop = std::move(stop); }
 
     const ExtractorStats &stats() const { return m_stats; }
 
@@ -73,6 +78,7 @@ private:
     ExtractorStats m_stats;
     long long m_maxFileBytes = kDefaultTestFileMaxBytes;
     int m_startTimeoutMs = 20 * 1000;
+    std::stop_token m_stop;
 };
 
 } // namespace pw::core

@@ -6,7 +6,7 @@
 
 namespace pw::core {
 
-// Facts about Python test files (SPEC §3), as produced by the bundled extractor
+// Facts about Python test files, as produced by the bundled extractor
 // (resources/python/pw_facts.py) and cached on disk by blob id. Plain values.
 
 // Comparison ranks: == != is is-not → 0; < <= > >= → 1; in / not in / other → 2;
@@ -78,7 +78,7 @@ struct TestFunctionFacts
     std::optional<int> parametrizeCases; // product of literal parametrize lists; nullopt unknown
     std::vector<std::string> fixtures;   // argument names (self excluded)
 
-    // SPEC §3 "compare": per assertion its sorted ranks.
+    // The "compare" metric: per assertion its sorted ranks.
     std::vector<std::vector<int>> compare() const;
 };
 

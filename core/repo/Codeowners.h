@@ -10,7 +10,7 @@ namespace pw::core {
 class Repository;
 struct Revision;
 
-// A repository's CODEOWNERS file (SPEC §10: a freeze's owner is pre-filled from it), read
+// A repository's CODEOWNERS file (a freeze's owner is pre-filled from it), read
 // the way GitHub reads it: one rule per line, `pattern owner...`; `#` starts a comment; the
 // LAST rule whose pattern matches a path decides its owners (a rule without owners means
 // "nobody"). Patterns are gitignore-like: a leading `/` anchors at the root, a pattern with

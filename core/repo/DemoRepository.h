@@ -5,7 +5,7 @@
 
 namespace pw::core {
 
-// The demo repository (SPEC §8): a small Python package with a maintainer's base commit on
+// The demo repository: a small Python package with a maintainer's base commit on
 // `main` and a coding agent's patch on `agent/fix-rounding` that exhibits every static
 // verdict. It is built from the recipe compiled into core (resources/demo.qrc; the README
 // next to it says what each change exhibits), so `patchwitness --demo` works on a fresh

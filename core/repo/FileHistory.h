@@ -19,7 +19,7 @@ struct FileVersion
     std::string subject;
 };
 
-// The commits that changed one file (SPEC §6 history): a libgit2 revwalk from a revision
+// The commits that changed one file (the ledger history): a libgit2 revwalk from a revision
 // with a path filter — a commit counts when the file's blob differs from every parent
 // (git's history simplification: a merge that took one side's version is not a change).
 // Renames are followed the way `git log --follow` does: when a commit adds the path, a

@@ -34,8 +34,7 @@ std::string joined(const std::string &context, const std::string &gitMessage)
 std::optional<std::string> permissionDenied(int klass, const std::string &gitMessage)
 {
     static const std::string kDenied = ": Permission denied";
-    if (klass != GIT_ERROR_OS || gitMessage.size() < kDenied.size() ||
-        gitMessage.compare(gitMessage.size() - kDenied.size(), kDenied.size(), kDenied) != 0)
+    if (klass != GIT_ERROR_OS || !gitMessage.ends_with(kDenied))
         return std::nullopt;
     const size_t open = gitMessage.find('\'');
     const size_t close = open == std::string::npos ? open : gitMessage.find('\'', open + 1);

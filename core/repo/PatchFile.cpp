@@ -1,4 +1,4 @@
-// A patch file's text read into libgit2 diffs (PATCH revisions, SPEC §10): format-patch
+// A patch file's text read into libgit2 diffs (PATCH revisions): format-patch
 // mailboxes split into their mails, plain unified diffs given the git headers libgit2
 // needs, and libgit2's parse errors told in the file's own line numbers.
 
@@ -15,11 +15,6 @@
 namespace pw::core::repo_detail {
 
 namespace {
-
-bool startsWith(std::string_view s, std::string_view prefix)
-{
-    return s.compare(0, prefix.size(), prefix) == 0;
-}
 
 std::string_view withoutEol(std::string_view line)
 {
@@ -45,7 +40,7 @@ std::vector<std::string_view> splitLines(std::string_view text)
 bool isMailStart(std::string_view line)
 {
     constexpr size_t kHexEnd = 5 + GIT_OID_HEXSZ;
-    return line.size() > kHexEnd && startsWith(line, "From ") && line[kHexEnd] == ' ' &&
+    return line.size() > kHexEnd && line.starts_with("From ") && line[kHexEnd] == ' ' &&
            std::all_of(line.begin() + 5, line.begin() + kHexEnd,
                        [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
 }
@@ -142,7 +137,7 @@ std::string subjectOf(const std::vector<std::string_view> &lines, size_t begin, 
             }))
             continue;
         std::string value(line.substr(8));
-        while (i + 1 < end && (startsWith(lines[i + 1], " ") || startsWith(lines[i + 1], "\t")))
+        while (i + 1 < end && (lines[i + 1].starts_with(" ") || lines[i + 1].starts_with("\t")))
             value += withoutEol(lines[++i]);
         return cleanSubject(value);
     }
@@ -183,13 +178,13 @@ std::vector<PatchMail> splitMailbox(std::string_view content)
 bool hasGitHeader(const std::vector<std::string_view> &lines)
 {
     return std::any_of(lines.begin(), lines.end(),
-                       [](std::string_view l) { return startsWith(l, "diff --git "); });
+                       [](std::string_view l) { return l.starts_with("diff --git "); });
 }
 
 bool isPlainFileHeader(const std::vector<std::string_view> &lines, size_t i)
 {
-    return i + 2 < lines.size() && startsWith(lines[i], "--- ") &&
-           startsWith(lines[i + 1], "+++ ") && startsWith(lines[i + 2], "@@ -");
+    return i + 2 < lines.size() && lines[i].starts_with("--- ") &&
+           lines[i + 1].starts_with("+++ ") && lines[i + 2].starts_with("@@ -");
 }
 
 bool hasDiff(const PatchMail &part)
@@ -297,14 +292,14 @@ PreparedPart prepare(const PatchMail &part, const std::function<bool(const std::
         i += 2;
         // Hunk bodies are copied by their counts: a removed "-- x" line followed by an
         // added "++ y" line must not read as the next file's header.
-        while (i < lines.size() && startsWith(lines[i], "@@ -")) {
+        while (i < lines.size() && lines[i].starts_with("@@ -")) {
             const auto counts = hunkCounts(lines[i]);
             out.add(lines[i], first + i);
             ++i;
             if (!counts)
                 break;
             long oldLeft = counts->first, newLeft = counts->second;
-            while (i < lines.size() && (oldLeft > 0 || newLeft > 0 || startsWith(lines[i], "\\"))) {
+            while (i < lines.size() && (oldLeft > 0 || newLeft > 0 || lines[i].starts_with("\\"))) {
                 const char origin = lines[i].empty() ? ' ' : lines[i][0];
                 if (origin == ' ' || origin == '\n' || origin == '\r')
                     --oldLeft, --newLeft;
@@ -362,14 +357,14 @@ headerProblem(const std::vector<std::string_view> &lines)
     bool inHeader = false;
     for (size_t i = 0; i < lines.size(); ++i) {
         std::string_view line = withoutEol(lines[i]);
-        if (startsWith(line, "diff --git ")) {
+        if (line.starts_with("diff --git ")) {
             inHeader = true;
             continue;
         }
         if (!inHeader)
             continue;
-        if (startsWith(line, "--- ") || startsWith(line, "@@ ") ||
-            startsWith(line, "GIT binary patch") || startsWith(line, "Binary files ")) {
+        if (line.starts_with("--- ") || line.starts_with("@@ ") ||
+            line.starts_with("GIT binary patch") || line.starts_with("Binary files ")) {
             inHeader = false;
             continue;
         }
@@ -377,12 +372,12 @@ headerProblem(const std::vector<std::string_view> &lines)
             line.remove_suffix(1);
         for (const std::string_view key :
              {"old mode ", "new mode ", "new file mode ", "deleted file mode "}) {
-            if (startsWith(line, key) && !isOctal(line.substr(key.size())))
+            if (line.starts_with(key) && !isOctal(line.substr(key.size())))
                 return std::make_pair(i, "invalid file mode " + quoted(line.substr(key.size())) +
                                              " in '" + std::string(key.substr(0, key.size() - 1)) +
                                              "' (expected octal digits, e.g. 100644)");
         }
-        if (!startsWith(line, "index "))
+        if (!line.starts_with("index "))
             continue;
         const std::string_view rest = line.substr(6);
         const size_t dots = rest.find("..");

@@ -1,4 +1,4 @@
-// Reading a PATCH: file (SPEC §10) as untrusted input: only a regular file, and only up to
+// Reading a PATCH: file as untrusted input: only a regular file, and only up to
 // the configured size, so that a FIFO cannot block the audit and a device that never ends
 // (/dev/zero) cannot exhaust memory.
 

@@ -2,6 +2,7 @@
 
 #include "repo/GitError.h"
 #include "repo/RepositoryImpl.h"
+#include "util/Format.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -35,7 +36,7 @@ std::string trimmed(const std::string &s)
 
 std::string shortId(const git_oid &id)
 {
-    return git::oidToHex(&id).substr(0, 12);
+    return core::shortId(git::oidToHex(&id));
 }
 
 // The message of the libgit2 error that just happened, copied before the next call.
@@ -62,7 +63,7 @@ std::optional<std::pair<std::string, std::string>> parseMergeBase(const std::str
 {
     const std::string s = trimmed(spec);
     const std::string keyword = "merge-base";
-    if (s.compare(0, keyword.size(), keyword) != 0)
+    if (!s.starts_with(keyword))
         return std::nullopt;
     const std::string rest = trimmed(s.substr(keyword.size()));
     if (rest.empty() || rest.front() != '(')

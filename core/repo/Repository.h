@@ -12,9 +12,9 @@
 
 namespace pw::core {
 
-// A revision the user named, resolved. SPEC §2: anything git accepts, `WORKTREE`
+// A revision the user named, resolved: anything git accepts, `WORKTREE`
 // (the working directory with uncommitted and untracked files) and `merge-base(A,B)`;
-// SPEC §10: `PATCH:<file>`, a patch file applied onto a base commit in memory.
+// `PATCH:<file>`, a patch file applied onto a base commit in memory.
 //
 // A PATCH revision's tree exists only in the memory of the Repository instance that
 // resolved it (nothing is written into the repository). Another instance handed such a
@@ -119,7 +119,7 @@ public:
     Revision resolveHead(const std::string &spec, const Revision &base,
                          long long maxBytes = kDefaultPatchMaxBytes) const;
     static bool isPatchSpec(const std::string &spec); // starts with "PATCH:"
-    // SPEC §2 defaults: head = WORKTREE when dirty else HEAD; base = merge-base of head and
+    // The defaults: head = WORKTREE when dirty else HEAD; base = merge-base of head and
     // the upstream of the current branch, else origin/main, main, master (the first that
     // exists and differs from head), else head's first parent. A PATCH head's base is the
     // commit it was applied onto.

@@ -3,6 +3,7 @@
 #include "repo/GitError.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/Format.h"
 
 #include <algorithm>
 #include <cctype>
@@ -194,7 +195,7 @@ std::vector<FileEntry> listTree(const git_tree *tree)
 } // namespace pw::core::repo_detail
 
 // =======================================================================================
-// PATCH revisions (SPEC §10): a patch file applied onto a base commit in memory.
+// PATCH revisions: a patch file applied onto a base commit in memory.
 
 namespace pw::core::repo_detail {
 
@@ -549,7 +550,7 @@ git::TreePtr applyMail(const RepoState &state, const PatchMail &mail, const git_
 
 bool isPatchSpec(const std::string &spec)
 {
-    return spec.rfind(kPatchPrefix, 0) == 0;
+    return spec.starts_with(kPatchPrefix);
 }
 
 void installMemoryOdb(const RepoState &state)
@@ -624,9 +625,9 @@ Revision applyPatchFile(const RepoState &state, const std::string &spec, const R
                 ctx.where += " ('" + mails[i].subject + "')";
         }
         ctx.onto = i > 0 ? "the result of patch " + std::to_string(i) + "/" + std::to_string(count)
-                   : base.commit.rfind(base.spec, 0) == 0 // named by its id
-                       ? "'" + base.commit.substr(0, 12) + "'"
-                       : "'" + base.spec + "' (" + base.commit.substr(0, 12) + ")";
+                   : base.commit.starts_with(base.spec) // named by its id
+                       ? "'" + shortId(base.commit) + "'"
+                       : "'" + base.spec + "' (" + shortId(base.commit) + ")";
         tree = applyMail(state, mails[i], tree.get(), ctx);
     }
 

@@ -66,7 +66,7 @@ std::vector<FileEntry> listTree(const git_tree *tree);
 // libgit2's last error message (empty when none), cleared so it cannot be reported twice.
 std::string takeGitError();
 
-// PATCH revisions (SPEC §10) ------------------------------------------------------------
+// PATCH revisions ------------------------------------------------------------
 
 bool isPatchSpec(const std::string &spec);
 

@@ -8,7 +8,7 @@ namespace pw::core {
 
 class Repository;
 
-// One revision a reviewer can pick as base or head (SPEC §2, §8): what to pass on (`spec`),
+// One revision a reviewer can pick as base or head: what to pass on (`spec`),
 // what to show (`label`) and a hint beside it (`detail`).
 struct RevisionChoice
 {
@@ -32,7 +32,7 @@ struct RevisionChoice
 // HEAD. Throws pw::core::Error like the Repository calls it makes.
 std::vector<RevisionChoice> revisionChoices(const Repository &repo, int recentCommits = 30);
 
-// The specs SPEC §2's defaults resolve to ("WORKTREE"/"HEAD"; "merge-base(main,HEAD)"…).
+// The specs the default base and head resolve to ("WORKTREE"/"HEAD"; "merge-base(main,HEAD)"…).
 // defaultBaseSpec is empty when there is nothing to compare against (no commit yet, a root
 // commit without a main branch): the user has to name a base.
 std::string defaultHeadSpec(const Repository &repo);

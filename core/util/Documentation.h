@@ -9,10 +9,7 @@ namespace pw::core {
 // whether a test could see the change (Shadow's unwitnessed-file warning, DiffCoverage).
 inline bool isDocumentation(const std::string &path)
 {
-    const auto endsWith = [&](const char *suffix, size_t n) {
-        return path.size() >= n && path.compare(path.size() - n, n, suffix) == 0;
-    };
-    return endsWith(".md", 3) || endsWith(".rst", 4) || path.compare(0, 5, "docs/") == 0;
+    return path.ends_with(".md") || path.ends_with(".rst") || path.starts_with("docs/");
 }
 
 } // namespace pw::core

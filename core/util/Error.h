@@ -9,7 +9,7 @@ namespace pw::core {
 // interpreter) are `Input`; a helper process that crashed or produced garbage is
 // `Harness`; work stopped at a safe point because a stop was requested (a std::stop_token:
 // Ctrl-C in the CLI, Cancel in the workbench) is `Interrupted`. The CLI maps them to exit
-// codes 3, 4 and 4 ("interrupted", SPEC §4.7).
+// codes 3, 4 and 4 ("interrupted").
 class Error : public std::runtime_error
 {
 public:

@@ -6,13 +6,16 @@
 
 namespace pw::core {
 
-std::string join(const std::vector<std::string> &items, const std::string &separator, size_t limit)
+std::string join(const std::vector<std::string> &items, const std::string &separator, size_t limit,
+                 JoinRest rest)
 {
     std::string text;
     for (size_t i = 0; i < items.size() && i < limit; ++i)
         text += (i ? separator : std::string()) + items[i];
-    if (items.size() > limit)
-        text += " and " + std::to_string(items.size() - limit) + " more";
+    if (items.size() > limit) {
+        const std::string more = std::to_string(items.size() - limit) + " more";
+        text += rest == JoinRest::AndMore ? " and " + more : separator + "… (" + more + ")";
+    }
     return text;
 }
 

@@ -12,9 +12,25 @@
 
 namespace pw::core {
 
-// "a, b, c" (with `separator`); past `limit` items the rest are counted: "a, b and 3 more".
+// How join counts the items past its limit: "a, b and 3 more" (the reports' sentences) or
+// "a, b, … (3 more)" (the manifest's lists of names).
+enum class JoinRest
+{
+    AndMore,
+    EllipsisMore
+};
+
+// "a, b, c" (with `separator`); past `limit` items the rest are counted as `rest` says.
 std::string join(const std::vector<std::string> &items, const std::string &separator = ", ",
-                 size_t limit = std::numeric_limits<size_t>::max());
+                 size_t limit = std::numeric_limits<size_t>::max(),
+                 JoinRest rest = JoinRest::AndMore);
+
+// The first hex digits of an object id, as reports and panels show a commit or a digest: 12
+// in reports, 10 in the attribute and shard lines and the ledger history ("" stays "").
+inline std::string shortId(const std::string &hex, size_t digits = 12)
+{
+    return hex.substr(0, digits);
+}
 
 // "{0, 3, 7}": seeds in ascending order, braces even when empty ("{}").
 std::string seedList(const std::set<uint32_t> &seeds);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # -*- coding: utf-8 -*-
-"""patchwitness fact extractor for Python test files (SPEC section 3).
+"""patchwitness fact extractor for Python test files .
 
 Protocol
 --------
@@ -41,7 +41,7 @@ except ImportError:  # Python 3.12+ moved it; fall back to hashlib elsewhere
 EXTRACTOR_VERSION = 2
 
 # ---------------------------------------------------------------------------
-# Tables (SPEC section 3)
+# Tables
 # ---------------------------------------------------------------------------
 
 # assert <Compare>: one rank per operator.

@@ -1,6 +1,7 @@
 #include "AuditRunner.h"
 
 #include "ledger/LedgerDate.h"
+#include "ledger/LedgerLocation.h"
 #include "ledger/LedgerValidator.h"
 #include "ledger/RunEvidence.h"
 #include "ledger/TestIndex.h"
@@ -11,7 +12,6 @@
 
 #include <QCoreApplication>
 #include <QDir>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace pw::gui {
 namespace {
@@ -20,15 +20,12 @@ namespace {
 // their problems. A ledger that cannot be judged is a problem, never a failed audit.
 void loadLedgers(const core::Repository &repo, const core::Revision &head, AuditOutcome &out)
 {
-    const QString root = QString::fromStdString(repo.workdir());
-    const QString dir = QDir::cleanPath(
-        QDir(root).absoluteFilePath(QString::fromStdString(out.request.audit.ledgerDir)));
+    const core::LedgerLocation where =
+        core::LedgerLocation::resolve(repo.workdir(), out.request.audit.ledgerDir);
+    const QString dir = QString::fromStdString(where.dir);
     out.ledgerDir = dir;
-    out.ledgerPrefix = dir.startsWith(root + QLatin1Char('/'))
-                           ? dir.mid(root.size() + 1) + QLatin1Char('/')
-                           : QString();
-    const std::string display =
-        out.ledgerPrefix.isEmpty() ? dir.toStdString() + "/" : out.ledgerPrefix.toStdString();
+    out.ledgerPrefix = QString::fromStdString(where.prefix);
+    const std::string display = where.display();
     // A file that is there but cannot be read is a problem of its own, never an absent
     // (empty) ledger.
     std::vector<core::LedgerProblem> unreadable;
@@ -53,15 +50,8 @@ void loadLedgers(const core::Repository &repo, const core::Revision &head, Audit
     out.runRecords = readRunRecords(out.ledgerDir, out.ledgerPrefix);
     const std::optional<QDate> today = core::parseLedgerDate(out.request.audit.today);
     out.today = today ? *today : QDate::currentDate();
-    core::ValidationContext ctx;
-    ctx.today = out.today;
-    ctx.freezeMaxDays = out.config.freezeMaxDays;
-    ctx.renewalRecencyDays = out.config.renewalRecencyDays;
-    for (const core::ChangedFile &f : out.report.changedFiles) {
-        ctx.patchedFiles.insert(f.path);
-        if (!f.oldPath.empty())
-            ctx.patchedFiles.insert(f.oldPath);
-    }
+    core::ValidationContext ctx = core::validationContext(out.config, out.today);
+    ctx.patchedFiles = core::patchedFiles(out.report.changedFiles);
     try {
         core::FactExtractor extractor(out.request.audit.python.value_or(out.config.python),
                                       out.request.audit.cacheDir.empty()
@@ -69,10 +59,13 @@ void loadLedgers(const core::Repository &repo, const core::Revision &head, Audit
                                           : out.request.audit.cacheDir);
         extractor.setMaxFileBytes(out.config.testFileMaxBytes);
         extractor.setStartTimeout(core::Config::milliseconds(out.config.timeoutProbe));
+        extractor.setStopToken(out.request.audit.stop);
         auto index = std::make_shared<core::TestIndex>(
             core::TestIndex::build(repo, head, out.ledgers.referencedTests(), extractor));
         ctx.testExistsAtHead = [index](const std::string &id) { return index->contains(id); };
     } catch (const core::Error &e) {
+        if (e.kind() == core::Error::Kind::Interrupted)
+            throw; // stopped, not a problem of the ledgers
         core::LedgerProblem p;
         p.file = display;
         p.rule = "lookup";
@@ -95,15 +88,14 @@ std::vector<core::RunRecordFile> readRunRecords(const QString &ledgerDir,
                                 QString(shown + runs + QLatin1Char('/')).toStdString());
 }
 
-AuditRunner::AuditRunner(QObject *parent) : QObject(parent)
+AuditRunner::AuditRunner(QObject *parent)
+    : QObject(parent), m_task(
+                           this, [this](AuditOutcome result) { onFinished(std::move(result)); },
+                           [this] { Q_EMIT started(); })
 {
-    connect(&m_watcher, &QFutureWatcher<AuditOutcome>::finished, this, &AuditRunner::onFinished);
 }
 
-AuditRunner::~AuditRunner()
-{
-    m_watcher.waitForFinished(); // never leave a task writing into a dead runner
-}
+AuditRunner::~AuditRunner() = default; // m_task waits for a running audit
 
 AuditOutcome AuditRunner::runNow(const WorkbenchRequest &request)
 {
@@ -120,41 +112,51 @@ AuditOutcome AuditRunner::runNow(const WorkbenchRequest &request)
         loadLedgers(repo, head, out);
         out.ok = true;
     } catch (const core::Error &e) {
+        out.cancelled =
+            e.kind() == core::Error::Kind::Interrupted && request.audit.stop.stop_requested();
         out.error = QString::fromStdString(e.what());
     } catch (const std::exception &e) {
         out.error = QStringLiteral("internal error: %1").arg(QString::fromStdString(e.what()));
     }
+    // The outcome's request is what was audited, without this run's callbacks.
+    out.request.audit.progress = {};
+    out.request.audit.stop = {};
     return out;
 }
 
 void AuditRunner::start(const WorkbenchRequest &request)
 {
-    if (m_watcher.isRunning()) {
-        m_pending = request;
-        return;
-    }
-    Q_EMIT started();
-    m_watcher.setFuture(QtConcurrent::run([request] { return runNow(request); }));
+    m_task.start([this, request](std::stop_token stop) {
+        WorkbenchRequest asked = request;
+        asked.audit.stop = std::move(stop);
+        // The audit's step lines, from its thread to this one (the runner outlives it).
+        asked.audit.progress = [this](const std::string &line) {
+            QMetaObject::invokeMethod(
+                this, [this, text = QString::fromStdString(line)] { Q_EMIT progress(text); },
+                Qt::QueuedConnection);
+        };
+        return runNow(asked);
+    });
+}
+
+void AuditRunner::cancel()
+{
+    m_task.cancel();
 }
 
 void AuditRunner::waitForFinished()
 {
-    while (m_watcher.isRunning() || m_pending) {
-        m_watcher.waitForFinished();
-        QCoreApplication::processEvents(); // deliver finished(), start the pending one
-    }
-    QCoreApplication::processEvents();
+    m_task.waitForIdle();
+    QCoreApplication::processEvents(); // the progress lines queued before the end
 }
 
-void AuditRunner::onFinished()
+void AuditRunner::onFinished(AuditOutcome result)
 {
-    m_outcome = m_watcher.result();
-    if (m_pending) { // a newer request supersedes this result
-        const WorkbenchRequest next = *m_pending;
-        m_pending.reset();
-        start(next);
+    if (result.cancelled) { // the last outcome stays what the window shows
+        Q_EMIT cancelled();
         return;
     }
+    m_outcome = std::move(result);
     Q_EMIT finished();
 }
 

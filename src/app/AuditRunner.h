@@ -1,15 +1,16 @@
 #pragma once
 
+#include "LatestTask.h"
 #include "audit/Audit.h"
 #include "ledger/Config.h"
 #include "ledger/LedgerSet.h"
 #include "ledger/RunRecords.h"
 #include "repo/PatchDiff.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <optional>
+#include <stop_token>
 
 namespace pw::gui {
 
@@ -25,7 +26,8 @@ struct WorkbenchRequest
 struct AuditOutcome
 {
     bool ok = false;
-    QString error; // the readable message when !ok
+    bool cancelled = false; // stopped by AuditRunner::cancel(): never shown as a result
+    QString error;          // the readable message when !ok
     core::GateReport report;
     core::PatchDiff diff;
     core::Config config;
@@ -48,9 +50,12 @@ struct AuditOutcome
 std::vector<core::RunRecordFile> readRunRecords(const QString &ledgerDir,
                                                 const QString &ledgerPrefix);
 
-// Runs the audit off the GUI thread (QtConcurrent) and reports back on it. One audit at
-// a time: a request made while one runs replaces any queued one and starts when the
-// running one ends, so a burst of refreshes costs at most two audits.
+// Runs the audit off the GUI thread (LatestTask) and reports back on it: its step lines
+// as progress(), its outcome as finished(). One audit at a time: a request made while one
+// runs replaces any queued one, stops the running one at its next step and starts when it
+// has ended, so a burst of refreshes costs one audit and the start of another. cancel()
+// stops the running audit (its fact extractor is killed) and drops the queued one;
+// cancelled() then reports it and outcome() stays the last finished audit's.
 class AuditRunner : public QObject
 {
     Q_OBJECT
@@ -59,7 +64,8 @@ public:
     ~AuditRunner() override;
 
     void start(const WorkbenchRequest &request);
-    bool isRunning() const { return m_watcher.isRunning(); }
+    void cancel();
+    bool isRunning() const { return m_task.isBusy(); }
     // Blocks until the running and the queued audit are done, delivering finished().
     void waitForFinished();
 
@@ -68,14 +74,15 @@ public:
 
 Q_SIGNALS:
     void started();
+    void progress(const QString &line); // "3 file(s) changed", "2 test file(s) read", …
     void finished();
+    void cancelled();
 
 private:
-    void onFinished();
+    void onFinished(AuditOutcome result);
 
-    QFutureWatcher<AuditOutcome> m_watcher;
     AuditOutcome m_outcome;
-    std::optional<WorkbenchRequest> m_pending;
+    LatestTask<AuditOutcome> m_task;
 };
 
 } // namespace pw::gui

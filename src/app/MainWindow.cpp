@@ -19,6 +19,7 @@
 #include "ui_MainWindow.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/Format.h"
 #include "workspace/RecentRepositories.h"
 #include "workspace/RepositoryWatcher.h"
 #include "workspace/RevisionLoader.h"
@@ -37,6 +38,7 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QTimer>
+#include <QToolButton>
 
 namespace pw::gui {
 
@@ -71,6 +73,12 @@ MainWindow::MainWindow(QWidget *parent)
     m_viewedLabel = new QLabel(this);
     m_viewedLabel->setObjectName(QStringLiteral("viewedLabel"));
     statusBar()->addPermanentWidget(m_viewedLabel);
+    m_stopAuditButton = new QToolButton(this);
+    m_stopAuditButton->setObjectName(QStringLiteral("stopAuditButton"));
+    m_stopAuditButton->setDefaultAction(m_ui->actionStopAudit);
+    m_stopAuditButton->setAutoRaise(true);
+    m_stopAuditButton->setVisible(false);
+    statusBar()->addPermanentWidget(m_stopAuditButton);
     statusBar()->addPermanentWidget(m_verdictChip);
 
     m_watcher = new RepositoryWatcher(this);
@@ -97,8 +105,26 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_runner.get(), &AuditRunner::started, this, [this] {
         statusBar()->showMessage(tr("Auditing %1 …").arg(m_repo));
         m_verdictChip->showState(tr("auditing…"));
+        m_ui->actionStopAudit->setEnabled(true);
+        m_stopAuditButton->setVisible(true);
     });
-    connect(m_runner.get(), &AuditRunner::finished, this, &MainWindow::showOutcome);
+    connect(m_runner.get(), &AuditRunner::progress, this, [this](const QString &line) {
+        statusBar()->showMessage(tr("Auditing %1 … %2").arg(m_repo, line));
+    });
+    connect(m_runner.get(), &AuditRunner::finished, this, [this] {
+        auditEnded();
+        showOutcome();
+    });
+    connect(m_runner.get(), &AuditRunner::cancelled, this, [this] {
+        auditEnded();
+        // What was on screen stays: the last finished audit, or nothing yet.
+        if (m_runner->outcome().ok)
+            showVerdict();
+        else
+            m_verdictChip->showState(tr("stopped"));
+        statusBar()->showMessage(tr("Audit stopped"), 5000);
+        log(LogInfo, tr("The audit of %1 was stopped").arg(m_repo));
+    });
     connect(m_ui->filesView->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex &current) { onFileSelected(current); });
     connect(m_ui->diffView, &DiffView::currentLineChanged, this, &MainWindow::onDiffLineChanged);
@@ -300,6 +326,10 @@ void MainWindow::setupActions()
     connect(m_ui->actionSettings, &QAction::triggered, this, &MainWindow::openSettings);
     connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
     connect(m_ui->actionRefresh, &QAction::triggered, this, &MainWindow::startAudit);
+    connect(m_ui->actionStopAudit, &QAction::triggered, this, [this] {
+        statusBar()->showMessage(tr("Stopping the audit …"));
+        m_runner->cancel();
+    });
     connect(m_ui->actionShortcuts, &QAction::triggered, this, &MainWindow::showShortcuts);
     connect(m_ui->actionAbout, &QAction::triggered, this, &MainWindow::about);
     connect(m_ui->auditButton, &QPushButton::clicked, this, &MainWindow::startAudit);
@@ -393,6 +423,12 @@ WorkbenchRequest MainWindow::currentRequest() const
     return request;
 }
 
+void MainWindow::auditEnded()
+{
+    m_ui->actionStopAudit->setEnabled(false);
+    m_stopAuditButton->setVisible(false);
+}
+
 void MainWindow::startAudit()
 {
     if (m_repo.isEmpty())
@@ -453,11 +489,10 @@ void MainWindow::showOutcome()
 
     showVerdict();
     const QString verdict = QString::fromLatin1(core::verdictName(r.verdict));
-    const QString baseText =
-        QString::fromStdString(r.base.rev) +
-        (r.base.commit
-             ? QStringLiteral(" (%1)").arg(QString::fromStdString(r.base.commit->substr(0, 10)))
-             : QString());
+    const QString baseText = QString::fromStdString(r.base.rev) +
+                             (r.base.commit ? QStringLiteral(" (%1)").arg(QString::fromStdString(
+                                                  core::shortId(*r.base.commit, 10)))
+                                            : QString());
     statusBar()->showMessage(tr("%1 → %2 · %3 file(s) changed · latitude %4 (threshold %5)")
                                  .arg(baseText, QString::fromStdString(r.head.rev))
                                  .arg(r.changedFiles.size())

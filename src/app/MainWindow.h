@@ -8,6 +8,7 @@
 class QDialog;
 class QDockWidget;
 class QLabel;
+class QToolButton;
 
 namespace Ui {
 class MainWindow;
@@ -31,7 +32,7 @@ class StrengthModel;
 class VerdictChip;
 class ViewedMarks;
 
-// The workbench window (SPEC §8): changed files, the patch diff and the evidence panels
+// The workbench window: changed files, the patch diff and the evidence panels
 // of the static audit, the verdict in the status bar. It only wires components: views
 // never touch libgit2 or processes, the audit runs in AuditRunner off the GUI thread.
 class MainWindow : public QMainWindow
@@ -47,7 +48,7 @@ public:
 
     AuditRunner &runner() { return *m_runner; }
     QString verdictText() const;
-    // The gate report the window shows, exports and copies (SPEC §4.7 one report): the
+    // The gate report the window shows, exports and copies (one report for every gate): the
     // audit's static findings plus what the dynamic gates found since (RunDesk), with the
     // verdict over both.
     core::GateReport report() const;
@@ -82,6 +83,7 @@ private:
                               Qt::DockWidgetArea area, const QKeySequence &shortcut);
     WorkbenchRequest currentRequest() const;
     void startAudit();
+    void auditEnded(); // finished or stopped: the stop action goes away
     void showOutcome();
     void showVerdict(); // the verdict chip and Findings panel from report()
     void showFile(const QString &path);
@@ -119,6 +121,7 @@ private:
     RunDesk *m_runDesk = nullptr;
     VerdictChip *m_verdictChip;
     QLabel *m_viewedLabel;
+    QToolButton *m_stopAuditButton; // the status bar's face of actionStopAudit
     std::unique_ptr<RecentRepositories> m_recent;
     std::unique_ptr<ViewedMarks> m_viewed;
     RepositoryWatcher *m_watcher;

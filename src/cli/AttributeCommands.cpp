@@ -4,12 +4,13 @@
 #include "CliSupport.h"
 #include "RunOptions.h"
 #include "ShardCommands.h"
+#include "dynamic/Attribution.h"
+#include "dynamic/CellsRecord.h"
+#include "dynamic/ReproCells.h"
+#include "execution/RunEnvironment.h"
+#include "execution/RunPool.h"
 #include "ledger/LedgerDate.h"
-#include "run/Attribution.h"
-#include "run/CellsRecord.h"
-#include "run/ReproCells.h"
-#include "run/RunEnvironment.h"
-#include "run/RunPool.h"
+#include "util/Format.h"
 
 #include <QDate>
 #include <QDir>
@@ -26,7 +27,7 @@ using nlohmann::json;
 
 std::string shortSha(const std::string &sha)
 {
-    return sha.empty() ? std::string() : " (" + sha.substr(0, 10) + ")";
+    return sha.empty() ? std::string() : " (" + core::shortId(sha, 10) + ")";
 }
 
 // Reads a positive integer option; nullopt and *exitCode set when it is not one.
@@ -116,7 +117,7 @@ struct Repeat
 // PATCH:file).
 std::string revisionArg(const std::string &spec, const std::string &commit)
 {
-    const bool committed = !commit.empty() && spec != "WORKTREE" && spec.rfind("PATCH:", 0) != 0;
+    const bool committed = !commit.empty() && spec != "WORKTREE" && !spec.starts_with("PATCH:");
     return core::shellQuote(committed ? commit : spec);
 }
 
@@ -354,7 +355,7 @@ std::string attributionText(const std::string &repoRoot, const core::Attribution
             width = std::max(width, std::string(core::outcomeName(run.outcome)).size());
     width += 2;
     t += pad(swept ? "seed" : "run", 6);
-    // Labelled by the runs' own seeds: a partial merge (SPEC 9) lacks some of them.
+    // Labelled by the runs' own seeds: a partial merge lacks some of them.
     const std::vector<core::NodeRun> &longer =
         r.head.runs.size() >= r.base.runs.size() ? r.head.runs : r.base.runs;
     for (const core::NodeRun &run : longer)
@@ -433,7 +434,7 @@ int attributeExit(const core::AttributionResult &r)
         (r.base.evidence == 0 && !r.base.absent()) || (r.head.evidence == 0 && !r.head.absent());
     if (!r.verdict && noEvidence)
         return ExitInternal;
-    // The severity the workbench's report gives the result (SPEC §4.7).
+    // The severity the workbench's report gives the result.
     const std::optional<core::Finding> finding = r.finding();
     if (!finding)
         return ExitInternal;
@@ -585,7 +586,7 @@ int attributeCommand(const QStringList &arguments, FILE *out, FILE *err)
         option("no-coverage", "Skip the diff-coverage rerun of a failing head (SPEC §10).");
     p.addOptions({mode, runs, seed, noRecord, noCoverage});
 
-    const ShardOptions sharding; // SPEC 9: --shard i/n, --out
+    const ShardOptions sharding; // --shard i/n, --out
     sharding.addTo(p);
 
     int exitCode = ExitPass;
@@ -635,7 +636,7 @@ int attributeCommand(const QStringList &arguments, FILE *out, FILE *err)
     });
     const bool interrupted = stopped || result.interrupted;
     const Repeat repeat = Repeat::of(*runRequest, context);
-    if (result.shard) { // SPEC 9: one job's part of the sweep, no verdict
+    if (result.shard) { // One job's part of the sweep, no verdict
         printText(out, common.json(p) ? attributionJson(context.repoRoot(), result, repeat)
                                       : shardAttributionText(context.repoRoot(), result));
         return failureExit("attribute", interrupted, result.recordError, err);
@@ -689,7 +690,7 @@ int cellsCommand(const QStringList &arguments, FILE *out, FILE *err)
     const QCommandLineOption noRecord = option("no-record", "Do not write the evidence record.");
     p.addOptions({orderSeeds, arm, noRecord});
 
-    const ShardOptions sharding; // SPEC 9: --shard i/n, --out
+    const ShardOptions sharding; // --shard i/n, --out
     sharding.addTo(p);
 
     int exitCode = ExitPass;
@@ -724,7 +725,7 @@ int cellsCommand(const QStringList &arguments, FILE *out, FILE *err)
         result = core::ReproCells::run(context, request, pool, sayProgress(context));
     });
     const bool interrupted = stopped || result.interrupted;
-    if (result.shard) { // SPEC 9: one job's part of the sweep, no attribution
+    if (result.shard) { // One job's part of the sweep, no attribution
         printText(out, common.json(p) ? cellsJson(context.repoRoot(), result,
                                                   core::recordDate(context), std::nullopt)
                                       : cellsText(context.repoRoot(), result, "", std::nullopt));

@@ -1,24 +1,24 @@
 #pragma once
 
-#include "run/Attribution.h"
-#include "run/ReproCells.h"
+#include "dynamic/Attribution.h"
+#include "dynamic/ReproCells.h"
 
 #include <QStringList>
 #include <cstdio>
 
 namespace pw::cli {
 
-// `attribute TEST`: base/head attribution (SPEC 5.3). Exit 0 NO_REPRO or PRE_EXISTING,
+// `attribute TEST`: base/head attribution. Exit 0 NO_REPRO or PRE_EXISTING,
 // 1 PATCH_INDUCED or PATCH_MASKS, 2 HARNESS_ENV or no verdict, 3 usage or input error,
 // 4 harness error or interrupted.
 int attributeCommand(const QStringList &arguments, FILE *out, FILE *err);
 
-// `cells TEST`: the four-cell reproduction matrix (SPEC 5.4). Exit 0 not reproduced,
+// `cells TEST`: the four-cell reproduction matrix. Exit 0 not reproduced,
 // 1 a cell fails (attribution printed), 2 no evidence, 3 usage or input error, 4 harness
 // error or interrupted.
 int cellsCommand(const QStringList &arguments, FILE *out, FILE *err);
 
-// The reports and exit codes of attribute and cells, for `merge` (SPEC 9), which prints a
+// The reports and exit codes of attribute and cells, for `merge`, which prints a
 // merged sweep as the unsharded command would. `notAsked`: why no record was asked for
 // (empty: it was); `recorded`: the date the cells JSON carries.
 std::string attributionReport(const std::string &repoRoot, const core::AttributionResult &r,

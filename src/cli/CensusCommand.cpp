@@ -3,8 +3,8 @@
 #include "Cli.h"
 #include "CliSupport.h"
 #include "RunOptions.h"
-#include "run/Census.h"
-#include "run/RunPool.h"
+#include "dynamic/Census.h"
+#include "execution/RunPool.h"
 
 namespace pw::cli {
 

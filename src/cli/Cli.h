@@ -5,7 +5,7 @@
 
 namespace pw::cli {
 
-// Exit codes (SPEC §4.7).
+// Exit codes.
 enum ExitCode
 {
     ExitPass = 0,

@@ -6,6 +6,7 @@
 #include "ledger/LedgerActions.h"
 #include "ledger/LedgerDate.h"
 #include "ledger/LedgerHistory.h"
+#include "ledger/LedgerLocation.h"
 #include "ledger/LedgerStore.h"
 #include "ledger/LedgerValidator.h"
 #include "ledger/RunEvidence.h"
@@ -81,13 +82,9 @@ QDate parseDate(const QString &text, const std::string &what)
 Workspace openWorkspace(const QCommandLineParser &p, const Common &c)
 {
     core::Repository repo = core::Repository::open(p.value(c.repo).toStdString());
-    const QString root = QString::fromStdString(repo.workdir());
-    const QString dir = QDir::cleanPath(QDir(root).absoluteFilePath(p.value(c.ledgerDir)));
-    std::string prefix;
-    if (dir.startsWith(root + QLatin1Char('/')))
-        prefix = dir.mid(root.size() + 1).toStdString() + "/";
-    core::Config config =
-        core::Config::load(QDir(dir).filePath(QStringLiteral("config.toml")).toStdString());
+    const core::LedgerLocation where =
+        core::LedgerLocation::resolve(repo.workdir(), p.value(c.ledgerDir).toStdString());
+    core::Config config = core::Config::load(where.path("config.toml"));
     if (p.isSet(c.python))
         config.python = p.value(c.python).toStdString();
     const QDate today =
@@ -95,7 +92,7 @@ Workspace openWorkspace(const QCommandLineParser &p, const Common &c)
     std::string cacheDir = p.value(c.cacheDir).toStdString();
     if (cacheDir.empty())
         cacheDir = core::FactExtractor::defaultCacheDir();
-    return {std::move(repo), dir.toStdString(), prefix, std::move(config), today, cacheDir};
+    return {std::move(repo), where.dir, where.prefix, std::move(config), today, cacheDir};
 }
 
 // Validation context with head lookups of `testIds` (only their files are read).
@@ -110,10 +107,7 @@ core::ValidationContext context(const Workspace &ws, const QCommandLineParser &p
     extractor.setStartTimeout(core::Config::milliseconds(ws.config.timeoutProbe));
     auto index = std::make_shared<core::TestIndex>(
         core::TestIndex::build(ws.repo, head, testIds, extractor));
-    core::ValidationContext ctx;
-    ctx.today = ws.today;
-    ctx.freezeMaxDays = ws.config.freezeMaxDays;
-    ctx.renewalRecencyDays = ws.config.renewalRecencyDays;
+    core::ValidationContext ctx = core::validationContext(ws.config, ws.today);
     ctx.testExistsAtHead = [index](const std::string &id) { return index->contains(id); };
     if (headOut)
         *headOut = head;
@@ -614,9 +608,8 @@ int journalCommand(const QStringList &args, FILE *out, FILE *err)
 
     const Workspace ws = openWorkspace(p, c);
     const std::string id = p.positionalArguments().constFirst().toStdString();
-    core::ValidationContext ctx;
-    ctx.today = ws.today;
-    const core::LedgerActions actions{core::LedgerValidator(ctx)};
+    const core::LedgerActions actions{
+        core::LedgerValidator(core::validationContext(ws.config, ws.today))};
     core::LedgerStore store =
         core::LedgerStore::openForUpdate(ws.path(core::SeedJournal::kFileName));
     const std::string text =

@@ -5,7 +5,7 @@
 
 namespace pw::cli {
 
-// The ledger commands of SPEC §9. Each takes the arguments after its name, prints results
+// The ledger commands. Each takes the arguments after its name, prints results
 // on `out` and errors on `err`, throws pw::core::Error for input/harness errors (run()
 // maps them to exit codes 3/4) and returns an exit code.
 //   ledger check | ledger history [TEST]          (exit 1: problems found)

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "run/RunContext.h"
-#include "run/RunPool.h"
+#include "execution/RunContext.h"
+#include "execution/RunPool.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>

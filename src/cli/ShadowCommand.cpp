@@ -3,8 +3,8 @@
 #include "Cli.h"
 #include "CliSupport.h"
 #include "RunOptions.h"
-#include "run/RunPool.h"
-#include "run/Shadow.h"
+#include "dynamic/Shadow.h"
+#include "execution/RunPool.h"
 
 namespace pw::cli {
 

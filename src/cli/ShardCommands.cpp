@@ -4,11 +4,12 @@
 #include "Cli.h"
 #include "CliSupport.h"
 #include "RunOptions.h"
+#include "dynamic/CellsRecord.h"
+#include "dynamic/ShardMerge.h"
 #include "ledger/LedgerDate.h"
 #include "repo/Repository.h"
-#include "run/CellsRecord.h"
-#include "run/ShardMerge.h"
 #include "util/Error.h"
+#include "util/Format.h"
 
 #include <QDate>
 #include <QDir>
@@ -84,9 +85,9 @@ std::string shardAttributionText(const std::string &repoRoot, const core::Attrib
                            : ", seed " + std::to_string(r.seeds.front()) + " on every run") +
                     "; " + shard + " runs " + std::to_string(r.head.runs.size()) + " pair(s)\n";
     t += "  base " + r.baseSpec +
-         (r.baseCommit.empty() ? "" : " (" + r.baseCommit.substr(0, 10) + ")") + "\n";
+         (r.baseCommit.empty() ? "" : " (" + core::shortId(r.baseCommit, 10) + ")") + "\n";
     t += "  head " + r.headSpec +
-         (r.headCommit.empty() ? "" : " (" + r.headCommit.substr(0, 10) + ")") + "\n\n";
+         (r.headCommit.empty() ? "" : " (" + core::shortId(r.headCommit, 10) + ")") + "\n\n";
 
     size_t width = 6;
     for (const core::ArmEvidence *arm : {&r.base, &r.head})

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "run/Attribution.h"
-#include "run/Shard.h"
+#include "dynamic/Attribution.h"
+#include "execution/Shard.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
@@ -12,7 +12,7 @@
 
 namespace pw::cli {
 
-// `--shard i/n` and `--out PATH`, shared by every sweep (SPEC 9): run CI job i of n (from 1)
+// `--shard i/n` and `--out PATH`, shared by every sweep: run CI job i of n (from 1)
 // and write its shard ledger to PATH (default: into <ledger dir>/runs/).
 struct ShardOptions
 {

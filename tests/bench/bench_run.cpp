@@ -1,4 +1,4 @@
-// bench_run: the run engine (SPEC 5.1, 5.7) against references, in one run:
+// bench_run: the run engine against references, in one run:
 // (a) a patchwitness PytestRun (bundled plugin on) vs bare `python3 -m pytest -q` on the
 //     same generated 40-test suite, interleaved, medians (target: overhead <= 10 %);
 // (b) RunPool with 2 workers vs 1 worker on 40 independent runs (target: >= 1.7x), beside
@@ -20,15 +20,15 @@
 #include "RepoBuilder.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
+#include "execution/Interpreter.h"
+#include "execution/PytestRun.h"
+#include "execution/ReplayServer.h"
+#include "execution/RunPool.h"
+#include "execution/Sandbox.h"
+#include "execution/TreeBytecode.h"
+#include "execution/TreeCache.h"
+#include "execution/TreeCopy.h"
 #include "repo/Repository.h"
-#include "run/Interpreter.h"
-#include "run/PytestRun.h"
-#include "run/ReplayServer.h"
-#include "run/RunPool.h"
-#include "run/Sandbox.h"
-#include "run/TreeBytecode.h"
-#include "run/TreeCache.h"
-#include "run/TreeCopy.h"
 
 #include <QCoreApplication>
 #include <QDir>

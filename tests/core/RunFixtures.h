@@ -4,8 +4,8 @@
 // tst_shadow): fixture Python projects written into a directory, the gates' run request,
 // and process checks that read /proc.
 
-#include "run/PytestRun.h"
-#include "run/RunContext.h"
+#include "execution/PytestRun.h"
+#include "execution/RunContext.h"
 
 #include <functional>
 #include <string>

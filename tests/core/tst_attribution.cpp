@@ -1,4 +1,4 @@
-// Base/head attribution (core/run/Attribution, SPEC 5.3): every verdict produced by real
+// Base/head attribution (core/dynamic/Attribution): every verdict produced by real
 // pytest runs on a fixture repository whose head commit is "the patch" — a test the patch
 // breaks, one failing on both trees, one passing on both, one whose exception the patch
 // swallows, one whose failing seeds the patch moves; a test the patch adds or removes;
@@ -8,10 +8,10 @@
 #include "RepoBuilder.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
+#include "dynamic/Attribution.h"
+#include "execution/Sandbox.h"
 #include "ledger/RunEvidence.h"
 #include "repo/Repository.h"
-#include "run/Attribution.h"
-#include "run/Sandbox.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -209,7 +209,7 @@ void TestAttribution::patchInduced()
     QVERIFY(!r.freezeAllowed());
     QCOMPARE(r.witnessSeed.value_or(99), 0u);
     QVERIFY2(r.sentence.find("induced by the patch") != std::string::npos, r.sentence.c_str());
-    // The window's report (SPEC §4.7) blocks on it, as the CLI's exit code does.
+    // The window's report blocks on it, as the CLI's exit code does.
     const std::optional<pw::core::Finding> finding = r.finding();
     QVERIFY(finding);
     QCOMPARE(finding->gate, std::string("run"));
@@ -231,11 +231,10 @@ void TestAttribution::patchInduced()
     QCOMPARE(ticks[3].done, 4);
     QCOMPARE(ticks[3].total, 4);
     const std::string line = ticks[3].line();
-    QVERIFY2(line.rfind("4/4 ", 0) == 0 && line.find(" seed 0: ") != std::string::npos,
-             line.c_str());
+    QVERIFY2(line.starts_with("4/4 ") && line.find(" seed 0: ") != std::string::npos, line.c_str());
     QVERIFY(r.coverage);
     const std::string rerun = ticks.back().line();
-    QVERIFY2(rerun.rfind("5/5 head seed 0: fail, diff coverage (", 0) == 0, rerun.c_str());
+    QVERIFY2(rerun.starts_with("5/5 head seed 0: fail, diff coverage ("), rerun.c_str());
 }
 
 void TestAttribution::preExistingMatched()
@@ -282,7 +281,7 @@ void TestAttribution::skippedAtHeadIsNoPass()
     const AttributionResult r = attribute("tests/skip/test_skip.py::test_skipped_by_the_patch");
     QVERIFY(!r.verdict);
     QCOMPARE(r.head.skipped, r.head.evidence);
-    QVERIFY2(r.sentence.rfind("skipped on every head run: a skipped test proves nothing", 0) == 0,
+    QVERIFY2(r.sentence.starts_with("skipped on every head run: a skipped test proves nothing"),
              r.sentence.c_str());
     QVERIFY2(r.sentence.find("C-SKIP") != std::string::npos, r.sentence.c_str());
     QVERIFY(!r.freezeAllowed());
@@ -304,7 +303,7 @@ void TestAttribution::skippedAtHeadIsNoPass()
 }
 
 // judge() alone: failures whose reason carries the sandbox's note are named as the
-// sandbox's in the sentence the CLI prints and the record keeps (SPEC §5.1, issue 5).
+// sandbox's in the sentence the CLI prints and the record keeps (issue 5).
 void TestAttribution::sandboxBlockedFailuresAreNamedInTheSentence()
 {
     AttributionResult r;
@@ -331,9 +330,7 @@ void TestAttribution::sandboxBlockedFailuresAreNamedInTheSentence()
 // The same, end to end: sandboxed runs of a test that connects out, on both trees.
 void TestAttribution::sandboxBlockedNetworkIsNamedAfterRealRuns()
 {
-    const pw::core::SandboxStatus status = pw::core::Sandbox::status();
-    if (!status.available)
-        QSKIP(("bubblewrap unavailable: " + status.reason).c_str());
+    PW_REQUIRE_SANDBOX();
     RunRequest sandboxed = request();
     sandboxed.sandbox = true;
     const RunContext ctx = RunContext::open(sandboxed);
@@ -389,7 +386,8 @@ void TestAttribution::harnessEnvWhenFailingSeedsDiffer()
     QCOMPARE(r.finding()->code, std::string("A-HARNESS_ENV"));
     QCOMPARE(r.finding()->severity, pw::core::Severity::Review);
 
-    // SPEC 5.3's own case: the same count on both trees (1 of 6), on different seeds.
+    // The attribution table's own example: the same count on both trees (1 of 6), on different
+    // seeds.
     const AttributionResult same =
         attribute("tests/env/test_env_same.py::test_seeded", AttributionRequest::Mode::Swept, 6);
     QCOMPARE(same.verdict.value_or(AttributionVerdict::NoRepro), AttributionVerdict::HarnessEnv);
@@ -459,7 +457,7 @@ void TestAttribution::notCollected_data()
     // Collected nowhere: refused, see collectedNowhereIsRefusedAfterOnePair.
 }
 
-// The tree without the test runs once (SPEC 5.3: no attribution either way); the other
+// The tree without the test runs once (no attribution either way); the other
 // tree runs all three and its counts are in the sentence.
 void TestAttribution::notCollected()
 {
@@ -470,7 +468,7 @@ void TestAttribution::notCollected()
     QFETCH(bool, atHead);
     const AttributionResult r = attribute(test.toStdString(), AttributionRequest::Mode::Matched, 3);
     QVERIFY(!r.verdict);
-    QVERIFY2(r.sentence.rfind(sentence.toStdString(), 0) == 0, r.sentence.c_str());
+    QVERIFY2(r.sentence.starts_with(sentence.toStdString()), r.sentence.c_str());
     QVERIFY2(r.sentence.find(also.toStdString()) != std::string::npos, r.sentence.c_str());
     QCOMPARE(r.base.absent(), !atBase);
     QCOMPARE(r.head.absent(), !atHead);
@@ -532,7 +530,7 @@ void TestAttribution::collectedNowhereIsRefusedAfterOnePair()
                 .isEmpty());
 
     // A node collected at one tree only. Matched: the tree without it stops after its first
-    // run (SPEC 5.3: no attribution), the other runs all of its own. Swept: every seed runs,
+    // run (no attribution), the other runs all of its own. Swept: every seed runs,
     // since another seed may collect what seed 0 did not (a parametrize over a set).
     ticks.clear();
     req.test = "tests/green/test_green.py::test_new_here";
@@ -764,7 +762,7 @@ void TestAttribution::missingInterpreterNamesItsConfigFile()
         QFAIL("a missing interpreter was accepted");
     } catch (const pw::core::Error &e) {
         QCOMPARE(e.kind(), pw::core::Error::Kind::Input);
-        QVERIFY2(std::string(e.what()).rfind(config + ": python = \"/nope/python3\": ", 0) == 0,
+        QVERIFY2(std::string(e.what()).starts_with(config + ": python = \"/nope/python3\": "),
                  e.what());
     }
 }

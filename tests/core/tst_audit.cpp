@@ -1,4 +1,4 @@
-// The static patch audit end to end (SPEC §4): real git repositories (libgit2), the real
+// The static patch audit end to end: real git repositories (libgit2), the real
 // extractor under the test interpreter, every manifest verdict, the strength flags and
 // actions, fixtures, the collection-hook alarm, ledger edits, and the errors a user
 // can cause.
@@ -10,6 +10,8 @@
 #include "util/Files.h"
 
 #include <QtTest>
+#include <csignal>
+#include <thread>
 
 using namespace pw::core;
 using pw::test::RepoBuilder;
@@ -104,6 +106,7 @@ private Q_SLOTS:
     void onlyChangedTestFilesAreParsed();
     void factCacheAvoidsTheInterpreter();
     void largeFileFactsSurviveTheCache();
+    void stopEndsTheAuditAndKillsTheExtractor();
     void configComesFromTheBaseRevision();
     void badConfigNamesKeyAndLine();
     void latitudeFindingsBlockAtThreshold();
@@ -489,6 +492,70 @@ void TstAudit::factCacheAvoidsTheInterpreter()
 
 // A file over 256 KiB is parsed in pieces and its facts are read and cached test by test;
 // the module's skip condition holds the text the cache writer looks for.
+// A stop asked for from another thread ends the audit with Error::interrupted within the
+// extractor's 100 ms slice: the interpreter it waits on (one that hangs) is killed, not
+// waited for until `timeouts.probe`. A stop asked for before the audit ends it at its
+// first step.
+void TstAudit::stopEndsTheAuditAndKillsTheExtractor()
+{
+    RepoBuilder repo;
+    repo.write("tests/test_calc.py", kBaseTests);
+    const std::string base = repo.commit("base");
+    repo.write("tests/test_calc.py", std::string(kBaseTests) + "\n\ndef test_more():\n    pass\n");
+    const std::string head = repo.commit("head");
+    QTemporaryDir dir;
+    const QString pidFile = dir.filePath(QStringLiteral("pid"));
+    const QString hang = dir.filePath(QStringLiteral("python3"));
+    QVERIFY(writeFileAtomically(
+        hang.toStdString(),
+        "#!/bin/sh\necho $$ > '" + pidFile.toStdString() + "'\nexec sleep 300\n", false));
+    QVERIFY(QFile::setPermissions(hang, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+
+    AuditRequest request;
+    request.repoPath = repo.root();
+    request.base = base;
+    request.head = head;
+    request.cacheDir = m_cache->path().toStdString();
+    request.python = hang.toStdString();
+    std::stop_source stop;
+    request.stop = stop.get_token();
+    std::thread stopper([&] {
+        while (!QFile::exists(pidFile) || QFileInfo(pidFile).size() == 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        stop.request_stop();
+    });
+    QElapsedTimer clock;
+    clock.start();
+    try {
+        Audit::run(request);
+        stopper.join();
+        QFAIL("a stopped audit must not return a report");
+    } catch (const Error &e) {
+        stopper.join();
+        QCOMPARE(int(e.kind()), int(Error::Kind::Interrupted));
+        QVERIFY2(QString::fromUtf8(e.what()).contains(QLatin1String("stopped")), e.what());
+    }
+    QVERIFY2(clock.elapsed() < 15000, qPrintable(QString::number(clock.elapsed())));
+    const pid_t pid =
+        pid_t(QString::fromStdString(readWholeFile(pidFile.toStdString()).value_or(""))
+                  .trimmed()
+                  .toLong());
+    QVERIFY(pid > 0);
+    QVERIFY(::kill(pid, 0) != 0); // killed and reaped
+
+    std::stop_source early;
+    early.request_stop();
+    request.stop = early.get_token();
+    QFile::remove(pidFile);
+    try {
+        Audit::run(request);
+        QFAIL("a stopped audit must not return a report");
+    } catch (const Error &e) {
+        QCOMPARE(int(e.kind()), int(Error::Kind::Interrupted));
+    }
+    QVERIFY(!QFile::exists(pidFile)); // no interpreter was started
+}
+
 void TstAudit::largeFileFactsSurviveTheCache()
 {
     std::string text = "import sys\nimport pytest\n\npytestmark = pytest.mark.skipif("

@@ -1,4 +1,4 @@
-// The dynamic census (SPEC §5.9) on real git repositories and real pytest runs: collect-only
+// The dynamic census on real git repositories and real pytest runs: collect-only
 // on both trees (the base twice), both suites executed, and every class of the table
 // produced for real — removed with and without a waiver (witness collected and passed,
 // failing, missing), skip added with and without a freeze, assertion density down,
@@ -7,9 +7,9 @@
 #include "RepoBuilder.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
-#include "run/Census.h"
-#include "run/RunPool.h"
-#include "run/Sandbox.h"
+#include "dynamic/Census.h"
+#include "execution/RunPool.h"
+#include "execution/Sandbox.h"
 #include "util/Error.h"
 
 #include <QProcess>
@@ -434,8 +434,8 @@ private Q_SLOTS:
                                                  "run is no evidence)")),
                  qPrintable(dump(r)));
         const nlohmann::json j = nlohmann::json::parse(pw::core::formatCensusJson(r));
-        QVERIFY(j["collections"][1]["whole_tree_error"].get<std::string>().rfind(
-                    "conftest tests/conftest.py failed to load", 0) == 0);
+        QVERIFY(j["collections"][1]["whole_tree_error"].get<std::string>().starts_with(
+            "conftest tests/conftest.py failed to load"));
         QVERIFY(j["collections"][0]["whole_tree_error"].is_null());
         QCOMPARE(j["summary"]["base"]["executed_measured"].get<bool>(), false);
     }
@@ -480,7 +480,7 @@ private Q_SLOTS:
         repo.write("pytest.ini", ini.toStdString());
         const std::string head = repo.commit("head");
         const CensusReport r = census(repo, base, head, false);
-        QVERIFY2(r.harnessError.rfind(said.toStdString(), 0) == 0, r.harnessError.c_str());
+        QVERIFY2(r.harnessError.starts_with(said.toStdString()), r.harnessError.c_str());
         if (hint.isEmpty())
             QVERIFY2(r.harnessError.find("the base collects") == std::string::npos,
                      r.harnessError.c_str());
@@ -494,8 +494,7 @@ private Q_SLOTS:
     // no census (exit 4), never a BLOCK blamed on the patch.
     void headConftestTheSandboxBreaksIsNoCensus()
     {
-        if (!pw::core::Sandbox::available())
-            QSKIP("no sandbox on this machine");
+        PW_REQUIRE_SANDBOX();
         RepoBuilder repo;
         const std::string base = commitBase(repo);
         repo.write("tests/conftest.py",
@@ -523,7 +522,7 @@ private Q_SLOTS:
         const CensusReport r = census(repo, base, head, false);
         const auto named =
             std::find_if(r.warnings.begin(), r.warnings.end(), [](const std::string &w) {
-                return w.rfind("base ledgers: .patchwitness/quarantine.toml:3:", 0) == 0;
+                return w.starts_with("base ledgers: .patchwitness/quarantine.toml:3:");
             });
         QVERIFY2(named != r.warnings.end(), qPrintable(dump(r)));
         QVERIFY(named->find("(its entries not counted)") != std::string::npos);
@@ -561,7 +560,7 @@ private Q_SLOTS:
     }
 
     // Tests moved (same bodies) into a directory whose new conftest hook marks them xfail:
-    // each looks harmless alone; together they are an xfail added (SPEC §5.9).
+    // each looks harmless alone; together they are an xfail added.
     void xfailGainedAcrossARenameBlocks()
     {
         RepoBuilder repo;

@@ -1,10 +1,10 @@
-// The census classification (SPEC §5.9) on its own: node ids as the plugin's collect-only
+// The census classification on its own: node ids as the plugin's collect-only
 // dump lists them, static facts from the real extractor, no pytest run. The same class of
 // questions the static audit answers, answered the same way: a node born skipped is no
 // skip added, and a test found again across a renamed or moved class or file (the same
 // body, or most of its statements) is a rename, not a removal.
 #include "Facts.h"
-#include "run/CensusClassifier.h"
+#include "dynamic/CensusClassifier.h"
 
 #include <QtTest>
 

@@ -1,4 +1,4 @@
-// Which waiver or freeze answers a census row (core/run/CensusClassifier: CensusLedgers),
+// Which waiver or freeze answers a census row (core/dynamic/CensusClassifier: CensusLedgers),
 // from the ledgers as the audit's ledger gate counts them (CountingLedgers) on a real git
 // repository, without pytest: the audit's rules for a removed function (a waiver of it or of
 // its file), a removed file (a waiver of the file, or one for each of its tests), a test the
@@ -7,9 +7,9 @@
 #include "RepoBuilder.h"
 #include "TestSupport.h"
 #include "audit/LedgerGate.h"
+#include "dynamic/CensusClassifier.h"
 #include "python/FactExtractor.h"
 #include "repo/Repository.h"
-#include "run/CensusClassifier.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

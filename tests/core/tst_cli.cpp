@@ -1,4 +1,4 @@
-// patchwitness-cli as CI runs it: exit codes (SPEC §4.7), report formats on stdout,
+// patchwitness-cli as CI runs it: exit codes, report formats on stdout,
 // progress and errors on stderr, clear messages for every input error.
 #include "RepoBuilder.h"
 #include "TestSupport.h"
@@ -130,7 +130,7 @@ void TstCli::jsonContractFields()
          m_cache.path()});
     QVERIFY(r.err.isEmpty());
     const auto j = nlohmann::json::parse(r.out.toStdString());
-    // SPEC §4.7: these names are a contract.
+    // These names are a contract.
     QCOMPARE(j["schema"].get<std::string>(), std::string("patchwitness.report/1"));
     QVERIFY(j["repo"].is_string());
     QCOMPARE(j["base"]["rev"].get<std::string>(), m_base);

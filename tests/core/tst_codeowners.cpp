@@ -1,4 +1,4 @@
-// CODEOWNERS as GitHub reads it (SPEC §10: a freeze's owner pre-filled from it): gitignore-
+// CODEOWNERS as GitHub reads it (a freeze's owner pre-filled from it): gitignore-
 // like patterns, the last matching rule wins, rules without owners, escapes, lines GitHub
 // skips reported as warnings instead of thrown, and the file looked up at a revision in
 // GitHub's order (.github/, root, docs/).
@@ -320,7 +320,7 @@ void TstCodeowners::loadFallsBackToRootThenDocs()
     QCOMPARE(root.file(), std::string("CODEOWNERS"));
     QCOMPARE(ownersText(root.ownersOf("x.py")), QStringLiteral("@root-file"));
     QCOMPARE(root.warnings().size(), size_t(1));
-    QVERIFY2(root.warnings().front().rfind("CODEOWNERS:2: ", 0) == 0,
+    QVERIFY2(root.warnings().front().starts_with("CODEOWNERS:2: "),
              root.warnings().front().c_str());
 
     const Codeowners docs = Codeowners::load(r, r.resolve(docsOnly));

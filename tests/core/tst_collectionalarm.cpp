@@ -1,4 +1,4 @@
-// The collection-hook alarm (SPEC §4.4): every way a patch drops tests from collection
+// The collection-hook alarm: every way a patch drops tests from collection
 // without deleting them — collection hooks and `collect_ignore` in conftests and plugin
 // modules, and the collection options of pytest's configuration files, read as pytest
 // reads them (its own section only, continuation lines and TOML arrays, removed lines).

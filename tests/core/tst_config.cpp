@@ -1,4 +1,4 @@
-// config.toml (SPEC §7) and the path globs that classify test and fixture files.
+// config.toml and the path globs that classify test and fixture files.
 #include "TestSupport.h"
 #include "ledger/Config.h"
 #include "util/Error.h"

@@ -1,4 +1,4 @@
-// The demo repository (SPEC §8): built from the recipe in resources/demo, reused while
+// The demo repository: built from the recipe in resources/demo, reused while
 // current, rebuilt when the recipe changed, never clobbering a foreign directory; its
 // base tests really pass under pytest, and its patch shows every static verdict.
 #include "TestSupport.h"

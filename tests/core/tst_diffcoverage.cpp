@@ -1,4 +1,4 @@
-// SPEC §10 diff-coverage attribution (core/run/DiffCoverage): the patch's changed head lines
+// Diff-coverage attribution (core/dynamic/DiffCoverage): the patch's changed head lines
 // read from real git diffs; the pure judgement of a coverage report against them; the
 // evidence record's diff_coverage fields; and end to end with real pytest and coverage.py —
 // a test the patch breaks touches the change, a seed-flaky test in a module that imports
@@ -8,11 +8,11 @@
 #include "RepoBuilder.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
+#include "dynamic/Attribution.h"
+#include "dynamic/DiffCoverage.h"
+#include "execution/PytestRun.h"
 #include "ledger/RunEvidence.h"
 #include "repo/Repository.h"
-#include "run/Attribution.h"
-#include "run/DiffCoverage.h"
-#include "run/PytestRun.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -809,8 +809,7 @@ void TestDiffCoverage::flakyTestDidNotTouchTheChange()
              r.sentence.c_str());
     bool noted = false;
     for (const std::string &note : r.notes)
-        noted =
-            noted || note.rfind("diff coverage (head seed 0): did not touch the change", 0) == 0;
+        noted = noted || note.starts_with("diff coverage (head seed 0): did not touch the change");
     QVERIFY(noted);
     QCOMPARE(r.record(kToday).diffCoverage.value_or(""), std::string("untouched"));
 }

@@ -1,4 +1,4 @@
-// Isolated replays (SPEC 5.1): the plugin's fork server driven by forkReplays against one
+// Isolated replays: the plugin's fork server driven by forkReplays against one
 // fresh interpreter per replay (freshReplays), cell by cell, on tests that keep module
 // state; crashes and hangs confined to their replay; the trial budget; and the JSONL
 // reader the matrix is built from. Every test function runs on each pytest line (Debian's
@@ -7,9 +7,9 @@
 #include "PytestLines.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
-#include "run/OutcomeRows.h"
-#include "run/ReplayServer.h"
-#include "run/RunPool.h"
+#include "execution/OutcomeRows.h"
+#include "execution/ReplayServer.h"
+#include "execution/RunPool.h"
 
 #include <QElapsedTimer>
 #include <QStandardPaths>

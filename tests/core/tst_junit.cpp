@@ -1,9 +1,9 @@
-// JUnitReader (core/run): pytest's JUnit XML back to node ids and outcomes — hand-written
+// JUnitReader (core/execution): pytest's JUnit XML back to node ids and outcomes — hand-written
 // files for every shape pytest writes, and a round trip against pytest's own node ids.
 
 #include "RunFixtures.h"
 #include "TestSupport.h"
-#include "run/JUnitReader.h"
+#include "execution/JUnitReader.h"
 
 #include <QProcess>
 #include <QProcessEnvironment>

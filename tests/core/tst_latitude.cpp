@@ -1,4 +1,4 @@
-// Oracle latitude (SPEC §4.2): every signal, its weight, the alignment rule and the
+// Oracle latitude: every signal, its weight, the alignment rule and the
 // policy thresholds, on facts the real extractor produces from real Python.
 #include "Facts.h"
 #include "audit/LatitudeScorer.h"

@@ -1,4 +1,4 @@
-// The ledger commands of patchwitness-cli (SPEC §9) through QProcess: `ledger check` and
+// The ledger commands of patchwitness-cli through QProcess: `ledger check` and
 // `ledger history`, and the human actions `waive`, `freeze`, `renew`, `journal close` —
 // --by required, entries that would not validate refused with the reason and a non-zero
 // exit, the ledger file left byte-identical when refused.
@@ -61,7 +61,7 @@ QStringList freezeArgsWithoutEvidence(const QString &test)
     return args;
 }
 
-// A runs/*.json attribution record (SPEC §5.3). Its `attribution` (order) stands in for the
+// A runs/*.json attribution record. Its `attribution` (order) stands in for the
 // four cells' verdict: no cells record is needed beside it.
 std::string attributionRecord(const std::string &test, const std::string &recorded,
                               int witnessSeed = 2)
@@ -79,7 +79,7 @@ std::string attributionRecord(const std::string &test, const std::string &record
            "\"\n}\n";
 }
 
-// A runs/*.json cells record (SPEC §5.4) as the engine writes one, reduced to the fields
+// A runs/*.json cells record as the engine writes one, reduced to the fields
 // the freeze rule reads.
 std::string cellsRecord(const std::string &test, const std::string &attribution,
                         const std::string &sentence, const std::string &recorded)
@@ -524,7 +524,7 @@ void TstLedgerCli::journalClose()
                           QStringLiteral("--by"), QStringLiteral("frank")});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const std::string text = pw::core::readWholeFile(path).value_or("");
-    QVERIFY(text.rfind(other, 0) == 0);
+    QVERIFY(text.starts_with(other));
     QVERIFY(text.find("\"status\": \"closed\"") != std::string::npos);
     QVERIFY(text.find("\"closed_by\": \"frank\", \"closed_on\": \"2024-05-10\"}") !=
             std::string::npos);

@@ -1,4 +1,4 @@
-// Ledger readers and writers (SPEC §6): every field read with its type, unknown fields and
+// Ledger readers and writers: every field read with its type, unknown fields and
 // comments kept byte for byte through edits, parse errors as "file:line:column: message"
 // (malformed, truncated, invalid UTF-8, duplicate keys), wrong types naming entry and
 // field, a 10 MB ledger, and the written text equal to reviewed golden files.
@@ -335,15 +335,15 @@ void TstLedgerFormats::appendKeepsTheFileAsPrefix()
 {
     const std::string before = kQuarantine;
     const std::string after = QuarantineLedger::append(before, newFreeze());
-    QVERIFY(after.rfind(before, 0) == 0);
+    QVERIFY(after.starts_with(before));
     const QuarantineLedger l = QuarantineLedger::parse(after, "q");
     QCOMPARE(int(l.entries.size()), 3);
     QCOMPARE(*l.entries[2].obligation, std::string("multiplying by \"zero\" gives zero"));
     QCOMPARE(*l.entries[2].evidence->seeds, (std::vector<long long>{0, 1, 2}));
     QVERIFY(l.entries[2].info.problems.empty());
     // A file without a final newline, and an empty file.
-    QVERIFY(QuarantineLedger::append("# x", newFreeze()).rfind("# x\n\n[[quarantine]]\n", 0) == 0);
-    QVERIFY(QuarantineLedger::append("", newFreeze()).rfind("[[quarantine]]\n", 0) == 0);
+    QVERIFY(QuarantineLedger::append("# x", newFreeze()).starts_with("# x\n\n[[quarantine]]\n"));
+    QVERIFY(QuarantineLedger::append("", newFreeze()).starts_with("[[quarantine]]\n"));
 }
 
 void TstLedgerFormats::renewChangesOnlyItsValues()
@@ -366,7 +366,7 @@ void TstLedgerFormats::renewChangesOnlyItsValues()
         {QDate(2024, 5, 11), QDate(2024, 5, 10), QDate(2024, 5, 20), "erin"});
     QVERIFY(again.find("renewed = 2024-05-11\nlast_reproduced = 2024-05-10\n") !=
             std::string::npos);
-    QVERIFY(again.rfind(after.substr(0, after.find("# The second")), 0) == 0);
+    QVERIFY(again.starts_with(after.substr(0, after.find("# The second"))));
     try {
         QuarantineLedger::renew(before, "quarantine.toml", "tests/none.py::test_x", {});
         QFAIL("renewing a freeze that does not exist must fail");

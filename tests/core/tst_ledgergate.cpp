@@ -1,7 +1,7 @@
-// The ledger part of the audit end to end (SPEC §4.6, §4.7 satisfied_by, §6) on real git
-// repositories: the base revision's ledgers satisfy findings, entries the patch adds do not
-// (a patch cannot approve itself), invalid entries block with their problem, ledger
-// self-edits are reported, and a ledger that does not parse is a finding, not a crash.
+// The ledger part of the audit end to end (findings satisfied by ledger entries, ledger problems)
+// on real git repositories: the base revision's ledgers satisfy findings, entries the patch adds do
+// not (a patch cannot approve itself), invalid entries block with their problem, ledger self-edits
+// are reported, and a ledger that does not parse is a finding, not a crash.
 #include "RepoBuilder.h"
 #include "TestSupport.h"
 #include "audit/Audit.h"

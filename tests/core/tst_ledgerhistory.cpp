@@ -1,4 +1,4 @@
-// Ledger history (SPEC §6): the commits that changed a ledger (libgit2 revwalk with a path
+// Ledger history: the commits that changed a ledger (libgit2 revwalk with a path
 // filter), followed across a rename and a deletion of the file, turned into per-entry
 // events — added, renewed, edited, expired, removed — with commit, author and date.
 #include "RepoBuilder.h"

@@ -1,4 +1,4 @@
-// Atomic ledger writes with optimistic concurrency (SPEC §6): a file edited on disk between
+// Atomic ledger writes with optimistic concurrency: a file edited on disk between
 // load and write is never overwritten (nothing lost, nothing written); an action whose entry
 // would not validate leaves the file byte-identical; valid actions write exactly their entry.
 #include "ledger/LedgerActions.h"
@@ -301,7 +301,7 @@ void TstLedgerStore::validActionsWriteTheirEntry()
     store.write(actions().renew(store.loaded(), store.path(), "tests/t.py::test_a",
                                 QDate(2024, 5, 9), QDate(2024, 5, 24), "erin"));
     const std::string text = fileText(q);
-    QVERIFY(text.rfind("# reviewed freezes\n\n[[quarantine]]\n", 0) == 0);
+    QVERIFY(text.starts_with("# reviewed freezes\n\n[[quarantine]]\n"));
     ValidationContext ctx;
     ctx.today = kToday;
     const QuarantineLedger ledger = QuarantineLedger::parse(text, "q");

@@ -1,4 +1,4 @@
-// Every validation rule of SPEC §6: for each rule a ledger that breaks it (the problem
+// Every validation rule of the ledgers: for each rule a ledger that breaks it (the problem
 // names the rule, the field and says why) and one that satisfies it.
 #include "RepoBuilder.h"
 #include "TestSupport.h"
@@ -454,7 +454,7 @@ void TstLedgerValidator::rules()
     const std::set<std::string> head = {"tests/test_calc.py::test_sub",
                                         "tests/test_calc.py::test_mul"};
     ctx.testExistsAtHead = [&head](const std::string &id) {
-        if (id.rfind("tests/test_broken.py", 0) == 0) // as TestLookup says it
+        if (id.starts_with("tests/test_broken.py")) // as TestLookup says it
             throw pw::core::Error::harness("tests/test_broken.py:3:5: does not parse (invalid "
                                            "syntax)");
         return head.count(id.substr(0, id.find('['))) > 0;
@@ -549,7 +549,7 @@ void TstLedgerValidator::testLookupTellsMissingFromUnknown()
         lookup.contains("tests/test_broken.py::test_x");
         QFAIL("a file that does not parse is not an empty file");
     } catch (const pw::core::Error &e) {
-        QVERIFY2(std::string(e.what()).rfind("tests/test_broken.py:1:", 0) == 0, e.what());
+        QVERIFY2(std::string(e.what()).starts_with("tests/test_broken.py:1:"), e.what());
         QVERIFY2(std::string(e.what()).find("does not parse") != std::string::npos, e.what());
     }
 

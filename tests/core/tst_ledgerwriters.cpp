@@ -1,4 +1,4 @@
-// Ledger writers that race, die or cannot read (SPEC §6, issue 18): of any number of writers
+// Ledger writers that race, die or cannot read (issue 18): of any number of writers
 // at once every one lands or is refused with the others' entries kept — never lost with
 // exit 0; a writer killed with SIGKILL leaves the file old or new, no temporary file and no
 // stale lock; a ledger (or its directory) that cannot be read is exit 3 with "cannot be
@@ -175,9 +175,9 @@ void TstLedgerWriters::datesFormattedOnManyThreadsAtOnce()
     for (std::thread &t : threads)
         t.join();
     QCOMPARE(wrong.load(), 0);
-    // Qt's own text, now that its calendar exists: every 97th day of years 0 … 9999, the
+    // Qt's own text, now that its calendar exists: every 97th day of years 1 … 9999, the
     // ends of that range, an invalid date, a UTC and a non-UTC time.
-    for (qint64 jd = QDate(0, 1, 1).toJulianDay(); jd <= QDate(9999, 12, 31).toJulianDay();
+    for (qint64 jd = QDate(1, 1, 1).toJulianDay(); jd <= QDate(9999, 12, 31).toJulianDay();
          jd += 97) {
         const QDate d = QDate::fromJulianDay(jd);
         QCOMPARE(ledgerDateText(d), d.toString(Qt::ISODate).toStdString());
@@ -398,7 +398,7 @@ void TstLedgerWriters::killedWritersLeaveOldOrNew()
         const int added = count(after, "[[waiver]]") - count(before, "[[waiver]]");
         QVERIFY2(added == 0 || added == 1, after.c_str());
         if (added == 1)
-            QVERIFY(after.rfind(before, 0) == 0);       // appended, nothing else changed
+            QVERIFY(after.starts_with(before));         // appended, nothing else changed
         WaiverLedger::parse(after, path.toStdString()); // throws on a torn file
         const QStringList beside =
             QDir(QFileInfo(path).absolutePath()).entryList(QDir::Files | QDir::Hidden);

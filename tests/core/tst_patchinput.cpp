@@ -67,7 +67,7 @@ size_t find(const std::vector<std::string> &lines, const std::string &line, size
 size_t findPrefix(const std::vector<std::string> &lines, const std::string &prefix, size_t from)
 {
     for (size_t i = from; i < lines.size(); ++i)
-        if (lines[i].rfind(prefix, 0) == 0)
+        if (lines[i].starts_with(prefix))
             return i;
     throw std::runtime_error("fixture patch has no line starting '" + prefix + "'");
 }
@@ -422,7 +422,7 @@ void TstPatchInput::corruptHeader()
     QFETCH(QString, index);
     QFETCH(QString, fragment);
     std::vector<std::string> lines = linesOf(gitDiff({"a.txt"}));
-    QVERIFY(lines.at(1).rfind("index ", 0) == 0);
+    QVERIFY(lines.at(1).starts_with("index "));
     lines[1] = index.toStdString();
     const std::string file = writeFile(*m_files, "header.patch", joined(lines));
     const Repository r = Repository::open(m_repo->root());

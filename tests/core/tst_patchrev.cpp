@@ -1,4 +1,4 @@
-// PATCH:<file> heads (SPEC §10): a patch file applied onto a base in memory reads exactly
+// PATCH:<file> heads: a patch file applied onto a base in memory reads exactly
 // like the commit it was made from (files, blobs, modes, diff, audit, CLI), the reviewer's
 // repository is left as it was, and every bad patch is refused with a message naming the
 // file. Patches are made with libgit2 from real commits, or written by hand.

@@ -1,4 +1,4 @@
-// The bundled pytest plugin (the package resources/python/pw_plugin/, SPEC §5.1) run for real
+// The bundled pytest plugin (the package resources/python/pw_plugin/) run for real
 // through PytestRun on each pytest line (Debian's pytest 7.2, pytest 8.x, the newest release:
 // every test function is one row a line): seeded order, per-test random seed, witness_seed,
 // JSONL rows that survive a killed interpreter, the collect-only census dump, loading from
@@ -8,8 +8,8 @@
 #include "PytestLines.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
-#include "run/OutcomeRows.h"
-#include "run/PytestRun.h"
+#include "execution/OutcomeRows.h"
+#include "execution/PytestRun.h"
 #include "util/Files.h"
 
 #include <QDir>
@@ -263,7 +263,7 @@ private Q_SLOTS:
         QCOMPARE(w.rows.size(), size_t(4 * 2 + 3)); // setup + teardown each, 3 calls
     }
 
-    // SPEC 5.1 state probe: one leak row per kind of state a test leaves changed.
+    // The state probe: one leak row per kind of state a test leaves changed.
     void probeWritesLeakRows()
     {
         Project p(m_python);
@@ -327,7 +327,7 @@ private Q_SLOTS:
             QVERIFY(row["when"] != "leak");
     }
 
-    // SPEC 5.7: the trial budget caps the run; the rest is deselected and said to be.
+    // The trial budget caps the run; the rest is deselected and said to be.
     void budgetCapsTheRun()
     {
         Project p(m_python);

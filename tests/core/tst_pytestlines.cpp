@@ -9,11 +9,11 @@
 #include "RepoBuilder.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
-#include "run/Attribution.h"
-#include "run/Census.h"
-#include "run/ReproCells.h"
-#include "run/RunPool.h"
-#include "run/Shadow.h"
+#include "dynamic/Attribution.h"
+#include "dynamic/Census.h"
+#include "dynamic/ReproCells.h"
+#include "dynamic/Shadow.h"
+#include "execution/RunPool.h"
 
 #include <QDir>
 #include <QFile>

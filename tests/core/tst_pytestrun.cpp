@@ -1,10 +1,10 @@
-// PytestRun (core/run): one pytest run on fixture projects with Debian's pytest — exit
-// codes mapped as SPEC §5.1, harness errors for everything that is not a test result,
-// infrastructure-failure protection (SPEC §10), and no process outliving its run.
+// PytestRun (core/execution): one pytest run on fixture projects with Debian's pytest — exit
+// codes mapped to run statuses, harness errors for everything that is not a test result,
+// infrastructure-failure protection, and no process outliving its run.
 
 #include "RunFixtures.h"
-#include "run/OutcomeRows.h"
-#include "run/PytestRun.h"
+#include "execution/OutcomeRows.h"
+#include "execution/PytestRun.h"
 #include "util/Error.h"
 
 #include <QTemporaryDir>

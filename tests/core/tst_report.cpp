@@ -1,5 +1,6 @@
 // The gate report in every format against reviewed golden files (tests/golden/report;
-// regenerate with tests/golden/report/regenerate.sh), and the verdict rule of SPEC §4.7.
+// regenerate with tests/golden/report/regenerate.sh), and the verdict rule (the worst unsatisfied
+// finding decides).
 #include "TestSupport.h"
 #include "audit/ReportFormat.h"
 

@@ -1,4 +1,4 @@
-// The four-cell reproduction matrix (core/run/ReproCells, SPEC 5.4) on real pytest runs: a
+// The four-cell reproduction matrix (core/dynamic/ReproCells) on real pytest runs: a
 // victim of an earlier test's module cache (order fails on some seeds, solo and isolate
 // pass), a test that only passes after another (solo fails), leakage from a sibling
 // module's import (isolate and every order seed fail), a test broken alone, a test that
@@ -8,7 +8,7 @@
 #include "RepoBuilder.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
-#include "run/ReproCells.h"
+#include "dynamic/ReproCells.h"
 #include "util/Error.h"
 
 #include <QFile>
@@ -149,7 +149,7 @@ void TestReproCells::orderCoupledVictimFailsOnSomeSeeds()
     QCOMPARE(r.cell("clock").status, CellStatus::Pass);
     QVERIFY(!r.findings.empty());
     QCOMPARE(r.findings.front().attribution, std::string("order"));
-    QVERIFY2(r.findings.front().sentence.rfind("ordering/shared state", 0) == 0,
+    QVERIFY2(r.findings.front().sentence.starts_with("ordering/shared state"),
              r.findings.front().sentence.c_str());
     QCOMPARE(r.findings.size(), size_t(1));
     QVERIFY(r.reproduced());
@@ -167,11 +167,11 @@ void TestReproCells::dependentTestFailsSolo()
         QCOMPARE(c.status, CellStatus::Unknown);
         QVERIFY(c.notRun);
         QCOMPARE(c.runs(), 0);
-        QVERIFY2(c.unknownReason.rfind("not run: solo already decided", 0) == 0,
+        QVERIFY2(c.unknownReason.starts_with("not run: solo already decided"),
                  c.unknownReason.c_str());
     }
     QCOMPARE(r.findings.front().attribution, std::string("solo"));
-    QVERIFY(r.findings.front().sentence.rfind("broken test", 0) == 0);
+    QVERIFY(r.findings.front().sentence.starts_with("broken test"));
     QVERIFY2(r.findings.front().sentence.find("order, isolate and clock not run") !=
                  std::string::npos,
              r.findings.front().sentence.c_str());
@@ -232,8 +232,8 @@ void TestReproCells::brokenTestStartsNoOtherRun()
         QCOMPARE(cell["not_run"].get<bool>(), !solo);
         if (!solo) {
             QCOMPARE(cell["status"].get<std::string>(), std::string("unknown"));
-            QVERIFY(cell["unknown_reason"].get<std::string>().rfind("not run: solo already decided",
-                                                                    0) == 0);
+            QVERIFY(cell["unknown_reason"].get<std::string>().starts_with(
+                "not run: solo already decided"));
             QVERIFY(cell["trials"].empty());
         }
     }
@@ -252,7 +252,7 @@ void TestReproCells::leakageFromSiblingModule()
     QCOMPARE(r.cell("isolate").fails, 3);
     QCOMPARE(r.cell("order").fails, 3);
     QCOMPARE(r.findings.front().attribution, std::string("leakage"));
-    QVERIFY2(r.findings.front().sentence.rfind("leakage from earlier tests", 0) == 0,
+    QVERIFY2(r.findings.front().sentence.starts_with("leakage from earlier tests"),
              r.findings.front().sentence.c_str());
 
     // The isolate cell's copyable command carries its replay plan inline: it needs no
@@ -278,7 +278,7 @@ void TestReproCells::processStateFromTheScopesImports()
     QCOMPARE(r.cell("isolate").fails, 3);
     QCOMPARE(r.cell("order").fails, 2);
     QCOMPARE(r.findings.front().attribution, std::string("isolate"));
-    QVERIFY2(r.findings.front().sentence.rfind("process state", 0) == 0,
+    QVERIFY2(r.findings.front().sentence.starts_with("process state"),
              r.findings.front().sentence.c_str());
     QCOMPARE(r.findings.size(), size_t(2));
     QCOMPARE(r.findings[1].attribution, std::string("order"));
@@ -303,7 +303,7 @@ void TestReproCells::clockFindsTimeDependence()
     QCOMPARE(r.cell("isolate").status, CellStatus::Pass);
     QCOMPARE(r.cell("clock").status, CellStatus::Fail);
     QCOMPARE(r.findings.front().attribution, std::string("clock"));
-    QVERIFY2(r.findings.front().sentence.rfind("time dependence", 0) == 0,
+    QVERIFY2(r.findings.front().sentence.starts_with("time dependence"),
              r.findings.front().sentence.c_str());
     QVERIFY(r.cell("clock").replay.find("TZ=Pacific/Kiritimati") != std::string::npos);
     QVERIFY(r.cell("clock").replay.find("--pw-freeze-time=2038-01-19T12:00:00+00:00") !=
@@ -390,7 +390,7 @@ void TestReproCells::scopeIsTheFilesDirectory()
     QCOMPARE(ReproCells::scopeOf("test_x.py::test_a"), std::string("."));
 }
 
-// SPEC 5.7: 2 + 2 × 1000 trials exceed the default trial_budget of 2000; nothing runs.
+// 2 + 2 × 1000 trials exceed the default trial_budget of 2000; nothing runs.
 void TestReproCells::trialBudgetIsEnforcedBeforeAnyRun()
 {
     CellsRequest req;

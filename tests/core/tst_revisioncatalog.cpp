@@ -1,5 +1,5 @@
-// The revisions the base/head pickers offer (SPEC §2, §8): WORKTREE, branches, remote
-// branches, tags and recent commits, with the defaults SPEC §2 names.
+// The revisions the base/head pickers offer: WORKTREE, branches, remote
+// branches, tags and recent commits, with the default base and head.
 #include "RepoBuilder.h"
 #include "repo/Repository.h"
 #include "repo/RevisionCatalog.h"
@@ -124,7 +124,7 @@ void TstRevisionCatalog::recentCommitsNewestFirstWithSubjectAndAuthor()
     for (size_t i = 0; i < commits.size(); ++i) {
         QCOMPARE(commits[i].spec, ids[i]); // the full id: unambiguous forever
         QCOMPARE(commits[i].label, ids[i].substr(0, 7) + " " + subjects[i]);
-        QVERIFY2(commits[i].detail.rfind("Test · ", 0) == 0, commits[i].detail.c_str());
+        QVERIFY2(commits[i].detail.starts_with("Test · "), commits[i].detail.c_str());
         // RepoBuilder dates its commits in the past: old enough for a date.
         const QString age =
             QString::fromStdString(commits[i].detail).section(QStringLiteral(" · "), 1);

@@ -1,4 +1,4 @@
-// `patchwitness-cli attribute` and `cells` (SPEC 5.3, 5.4, 9) through QProcess: text and
+// `patchwitness-cli attribute` and `cells` through QProcess: text and
 // JSON results on stdout, progress on stderr, the exit code of every verdict, the evidence
 // record written or not (--no-record), usage errors (exit 3), and Ctrl-C (exit 4, the
 // runs' process groups killed, nothing recorded) — also while the command still prepares,
@@ -318,8 +318,8 @@ void TestRunCli::attributeJsonAndRecord()
     // The document names its replays as the record does.
     QCOMPARE(doc["replay"], rec["replay"]);
     QCOMPARE(doc["replay_exact"], rec["replay_exact"]);
-    QVERIFY(doc["replay"].get<std::string>().rfind("patchwitness-cli attribute ", 0) == 0);
-    QVERIFY(doc["replay_exact"].get<std::string>().rfind("cd ", 0) == 0);
+    QVERIFY(doc["replay"].get<std::string>().starts_with("patchwitness-cli attribute "));
+    QVERIFY(doc["replay_exact"].get<std::string>().starts_with("cd "));
 }
 
 void TestRunCli::attributeNoRecord()
@@ -532,8 +532,8 @@ void TestRunCli::cellsStopsWhenSoloDecides()
     QCOMPARE(doc["cells"][1]["name"].get<std::string>(), std::string("order"));
     QCOMPARE(doc["cells"][1]["not_run"].get<bool>(), true);
     QCOMPARE(doc["cells"][1]["runs"].get<int>(), 0);
-    QVERIFY(doc["cells"][1]["unknown_reason"].get<std::string>().rfind(
-                "not run: solo already decided", 0) == 0);
+    QVERIFY(doc["cells"][1]["unknown_reason"].get<std::string>().starts_with(
+        "not run: solo already decided"));
 }
 
 // Issue 17: the freeze command `attribute` prints is one a reviewer pastes and that succeeds.

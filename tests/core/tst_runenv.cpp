@@ -1,10 +1,10 @@
-// RunEnvironment (core/run): the pinned environment and arguments of every pytest run and
-// the env digest that decides which runs may be compared (SPEC §5.1).
+// RunEnvironment (core/execution): the pinned environment and arguments of every pytest run and
+// the env digest that decides which runs may be compared.
 
 #include "TestSupport.h"
+#include "execution/RunEnvironment.h"
 #include "ledger/Config.h"
 #include "python/FactExtractor.h"
-#include "run/RunEnvironment.h"
 #include "util/Error.h"
 
 #include <QElapsedTimer>
@@ -119,7 +119,7 @@ private Q_SLOTS:
             {QStringLiteral("-c"),
              QStringLiteral("import os; print(os.environ['PYTHONHASHSEED'], os.environ['TZ'], "
                             "'it''s' == \"it's\", len(os.environ.get('PYTHONPATH', '')))")});
-        QVERIFY(line.rfind("cd ", 0) == 0);
+        QVERIFY(line.starts_with("cd "));
         QVERIFY(line.find(" env -i ") != std::string::npos);
         QProcess sh;
         qputenv("PYTHONPATH", "/leaked");
@@ -190,7 +190,7 @@ private Q_SLOTS:
     void probeReportsTheInterpreter()
     {
         const InterpreterProbe probe = pw::core::probeInterpreter(pw::test::testPython());
-        QVERIFY(probe.pythonVersion.rfind("3.", 0) == 0);
+        QVERIFY(probe.pythonVersion.starts_with("3."));
         QVERIFY(!probe.pytestVersion.empty());
         QVERIFY(!probe.platform.empty());
     }

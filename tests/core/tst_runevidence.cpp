@@ -1,4 +1,4 @@
-// Attribution records (SPEC §5.3, §6 runs/*.json): every field read with its type, errors
+// Attribution records (`<ledger dir>/runs/*.json`): every field read with its type, errors
 // as "origin: field: message" or "origin:line:column: message", parse(format()) round trip
 // (unknown fields kept), the newest record for a test picked from runs/ (broken and
 // foreign files skipped), a freeze filled only where it lacks a value, and runs/ listed file

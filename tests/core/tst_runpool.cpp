@@ -1,8 +1,8 @@
-// RunPool (core/run): runs on worker threads, results in submission order, progress per
+// RunPool (core/execution): runs on worker threads, results in submission order, progress per
 // run, and cancelAll() that leaves no process behind.
 
 #include "RunFixtures.h"
-#include "run/RunPool.h"
+#include "execution/RunPool.h"
 #include "util/Error.h"
 
 #include <QFileInfo>

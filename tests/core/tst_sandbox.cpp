@@ -1,13 +1,13 @@
-// Sandbox (core/run): pytest runs inside bubblewrap see their own copy of the tree (bound
+// Sandbox (core/execution): pytest runs inside bubblewrap see their own copy of the tree (bound
 // at the tree's path) and their run directory read-write, the rest read-only, a private
-// /tmp and no network (SPEC §5.1); network failures the sandbox causes are labelled;
+// /tmp and no network; network failures the sandbox causes are labelled;
 // timeout and cancel still kill everything; a requested sandbox that is unavailable stops
 // the run instead of running unsandboxed.
 
 #include "RunFixtures.h"
 #include "TestSupport.h"
-#include "run/PytestRun.h"
-#include "run/Sandbox.h"
+#include "execution/PytestRun.h"
+#include "execution/Sandbox.h"
 
 #include <QDir>
 #include <QFile>
@@ -102,12 +102,7 @@ const char kNetworkTests[] = "import socket\n\n"
 
 } // namespace
 
-#define REQUIRE_SANDBOX()                                                                          \
-    do {                                                                                           \
-        const pw::core::SandboxStatus status_ = Sandbox::status();                                 \
-        if (!status_.available)                                                                    \
-            QSKIP(("bubblewrap unavailable: " + status_.reason).c_str());                          \
-    } while (false)
+#define REQUIRE_SANDBOX() PW_REQUIRE_SANDBOX()
 
 class TestSandbox : public QObject
 {

@@ -1,4 +1,4 @@
-// Skip witnesses and the patch-keyed shadow sample (SPEC §5.10) on real git repositories
+// Skip witnesses and the patch-keyed shadow sample on real git repositories
 // and real pytest runs: a test touching only unchanged code is skip-witnessed; a changed
 // module a test calls, a changed module-level constant it imports, a changed conftest
 // fixture, subprocess use, a freeze and a new test each make it run; the shadow pick is
@@ -14,10 +14,10 @@
 #include "RepoBuilder.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
+#include "dynamic/DiffCoverage.h"
+#include "dynamic/Shadow.h"
+#include "execution/RunPool.h"
 #include "repo/Repository.h"
-#include "run/DiffCoverage.h"
-#include "run/RunPool.h"
-#include "run/Shadow.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -103,7 +103,7 @@ private:
         return Shadow::run(ctx, options);
     }
 
-    // A project where every SPEC 5.10 case has its own test.
+    // A project where every case of the shadow table has its own test.
     std::string commitBase(RepoBuilder &repo)
     {
         repo.write("pkg/__init__.py", "");
@@ -237,7 +237,7 @@ private Q_SLOTS:
         QVERIFY(std::find(files.begin(), files.end(), "pkg/lazy.py") == files.end());
         QVERIFY2(dump(r).contains(QStringLiteral("witness bug: tests/test_lazy.py::test_lazy")),
                  qPrintable(dump(r)));
-        // The window's report (SPEC §4.7): the witness bug blocks, once; the frozen
+        // The window's report: the witness bug blocks, once; the frozen
         // failure is no finding.
         const std::vector<pw::core::Finding> found = r.findings();
         QCOMPARE(found.size(), size_t(1));

@@ -1,4 +1,4 @@
-// Sharded sweeps (SPEC 9, core/run/Shard and ShardLedger, `--shard i/n` and `merge`): the
+// Sharded sweeps (core/execution/Shard and ShardLedger, `--shard i/n` and `merge`): the
 // i/n option's errors; ownership dealing every unit to exactly one shard; a real swept
 // attribution split into three shards (real pytest) merging to the verdict, tallies and
 // failing seeds of the unsharded run; missing, duplicate and foreign shards refused;
@@ -9,13 +9,13 @@
 #include "RepoBuilder.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
+#include "dynamic/Attribution.h"
+#include "dynamic/CellsRecord.h"
+#include "dynamic/ReproCells.h"
+#include "dynamic/ShardLedger.h"
+#include "dynamic/ShardMerge.h"
+#include "execution/Shard.h"
 #include "ledger/RunEvidence.h"
-#include "run/Attribution.h"
-#include "run/CellsRecord.h"
-#include "run/ReproCells.h"
-#include "run/Shard.h"
-#include "run/ShardLedger.h"
-#include "run/ShardMerge.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -425,7 +425,7 @@ void TestShard::garbledLedgerIsNamedWithItsLine()
         ShardLedger::read(file);
         QFAIL("garbled JSON read");
     } catch (const Error &e) {
-        QVERIFY2(std::string(e.what()).rfind(file + ":3:", 0) == 0, e.what());
+        QVERIFY2(std::string(e.what()).starts_with(file + ":3:"), e.what());
     }
     const CliResult r = cli({QStringLiteral("merge"), QString::fromStdString(shardFiles()[0]),
                              QString::fromStdString(file)},
@@ -766,7 +766,7 @@ void TestShard::cellsRecordIsWrittenAndNeverOverwritten()
     QCOMPARE(QDir(QString::fromStdString(runsDir)).entryList(QDir::Files).size(), 2);
 }
 
-// SPEC 5.7 with SPEC 9: each shard is its own run, so only its units count against the
+// The trial budget with shards: each shard is its own run, so only its units count against the
 // budget; a sweep over the budget runs as shards whose shares fit, and a share over the
 // budget is refused, naming the share, before anything runs.
 void TestShard::trialBudgetCountsOnlyTheShardsShare()

@@ -1,4 +1,4 @@
-// Oracle strength (SPEC §4.3): every flag from real extracted facts, and the action rule
+// Oracle strength: every flag from real extracted facts, and the action rule
 // (any BLOCKER → block; WEAKER without a strength gain in the same file → review; else pass).
 #include "Facts.h"
 #include "audit/StrengthGate.h"
@@ -47,7 +47,7 @@ void TstStrength::flags_data()
                                           << "def test_a():\n    assert f() == 1\n"
                                           << QStringList{"STRONGER:comparisons"};
     QTest::newRow("NEW:test") << QString() << two << QStringList{"NEW:test"};
-    // A test that does not exist at base cannot have a marker added (SPEC §4.1).
+    // A test that does not exist at base cannot have a marker added.
     QTest::newRow("new test born skipped is NEW:test, never BLOCKER:marker")
         << QString()
         << "import pytest\n@pytest.mark.skipif(True, reason='x')\n@pytest.mark.xfail\ndef "

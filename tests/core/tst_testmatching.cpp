@@ -1,4 +1,4 @@
-// Tests matched across a renamed or moved class or file (SPEC §4.1), end to end on real git
+// Tests matched across a renamed or moved class or file, end to end on real git
 // repositories and the real extractor: a test that survives a rename with its body
 // extended is a rename, scored by latitude and strength across the match; only a
 // genuinely lost test is T-DEL — never one whose body merely resembles a test that kept

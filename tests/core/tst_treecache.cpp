@@ -1,12 +1,12 @@
-// TreeCache (core/run) and Repository::materialize (core/repo): revisions copied into an
+// TreeCache (core/execution) and Repository::materialize (core/repo): revisions copied into an
 // isolated cache for runs, reused while intact, rebuilt when damaged, bounded by LRU,
 // safe from two threads, stopped by a stop request without leaving half a tree, and never
 // writing into the reviewer's repository.
 
 #include "RepoBuilder.h"
+#include "execution/TreeCache.h"
+#include "execution/TreeCopy.h"
 #include "repo/Repository.h"
-#include "run/TreeCache.h"
-#include "run/TreeCopy.h"
 #include "util/Error.h"
 
 #include <QTemporaryDir>
@@ -139,7 +139,7 @@ private Q_SLOTS:
         const Repository repo = Repository::open(builder.root());
         const MaterializedTree tree = cache.acquire(repo, repo.resolve("WORKTREE"));
 
-        QVERIFY(tree.key().rfind("wt-", 0) == 0);
+        QVERIFY(tree.key().starts_with("wt-"));
         QCOMPARE(readText(tree.path() + "/pkg/calc.py"), std::string("X = 3\n"));
         QVERIFY(fs::exists(tree.path() + "/tests/test_new.py"));
         QVERIFY(!fs::exists(tree.path() + "/debug.log"));
@@ -300,7 +300,7 @@ private Q_SLOTS:
         {
             const TreeCopy copy = TreeCopy::make(tree.path());
             copyPath = copy.path();
-            QVERIFY(copyPath.rfind(tree.path() + ".run-", 0) == 0);
+            QVERIFY(copyPath.starts_with(tree.path() + ".run-"));
             QCOMPARE(readText(copyPath + "/pkg/calc.py"), std::string("X = 1\n"));
             QVERIFY((fs::status(copyPath + "/run.sh").permissions() & fs::perms::owner_exec) !=
                     fs::perms::none);

@@ -7,13 +7,13 @@
 #include "RunFixtures.h"
 #include "TestSupport.h"
 #include "audit/Audit.h"
+#include "dynamic/Census.h"
+#include "dynamic/Shadow.h"
+#include "execution/Interpreter.h"
+#include "execution/PytestRun.h"
+#include "execution/RunContext.h"
+#include "execution/Sandbox.h"
 #include "ledger/Config.h"
-#include "run/Census.h"
-#include "run/Interpreter.h"
-#include "run/PytestRun.h"
-#include "run/RunContext.h"
-#include "run/Sandbox.h"
-#include "run/Shadow.h"
 #include "util/Error.h"
 
 #include <QDir>
@@ -126,8 +126,8 @@ private Q_SLOTS:
         QFETCH(QString, install);
         QFETCH(bool, sandbox);
         QFETCH(QString, said);
-        if (sandbox && !pw::core::Sandbox::available())
-            QFAIL("the sandbox (bubblewrap) is not available on this machine");
+        if (sandbox)
+            PW_REQUIRE_SANDBOX();
         pw::test::RepoBuilder repo;
         const std::string base = projectFiles(repo, "base", "1.0");
         const std::string head = projectFiles(repo, "head", "2.0");
@@ -421,8 +421,7 @@ private Q_SLOTS:
 
     void anInterpreterTheSandboxCannotRunIsRefusedUpFront()
     {
-        if (!pw::core::Sandbox::available())
-            QFAIL("the sandbox (bubblewrap) is not available on this machine");
+        PW_REQUIRE_SANDBOX();
         pw::test::RepoBuilder repo;
         const std::string base = projectFiles(repo, "base", "1.0");
         const std::string head = projectFiles(repo, "head", "2.0");
@@ -456,8 +455,7 @@ private Q_SLOTS:
 
     void aWrapperOrVenvUnderTmpRunsInTheSandbox()
     {
-        if (!pw::core::Sandbox::available())
-            QFAIL("the sandbox (bubblewrap) is not available on this machine");
+        PW_REQUIRE_SANDBOX();
         pw::test::RepoBuilder repo;
         const std::string base = projectFiles(repo, "base", "1.0");
         const std::string head = projectFiles(repo, "head", "2.0");
@@ -615,8 +613,7 @@ private Q_SLOTS:
 
     void anInterpreterInTheRepositoryNeverStartsOutsideTheSandbox()
     {
-        if (!pw::core::Sandbox::available())
-            QFAIL("the sandbox (bubblewrap) is not available on this machine");
+        PW_REQUIRE_SANDBOX();
         // The patch's author can write the repository's .venv: a .pth file there runs on
         // every start of its interpreter, a version probe's too. It leaves a mark on the
         // host's /tmp, which inside the sandbox is a private one.

@@ -15,10 +15,10 @@
 #include "RepoBuilder.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
-#include "run/Attribution.h"
-#include "run/PytestRun.h"
-#include "run/RunPool.h"
-#include "run/Sandbox.h"
+#include "dynamic/Attribution.h"
+#include "execution/PytestRun.h"
+#include "execution/RunPool.h"
+#include "execution/Sandbox.h"
 #include "util/Files.h"
 
 #include <QDir>
@@ -102,7 +102,7 @@ std::vector<std::string> copiesOf(const std::string &tree)
     const std::string prefix = path.filename().string() + ".run-";
     std::error_code ec;
     for (const auto &e : fs::directory_iterator(path.parent_path(), ec)) {
-        if (e.path().filename().string().rfind(prefix, 0) == 0)
+        if (e.path().filename().string().starts_with(prefix))
             out.push_back(e.path().string());
     }
     return out;
@@ -242,8 +242,8 @@ RunResult TestTreeIsolation::runOne(const RunContext &ctx, const std::string &no
 
 #define SKIP_WITHOUT_SANDBOX(sandbox)                                                              \
     do {                                                                                           \
-        if ((sandbox) && !pw::core::Sandbox::available())                                          \
-            QSKIP(("bubblewrap unavailable: " + pw::core::Sandbox::status().reason).c_str());      \
+        if (sandbox)                                                                               \
+            PW_REQUIRE_SANDBOX();                                                                  \
     } while (false)
 
 void TestTreeIsolation::rewrittenSourceDoesNotReachTheNextAttribute()

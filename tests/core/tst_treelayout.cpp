@@ -4,8 +4,8 @@
 
 #include "RunFixtures.h"
 #include "TestSupport.h"
+#include "execution/TreeLayout.h"
 #include "repo/Repository.h"
-#include "run/TreeLayout.h"
 
 #include <QProcess>
 #include <QTemporaryDir>

@@ -1,4 +1,4 @@
-// libFuzzer target: the ledger readers (SPEC §6) and config.toml on the same bytes — each
+// libFuzzer target: the ledger readers and config.toml on the same bytes — each
 // TOML reader and each JSON reader. A ledger that fails to parse must be an input error
 // (pw::core::Error) naming file and line; a crash, a sanitizer report, any other exception
 // escaping (std::out_of_range, nlohmann::json::exception, …) or a hang is a finding.

@@ -1,4 +1,4 @@
-// The five ledger forms (SPEC §6, §8) driven offscreen through their real widgets: OK stays
+// The five ledger forms driven offscreen through their real widgets: OK stays
 // disabled until every required field holds up and the field says why, the preview shows
 // the exact lines, and the written file equals the golden file (tests/golden/ledgerforms).
 #include "AuditRunner.h"

@@ -1,4 +1,4 @@
-// The ledger panels (SPEC §6, §8): entries with validity badges (LedgersModel), the
+// The ledger panels: entries with validity badges (LedgersModel), the
 // timeline of ledger events (LedgerEventsModel) and the History panel that reads a real
 // repository's ledger history off the GUI thread and shows each event's version as a diff.
 #include "RepoBuilder.h"

@@ -23,8 +23,10 @@
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QTreeView>
 #include <QtTest>
+#include <csignal>
 
 using namespace pw::gui;
 using pw::test::RepoBuilder;
@@ -106,6 +108,7 @@ private Q_SLOTS:
     void shortcutsDialogListsEveryShortcut();
     void worktreeRunFindingsLastUntilTheCodeChanges();
     void hugePatchDoesNotBlockTheEventLoop();
+    void stopAuditEndsItAndKeepsTheLastOutcome();
     void withoutADisplayOnlyWhatNeedsNoWindowStarts();
     void screenshotOfAFailedAuditExitsThree();
 
@@ -245,7 +248,7 @@ void TstMainWindow::viewedMarkResetsWhenTheFileChanges()
     QCOMPARE(model->viewedCount(), 0);
 }
 
-// SPEC §4.7 one report: a patch that only touches the code passes the static gates; its
+// One report: a patch that only touches the code passes the static gates; its
 // attribution (PATCH_INDUCED) turns the window's verdict to BLOCK, lists the finding and
 // goes into the exported report — until another comparison is opened.
 void TstMainWindow::runFindingsJoinTheVerdict()
@@ -468,6 +471,76 @@ void TstMainWindow::hugePatchDoesNotBlockTheEventLoop()
     QVERIFY(ticks > before_paint);
     // side by side pairs each deleted line with its added line: one row each
     QVERIFY(w.diffView()->rowCount() >= 20000 || w.diffView()->isCapped());
+}
+
+// The audit reports its steps in the status bar, and Stop Audit ends it at once: the fact
+// extractor it waits on (here an "interpreter" that hangs) is killed, and the window keeps
+// the last finished audit — its verdict, findings and diff — instead of an error.
+void TstMainWindow::stopAuditEndsItAndKeepsTheLastOutcome()
+{
+    MainWindow w;
+    open(w, m_repo->root(), m_base, m_head);
+    auto *chip = w.findChild<QLabel *>(QStringLiteral("verdictChip"));
+    QVERIFY2(chip->text().startsWith(QLatin1String("BLOCK")), qPrintable(chip->text()));
+    const size_t findings = w.runner().outcome().report.findings.size();
+    auto *stop = w.findChild<QAction *>(QStringLiteral("actionStopAudit"));
+    auto *stopButton = w.findChild<QToolButton *>(QStringLiteral("stopAuditButton"));
+    QVERIFY(stop && stopButton);
+    QVERIFY(!stop->isEnabled());
+
+    // Another interpreter is another fact-cache namespace: the audit has to run it.
+    QTemporaryDir dir;
+    const QString pidFile = dir.filePath(QStringLiteral("pid"));
+    const QString hang = dir.filePath(QStringLiteral("python3"));
+    {
+        QFile script(hang);
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write(
+            QStringLiteral("#!/bin/sh\necho $$ > '%1'\nexec sleep 300\n").arg(pidFile).toUtf8());
+    }
+    QVERIFY(QFile::setPermissions(hang, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    w.setPython(hang);
+    QSignalSpy progress(&w.runner(), &AuditRunner::progress);
+    QSignalSpy cancelled(&w.runner(), &AuditRunner::cancelled);
+    QSignalSpy finished(&w.runner(), &AuditRunner::finished);
+    w.findChild<QAction *>(QStringLiteral("actionRefresh"))->trigger();
+    QVERIFY(stop->isEnabled());
+    QVERIFY(stopButton->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(pidFile) && QFileInfo(pidFile).size() > 0, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty(), 5000);
+    QStringList lines;
+    for (const QList<QVariant> &args : progress)
+        lines << args.at(0).toString();
+    QVERIFY2(lines.join(QLatin1Char('\n')).contains(QLatin1String("file(s) changed")),
+             qPrintable(lines.join(QLatin1Char('\n'))));
+    QVERIFY2(w.statusBar()->currentMessage().startsWith(QLatin1String("Auditing")),
+             qPrintable(w.statusBar()->currentMessage()));
+
+    QFile pidText(pidFile);
+    QVERIFY(pidText.open(QIODevice::ReadOnly));
+    const pid_t pid = pid_t(pidText.readAll().trimmed().toLong());
+    QVERIFY(pid > 0);
+    QElapsedTimer clock;
+    clock.start();
+    stop->trigger();
+    QVERIFY(cancelled.wait(10000));
+    QVERIFY2(clock.elapsed() < 5000, qPrintable(QString::number(clock.elapsed())));
+    QVERIFY(finished.isEmpty());
+    QVERIFY(::kill(pid, 0) != 0); // the hanging interpreter is gone, not left to finish
+    QVERIFY(!stop->isEnabled());
+    QVERIFY(!stopButton->isVisible());
+    QVERIFY2(chip->text().startsWith(QLatin1String("BLOCK")), qPrintable(chip->text()));
+    QVERIFY(w.runner().outcome().ok);
+    QCOMPARE(w.runner().outcome().report.findings.size(), findings);
+    QVERIFY(w.diffView()->hasFile());
+    QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("Audit stopped"));
+
+    // The next audit runs as usual.
+    w.setPython(QString::fromStdString(pw::test::testPython()));
+    w.findChild<QAction *>(QStringLiteral("actionRefresh"))->trigger();
+    w.runner().waitForFinished();
+    QCOMPARE(finished.size(), 1);
+    QVERIFY2(chip->text().startsWith(QLatin1String("BLOCK")), qPrintable(chip->text()));
 }
 
 // Without a display Qt would abort in QApplication's constructor: --version and a

@@ -1,4 +1,4 @@
-// The dynamic gates in the workbench (SPEC §8 "Runs"): a census started from the desk runs
+// The dynamic gates in the workbench: a census started from the desk runs
 // off the GUI thread, streams each finished pytest run into the Runs panel, fills the
 // Census panel (rows with finding codes the ledger desk acts on), cancel kills the running
 // process groups, and running a project's code without a sandbox is asked once per
@@ -7,6 +7,8 @@
 #include "RepoBuilder.h"
 #include "RunFixtures.h"
 #include "TestSupport.h"
+#include "dynamic/ShardLedger.h"
+#include "execution/TreeCache.h"
 #include "forms/LedgerDesk.h"
 #include "forms/LedgerFormDialog.h"
 #include "panels/AttributionModel.h"
@@ -17,8 +19,6 @@
 #include "panels/LedgersModel.h"
 #include "panels/RunsModel.h"
 #include "panels/ShadowModel.h"
-#include "run/ShardLedger.h"
-#include "run/TreeCache.h"
 #include "runs/RunController.h"
 #include "runs/RunDesk.h"
 #include "runs/RunsPanel.h"
@@ -199,7 +199,7 @@ private Q_SLOTS:
         QVERIFY(desk.censusModel()->report().interrupted);
     }
 
-    // SPEC §8 "Runs": jobs asked for while one runs wait in a queue, in order; one can be
+    // The Runs desk: jobs asked for while one runs wait in a queue, in order; one can be
     // taken out before it starts, and Cancel drops the rest.
     void jobsWaitInAQueueBehindTheRunningOne()
     {
@@ -409,7 +409,7 @@ private Q_SLOTS:
         QVERIFY(QFile::remove(runsDir + QStringLiteral("/shard-1.json")));
         QVERIFY(desk.grantFreezeButton()->isEnabled());
         QVERIFY(copyReplay->isEnabled());
-        // SPEC §10 diff coverage: test_old_bug never runs the changed line (test_new_bug's).
+        // Diff coverage: test_old_bug never runs the changed line (test_new_bug's).
         const auto *coverage = window.findChild<QLabel *>(QStringLiteral("diffCoverage"));
         QVERIFY(coverage);
         QVERIFY(!coverage->isHidden());
@@ -445,7 +445,7 @@ private Q_SLOTS:
                  qPrintable(status));
     }
 
-    // SPEC §5.10 in the workbench: the test whose module the patch changes runs, the other
+    // The shadow sample in the workbench: the test whose module the patch changes runs, the other
     // is skipped by its witness; the panel says which and why.
     void shadowSampleFillsThePanel()
     {
@@ -493,7 +493,7 @@ private Q_SLOTS:
         QCOMPARE(shadow->summarySeverity(), 0);
     }
 
-    // SPEC §9: shard ledgers of one sweep, run elsewhere, merge in the workbench into the
+    // Shard ledgers of one sweep, run elsewhere, merge in the workbench into the
     // Attribution panel (the record written as `merge --record` does); a missing shard and
     // shards of other commits are refused with the reason.
     void mergedShardsShowInTheAttributionPanel()

@@ -1,6 +1,7 @@
 // The workspace pieces of the workbench: revision pickers, recent repositories, viewed
 // marks, the repository watcher and the settings dialog — driven through their real
 // widgets, found by object name.
+#include "LatestTask.h"
 #include "RepoBuilder.h"
 #include "TestSupport.h"
 #include "repo/Repository.h"
@@ -30,6 +31,8 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <atomic>
+#include <thread>
 
 using namespace pw::gui;
 using pw::core::RevisionChoice;
@@ -110,6 +113,9 @@ private Q_SLOTS:
     void pickerPopupRenders();
     void loaderListsARepository();
     void loaderReportsAFailure();
+    // LatestTask (the audit, the revision list and the ledger history share it)
+    void latestTaskDeliversOnlyTheNewestAnswer();
+    void latestTaskCancelStopsAndStillDelivers();
     // RecentRepositories
     void recentMostRecentFirstDeduplicatedCapped();
     void recentPrunesMissingDirectories();
@@ -814,6 +820,62 @@ void TstWorkspace::settingsDialogRenders()
     const QPixmap shot = dialog.grab();
     QVERIFY(!shot.isNull());
     saveShot(shot, QStringLiteral("settings-dialog.png"));
+}
+
+// Three requests while the first runs: the first is asked to stop (its token), the second
+// is dropped without running, the third runs and is the one answer delivered; the task is
+// busy until that answer is in.
+void TstWorkspace::latestTaskDeliversOnlyTheNewestAnswer()
+{
+    std::vector<int> delivered;
+    int starts = 0;
+    LatestTask<int> task(
+        this, [&](int answer) { delivered.push_back(answer); }, [&] { ++starts; });
+    std::atomic<bool> firstSawStop{false};
+    std::atomic<bool> firstRunning{false};
+    task.start([&](std::stop_token stop) {
+        firstRunning = true;
+        while (!stop.stop_requested())
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        firstSawStop = true;
+        return 1;
+    });
+    QTRY_VERIFY(firstRunning.load());
+    std::atomic<int> ran{0};
+    task.start([&](std::stop_token) { return ++ran, 2; });
+    task.start([&](std::stop_token) { return ++ran, 3; });
+    QVERIFY(task.isBusy());
+    task.waitForIdle();
+    QVERIFY(firstSawStop.load());
+    QCOMPARE(ran.load(), 1);                  // only the newest of the waiting requests ran
+    QCOMPARE(delivered, std::vector<int>{3}); // the stale answers never arrive
+    QCOMPARE(starts, 2);
+    QVERIFY(!task.isBusy());
+}
+
+// cancel() drops the waiting request and stops the running one, whose answer (saying it was
+// stopped) is still delivered.
+void TstWorkspace::latestTaskCancelStopsAndStillDelivers()
+{
+    std::vector<QString> delivered;
+    LatestTask<QString> task(this, [&](QString answer) { delivered.push_back(answer); });
+    std::atomic<bool> running{false};
+    task.start([&](std::stop_token stop) {
+        running = true;
+        while (!stop.stop_requested())
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return QStringLiteral("stopped");
+    });
+    QTRY_VERIFY(running.load());
+    bool waitingRan = false;
+    task.start([&](std::stop_token) {
+        waitingRan = true;
+        return QStringLiteral("waiting");
+    });
+    task.cancel();
+    task.waitForIdle();
+    QVERIFY(!waitingRan);
+    QCOMPARE(delivered, std::vector<QString>{QStringLiteral("stopped")});
 }
 
 QTEST_MAIN(TstWorkspace)

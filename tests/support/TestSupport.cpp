@@ -7,10 +7,14 @@
 #include <QFileInfo>
 #include <QList>
 #include <QStringList>
-#include <algorithm>
-#include <vector>
+#include <git2.h>
 
 namespace pw::test {
+
+bool sandboxRequired()
+{
+    return qEnvironmentVariableIntValue("PATCHWITNESS_REQUIRE_SANDBOX") == 1;
+}
 
 std::string testPython()
 {
@@ -20,121 +24,28 @@ std::string testPython()
 
 namespace {
 
-QList<QByteArray> splitLines(const QByteArray &text)
-{
-    QList<QByteArray> lines = text.split('\n');
-    if (!lines.isEmpty() && lines.back().isEmpty())
-        lines.removeLast(); // a final newline does not start another line
-    return lines;
-}
-
-struct Edit
-{
-    char op; // ' ', '-', '+'
-    int oldIndex;
-    int newIndex;
-};
-
-// Line LCS over the part between the common prefix and suffix. Golden files are small;
-// beyond the cap the middle is shown as removed-then-added, which is still readable.
-std::vector<Edit> lineEdits(const QList<QByteArray> &a, const QList<QByteArray> &b)
-{
-    const int n = static_cast<int>(a.size());
-    const int m = static_cast<int>(b.size());
-    int prefix = 0;
-    while (prefix < n && prefix < m && a[prefix] == b[prefix])
-        ++prefix;
-    int suffix = 0;
-    while (suffix < n - prefix && suffix < m - prefix && a[n - 1 - suffix] == b[m - 1 - suffix])
-        ++suffix;
-    const int rows = n - prefix - suffix;
-    const int cols = m - prefix - suffix;
-
-    std::vector<Edit> edits;
-    for (int i = 0; i < prefix; ++i)
-        edits.push_back({' ', i, i});
-    constexpr long long kMaxCells = 4'000'000;
-    if (static_cast<long long>(rows) * cols <= kMaxCells) {
-        std::vector<int> table(static_cast<size_t>(rows + 1) * (cols + 1), 0);
-        auto cell = [&](int i, int j) -> int & { return table[size_t(i) * (cols + 1) + j]; };
-        for (int i = rows - 1; i >= 0; --i)
-            for (int j = cols - 1; j >= 0; --j)
-                cell(i, j) = a[prefix + i] == b[prefix + j]
-                                 ? cell(i + 1, j + 1) + 1
-                                 : std::max(cell(i + 1, j), cell(i, j + 1));
-        int i = 0, j = 0;
-        while (i < rows || j < cols) {
-            if (i < rows && j < cols && a[prefix + i] == b[prefix + j]) {
-                edits.push_back({' ', prefix + i++, prefix + j++});
-            } else if (j >= cols || (i < rows && cell(i + 1, j) >= cell(i, j + 1))) {
-                edits.push_back({'-', prefix + i++, -1});
-            } else {
-                edits.push_back({'+', -1, prefix + j++});
-            }
-        }
-    } else {
-        for (int i = 0; i < rows; ++i)
-            edits.push_back({'-', prefix + i, -1});
-        for (int j = 0; j < cols; ++j)
-            edits.push_back({'+', -1, prefix + j});
-    }
-    for (int k = 0; k < suffix; ++k)
-        edits.push_back({' ', n - suffix + k, m - suffix + k});
-    return edits;
-}
-
+// A unified diff (3 lines of context) of two texts, through libgit2's buffer diff.
 QString unifiedDiff(const QString &oldName, const QByteArray &oldText, const QString &newName,
                     const QByteArray &newText)
 {
-    constexpr int kContext = 3;
-    const QList<QByteArray> a = splitLines(oldText);
-    const QList<QByteArray> b = splitLines(newText);
-    const std::vector<Edit> edits = lineEdits(a, b);
-
-    QString out = QStringLiteral("--- ") + oldName + QStringLiteral("\n+++ ") + newName +
-                  QStringLiteral("\n");
-    const int count = static_cast<int>(edits.size());
-    int k = 0;
-    while (k < count) {
-        if (edits[k].op == ' ') {
-            ++k;
-            continue;
-        }
-        // One hunk: from kContext lines before this change to kContext after the last
-        // change that is at most 2·kContext unchanged lines further.
-        const int begin = std::max(0, k - kContext);
-        int end = k;
-        int gap = 0;
-        for (int x = k; x < count && gap <= 2 * kContext; ++x) {
-            if (edits[x].op == ' ') {
-                ++gap;
-            } else {
-                gap = 0;
-                end = x;
-            }
-        }
-        end = std::min(count, end + 1 + kContext);
-        int oldStart = 0, newStart = 0, oldLines = 0, newLines = 0;
-        QString body;
-        for (int x = begin; x < end; ++x) {
-            const Edit &e = edits[x];
-            if (e.op != '+' && oldLines++ == 0)
-                oldStart = e.oldIndex + 1;
-            if (e.op != '-' && newLines++ == 0)
-                newStart = e.newIndex + 1;
-            const QByteArray &line = e.op == '+' ? b[e.newIndex] : a[e.oldIndex];
-            body += QLatin1Char(e.op) + QString::fromUtf8(line) + QLatin1Char('\n');
-        }
-        out += QStringLiteral("@@ -%1,%2 +%3,%4 @@\n")
-                   .arg(oldStart)
-                   .arg(oldLines)
-                   .arg(newStart)
-                   .arg(newLines) +
-               body;
-        k = end;
+    git_libgit2_init();
+    const QByteArray oldPath = oldName.toUtf8();
+    const QByteArray newPath = newName.toUtf8();
+    git_patch *patch = nullptr;
+    git_buf buf = GIT_BUF_INIT;
+    QString out;
+    if (git_patch_from_buffers(&patch, oldText.constData(), size_t(oldText.size()),
+                               oldPath.constData(), newText.constData(), size_t(newText.size()),
+                               newPath.constData(), nullptr) == 0 &&
+        git_patch_to_buf(&buf, patch) == 0) {
+        out = QString::fromUtf8(buf.ptr, qsizetype(buf.size));
+    } else {
+        const git_error *e = git_error_last();
+        out = QStringLiteral("(no diff: %1)\n").arg(QString::fromUtf8(e ? e->message : "?"));
     }
-    if (oldText.endsWith('\n') != newText.endsWith('\n'))
-        out += QStringLiteral("(the files differ in their final newline)\n");
+    git_buf_dispose(&buf);
+    git_patch_free(patch);
+    git_libgit2_shutdown();
     return out;
 }
 

@@ -1,4 +1,4 @@
-"""patchwitness' bundled pytest plugin (SPEC 5.1), loaded with ``PYTEST_PLUGINS=pw_plugin``.
+"""patchwitness' bundled pytest plugin, loaded with ``PYTEST_PLUGINS=pw_plugin``.
 
 patchwitness stages this package into a private directory and puts only that directory
 on PYTHONPATH, so the project under test needs no conftest or entry point (plugin
@@ -50,10 +50,10 @@ Options:
   --pw-watch M1,M2   modules the probe watches: the module object's id and a summary of
                      its globals (names, types, lengths of containers, small scalars), so
                      a list a test appends to is seen.
-  --pw-budget N      trial budget (SPEC 5.7): at most N tests (or N replays) run; the rest
+  --pw-budget N      trial budget: at most N tests (or N replays) run; the rest
                      are deselected and one row {"when": "budget", "outcome":
                      "budget_exhausted", "nodeid": <first not run>} says the run was capped.
-  --pw-replays PLAN  fork server (SPEC 5.1 isolated replays): PLAN is a JSON file (or,
+  --pw-replays PLAN  fork server (isolated replays): PLAN is a JSON file (or,
                      starting with "{", the JSON itself)
                      {"nodeids": [...], "seeds": [...], "replays": K}. Collection happens
                      once; then, instead of pytest's run loop, every (node, seed, replay)
@@ -68,7 +68,7 @@ Options:
   --pw-replay-timeout S  seconds per replay child (0: none); the child is SIGKILLed.
   --pw-replay-nofork     run the plan's replays one after another in this process
                      (diagnostics: shows what the fork isolates; no timeout).
-  --pw-witness PATH  skip witnesses (SPEC 5.10): one JSONL row per test -- the project
+  --pw-witness PATH  skip witnesses: one JSONL row per test -- the project
                      files it touched, its fixtures and their source fingerprints, the
                      ambient fingerprint, and whether it is complete (no subprocess or
                      network use); see the "skip witnesses" section below.

@@ -1,5 +1,5 @@
 """The clock and timeout seams of the reproduction cells: --pw-freeze-time (the `clock`
-cell, SPEC 5.4) and --pw-test-timeout (config timeouts.per_test)."""
+cell of the reproduction matrix) and --pw-test-timeout (config timeouts.per_test)."""
 
 import signal
 
@@ -8,7 +8,7 @@ import pytest
 from . import session
 from .session import _STATE_KEY
 
-# --- frozen clock (SPEC 5.4 `clock` cell) ----------------------------------------------
+# --- frozen clock (the `clock` cell) ----------------------------------------------
 #
 # --pw-freeze-time ISO: every test (setup, call and teardown) runs with the clock frozen at
 # that instant, through freezegun or else time_machine -- whichever the project can import
@@ -77,7 +77,7 @@ class _PwClock:
 # BaseException, so `except Exception` in the test cannot swallow it) inside the test. Its
 # failure message carries TIMEOUT_MARK and its JSONL row says "harness_error" (detail: the
 # message); the harness reads such a test as harness_error, because a timeout is never a
-# failure (SPEC 5.1). The timer raises only inside one of the test's phases, where pytest
+# failure. The timer raises only inside one of the test's phases, where pytest
 # turns the exception into that phase's report: when it expires in a reporting hook
 # between phases (where an exception would be an INTERNALERROR that loses the run), the
 # next phase of the test stops at once instead. Works in the main thread only, and the

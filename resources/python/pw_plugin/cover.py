@@ -1,11 +1,11 @@
-"""Diff coverage (--pw-cover, SPEC 10)."""
+"""Diff coverage (--pw-cover)."""
 
 import json
 import os
 
 import pytest
 
-# --- diff coverage (SPEC §10 diff-coverage attribution) -------------------------------
+# --- diff coverage (for attribution) -------------------------------
 #
 # --pw-cover PATH: measure the run with coverage.py and write PATH as JSON
 #   {"files": {"rel/path.py": [lines]}, "imported": {"rel/path.py": [lines]}}

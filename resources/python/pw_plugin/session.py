@@ -1,4 +1,4 @@
-"""The plugin's core (SPEC 5.1): options, the per-session state and its JSONL rows, the
+"""The plugin's core: options, the per-session state and its JSONL rows, the
 seeded shuffle and random.seed per test (and the other shufflers they must win against),
 the census dump, the run-order log, the `witness_seed` fixture."""
 

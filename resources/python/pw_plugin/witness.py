@@ -1,4 +1,4 @@
-"""Skip witnesses (--pw-witness, SPEC 5.10)."""
+"""Skip witnesses (--pw-witness)."""
 
 import json
 import os
@@ -8,7 +8,7 @@ import pytest
 
 from .session import _open_append, _write_line
 
-# --- skip witnesses (SPEC 5.10) --------------------------------------------------------
+# --- skip witnesses --------------------------------------------------------
 #
 # --pw-witness PATH: one JSON line per test, appended like --pw-out rows:
 #   {"nodeid", "files", "fixtures", "fixture_fps", "fixture_fp", "ambient_fp", "complete",

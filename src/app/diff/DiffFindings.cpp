@@ -12,7 +12,7 @@ bool DiffFindings::namesOldLine(const core::Finding &f) const
 {
     // A deleted test has no head line: its finding carries the line of the test at base; so
     // does a finding on a renamed file's old path (the base's census of it).
-    return m_deletedFile || f.code.rfind("T-DEL", 0) == 0 || onOldPath(f);
+    return m_deletedFile || f.code.starts_with("T-DEL") || onOldPath(f);
 }
 
 bool DiffFindings::onOldPath(const core::Finding &f) const

@@ -2,6 +2,7 @@
 
 #include "ledger/FixtureDigestLedger.h"
 #include "ui_FixtureNoteForm.h"
+#include "util/Format.h"
 
 namespace pw::gui {
 
@@ -70,7 +71,7 @@ std::vector<core::LedgerProblem> FixtureNoteForm::problems(const std::string &lo
         p.entry = path();
         p.field = "sha256";
         p.rule = "digest";
-        p.message = "not the fixture's digest at head (" + m_headSha.substr(0, 12) +
+        p.message = "not the fixture's digest at head (" + core::shortId(m_headSha) +
                     "…): a note answers F-DRIFT only for the content the patch leaves";
         out.push_back(std::move(p));
     }

@@ -237,14 +237,8 @@ LedgerFormContext LedgerDesk::formContext()
     c.displayDir = m_ledgerPrefix.isEmpty() ? m_ledgerDir : m_ledgerPrefix.chopped(1);
     // The day the entry is decided on: the audit's fixed day (--today), else today — a
     // window left open overnight must not backdate an entry.
-    c.validation.today = m_fixedToday ? m_today : QDate::currentDate();
-    c.validation.freezeMaxDays = m_config.freezeMaxDays;
-    c.validation.renewalRecencyDays = m_config.renewalRecencyDays;
-    for (const core::ChangedFile &f : m_report.changedFiles) {
-        c.validation.patchedFiles.insert(f.path);
-        if (!f.oldPath.empty())
-            c.validation.patchedFiles.insert(f.oldPath);
-    }
+    c.validation = core::validationContext(m_config, m_fixedToday ? m_today : QDate::currentDate());
+    c.validation.patchedFiles = core::patchedFiles(m_report.changedFiles);
     if (lookup()) {
         // Shared: a form that stays open across a re-audit keeps its lookup alive.
         std::shared_ptr<core::TestLookup> l = m_lookup;

@@ -27,7 +27,7 @@ class LedgerHistoryPanel;
 class LedgersModel;
 struct LedgerRow;
 
-// The window's ledger desk (SPEC §6, §8): the Ledgers panel (entries of the ledger
+// The window's ledger desk: the Ledgers panel (entries of the ledger
 // directory with validity badges), the History panel, and the five forms, opened from the
 // Ledger menu or from a row's context menu in the evidence panels and pre-filled from the
 // evidence at hand: the node or test of the selected finding, witness and substitute

@@ -84,8 +84,8 @@ LedgerForm::showProblems(const std::vector<core::LedgerProblem> &problems)
         QString text = QString::fromStdString(p.message);
         // "missing required field `x`" says nothing new next to the field itself.
         const bool plainMissing =
-            p.rule == "missing-field" && (p.message.rfind("missing required field", 0) == 0 ||
-                                          p.message.rfind("required field", 0) == 0);
+            p.rule == "missing-field" && (p.message.starts_with("missing required field") ||
+                                          p.message.starts_with("required field"));
         if (plainMissing && f->names.size() == 1 &&
             f->names.constFirst() == QString::fromStdString(p.field))
             text = tr("Required.");

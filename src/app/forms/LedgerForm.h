@@ -27,7 +27,7 @@ struct LedgerFormContext
     QString unavailable;
 };
 
-// The field page of one ledger form (SPEC §8 "Forms"). A subclass lays out its fields in
+// The field page of one ledger form. A subclass lays out its fields in
 // its own .ui, registers each with addField() under the ledger field names it answers
 // for, and turns its values into the entry it writes: problems() for live validation,
 // apply() for the text to write. LedgerFormDialog hosts it.

@@ -2,7 +2,7 @@
 
 #include "EvidenceRoles.h"
 #include "PanelText.h"
-#include "run/CensusDump.h"
+#include "execution/CensusDump.h"
 #include "util/Format.h"
 
 namespace pw::gui {

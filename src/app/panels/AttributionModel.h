@@ -1,13 +1,13 @@
 #pragma once
 
-#include "run/Attribution.h"
-#include "run/ReproCells.h"
+#include "dynamic/Attribution.h"
+#include "dynamic/ReproCells.h"
 
 #include <QAbstractTableModel>
 
 namespace pw::gui {
 
-// The Attribution panel's rows (SPEC §5.3): every run of the test on both trees — arm,
+// The Attribution panel's rows: every run of the test on both trees — arm,
 // seed, outcome, seconds and why — with the verdict and its sentence as the summary.
 // Harness errors and not-collected runs are listed but count for nothing.
 class AttributionModel : public QAbstractTableModel
@@ -33,7 +33,7 @@ public:
     // "PRE_EXISTING · base 3/5 · head 3/5 failed · env … — <sentence>"
     QString summary() const;
     int summarySeverity() const; // 2 patch induced / masks, 1 harness env / none, 0 else
-    // SPEC §10 diff coverage of the failing test: "Diff coverage (head seed 0): did not touch
+    // Diff coverage of the failing test: "Diff coverage (head seed 0): did not touch
     // the change — …", "… touched 3 changed lines in src/pkg/mod.py", "… unknown: …"; empty
     // when not measured. Severity: 1 did not touch the change (the verdict deserves a second
     // look), 0 touched, -1 unknown or none.
@@ -52,7 +52,7 @@ private:
     bool m_has = false;
 };
 
-// The four-cell panel's rows (SPEC §5.4): solo, order, isolate, clock — status, trials,
+// The four-cell panel's rows: solo, order, isolate, clock — status, trials,
 // failures, failing seeds, what the cell ran (or why it is unknown), its env digest and
 // replay command (copied with the row); the attribution sentences are the summary.
 class CellsModel : public QAbstractTableModel

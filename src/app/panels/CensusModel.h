@@ -1,12 +1,12 @@
 #pragma once
 
-#include "run/Census.h"
+#include "dynamic/Census.h"
 
 #include <QAbstractTableModel>
 
 namespace pw::gui {
 
-// The Census panel (SPEC §8): one row per node id whose class is not "kept" — removed,
+// The Census panel: one row per node id whose class is not "kept" — removed,
 // added, renamed, narrowed, skip added, density down, failing to collect — with base and
 // head presence and outcomes, the finding code, why, and the ledger entry that answers it.
 // Kept nodes are counted in the summary, not listed (thousands of unchanged rows would

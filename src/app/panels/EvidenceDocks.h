@@ -17,7 +17,7 @@ class LogModel;
 class ManifestModel;
 class StrengthModel;
 
-// The static-evidence docks of the main window (SPEC §8): "Manifest diff", "Oracle latitude",
+// The static-evidence docks of the main window: "Manifest diff", "Oracle latitude",
 // "Oracle strength" and "Log", tabified in one dock area. Owns the models, keeps the panel
 // summaries in step with the report, mirrors the file filter across panels and funnels the
 // panels' rowActivated into one signal.

@@ -6,7 +6,7 @@
 
 namespace pw::gui {
 
-// The "Oracle latitude" panel (SPEC §4.2): one row per scored test, including tests whose
+// The "Oracle latitude" panel: one row per scored test, including tests whose
 // oracle did not get cheaper (score 0), with the signals that make up the score and the
 // test's share of the patch total. The patch total against the threshold is summary().
 class LatitudeModel : public QAbstractTableModel

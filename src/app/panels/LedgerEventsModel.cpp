@@ -4,6 +4,7 @@
 #include "PanelText.h"
 #include "SeverityStyle.h"
 #include "ledger/LedgerDate.h"
+#include "util/Format.h"
 
 #include <QDateTime>
 #include <algorithm>
@@ -103,7 +104,7 @@ QString LedgerEventsModel::text(const core::LedgerEvent &e, int column) const
     case FileColumn:
         return qs(e.file);
     case CommitColumn:
-        return qs(e.commit.substr(0, 10));
+        return qs(core::shortId(e.commit, 10));
     case AuthorColumn:
         return qs(e.author);
     case DetailColumn: {

@@ -7,7 +7,7 @@
 
 namespace pw::gui {
 
-// The "History" panel's rows (SPEC §6, §8): ledger events newest first, one row each.
+// The "History" panel's rows: ledger events newest first, one row each.
 // Answers the EvidenceRole roles: PathRole = the ledger file at that commit, TestRole = the
 // entry, so the panel's filter box filters by test.
 class LedgerEventsModel : public QAbstractTableModel

@@ -8,6 +8,7 @@
 #include "ledger/LedgerDate.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
+#include "util/Format.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -18,7 +19,6 @@
 #include <QStackedWidget>
 #include <QTreeView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace pw::gui {
 
@@ -62,7 +62,14 @@ std::optional<QString> relativeLedgerDir(const QString &root, const QString &led
 LedgerHistoryPanel::LedgerHistoryPanel(QWidget *parent)
     : QWidget(parent), m_model(new LedgerEventsModel(this)), m_panel(new EvidencePanel(this)),
       m_diff(new DiffView(this)), m_header(new QLabel(this)), m_explanationLabel(new QLabel(this)),
-      m_splitter(new QSplitter(Qt::Vertical, this)), m_stack(new QStackedWidget(this))
+      m_splitter(new QSplitter(Qt::Vertical, this)), m_stack(new QStackedWidget(this)),
+      m_historyTask(
+          this, [this](History history) { historyFinished(std::move(history)); },
+          [this] {
+              m_panel->setSummary(tr("Reading the ledger history…"));
+              m_panel->setSummarySeverity(0);
+          }),
+      m_revisionTask(this, [this](VersionDiff version) { revisionFinished(std::move(version)); })
 {
     m_panel->setObjectName(QStringLiteral("events"));
     m_panel->setModel(m_model);
@@ -104,20 +111,11 @@ LedgerHistoryPanel::LedgerHistoryPanel(QWidget *parent)
 
     connect(m_panel->view()->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) { currentRowChanged(current); });
-    connect(&m_historyWatcher, &QFutureWatcher<History>::finished, this,
-            &LedgerHistoryPanel::historyFinished);
-    connect(&m_revisionWatcher, &QFutureWatcher<VersionDiff>::finished, this,
-            &LedgerHistoryPanel::revisionFinished);
 
     showExplanation(tr("No repository is open."));
 }
 
-LedgerHistoryPanel::~LedgerHistoryPanel()
-{
-    // The reads own nothing of ours, but never outlive the panel that asked for them.
-    m_historyWatcher.waitForFinished();
-    m_revisionWatcher.waitForFinished();
-}
+LedgerHistoryPanel::~LedgerHistoryPanel() = default; // the tasks wait for their reads
 
 void LedgerHistoryPanel::setRepository(const QString &repoPath, const QString &ledgerDir,
                                        const QDate &today)
@@ -137,12 +135,12 @@ void LedgerHistoryPanel::setEntryFilter(const QString &test)
 
 bool LedgerHistoryPanel::isLoading() const
 {
-    return m_readingHistory;
+    return m_historyTask.isBusy();
 }
 
 bool LedgerHistoryPanel::isReadingRevision() const
 {
-    return m_readingRevision;
+    return m_revisionTask.isBusy();
 }
 
 LedgerHistoryPanel::History LedgerHistoryPanel::readHistory(const QString &repoPath,
@@ -219,29 +217,13 @@ LedgerHistoryPanel::VersionDiff LedgerHistoryPanel::readVersion(const QString &r
 
 void LedgerHistoryPanel::startHistory(const HistoryRequest &request)
 {
-    // Busy until the watcher delivers (a finished task's signal may still be queued).
-    if (m_readingHistory) {
-        m_pendingHistory = request;
-        return;
-    }
-    m_readingHistory = true;
-    m_panel->setSummary(tr("Reading the ledger history…"));
-    m_panel->setSummarySeverity(0);
-    m_historyWatcher.setFuture(QtConcurrent::run(
-        [request] { return readHistory(request.repo, request.ledgerDir, request.today); }));
+    m_historyTask.start([request](std::stop_token) {
+        return readHistory(request.repo, request.ledgerDir, request.today);
+    });
 }
 
-void LedgerHistoryPanel::historyFinished()
+void LedgerHistoryPanel::historyFinished(History history)
 {
-    History history = m_historyWatcher.result();
-    m_readingHistory = false;
-    if (m_pendingHistory) {
-        // A newer refresh is waiting: this answer is already stale.
-        const HistoryRequest next = *m_pendingHistory;
-        m_pendingHistory.reset();
-        startHistory(next);
-        return;
-    }
     m_repoRoot = history.repoRoot;
     if (!history.explanation.isEmpty()) {
         m_model->clear();
@@ -261,7 +243,7 @@ void LedgerHistoryPanel::historyFinished()
     m_panel->setSummary(m_model->summary());
     m_panel->setSummarySeverity(0);
     m_shownEvent.reset();
-    m_pendingEvent.reset();
+    m_revisionTask.cancel();
     showNoEvent();
     if (previous) {
         for (int row = 0; row < m_model->rowCount(); ++row) {
@@ -305,7 +287,7 @@ void LedgerHistoryPanel::currentRowChanged(const QModelIndex &current)
                           : nullptr;
     if (!event) {
         m_shownEvent.reset();
-        m_pendingEvent.reset();
+        m_revisionTask.cancel();
         showNoEvent();
         return;
     }
@@ -317,25 +299,12 @@ void LedgerHistoryPanel::currentRowChanged(const QModelIndex &current)
 
 void LedgerHistoryPanel::startRevision(const core::LedgerEvent &event)
 {
-    if (m_readingRevision) {
-        m_pendingEvent = event;
-        return;
-    }
-    m_readingRevision = true;
-    m_revisionWatcher.setFuture(
-        QtConcurrent::run([root = m_repoRoot, event] { return readVersion(root, event); }));
+    m_revisionTask.start(
+        [root = m_repoRoot, event](std::stop_token) { return readVersion(root, event); });
 }
 
-void LedgerHistoryPanel::revisionFinished()
+void LedgerHistoryPanel::revisionFinished(VersionDiff version)
 {
-    VersionDiff version = m_revisionWatcher.result();
-    m_readingRevision = false;
-    if (m_pendingEvent) {
-        const core::LedgerEvent next = *m_pendingEvent;
-        m_pendingEvent.reset();
-        startRevision(next);
-        return;
-    }
     if (!m_shownEvent || !sameEvent(version.event, *m_shownEvent) || version.repoRoot != m_repoRoot)
         return; // the selection moved on (or went away) meanwhile
     QString header = describe(version.event);
@@ -356,7 +325,7 @@ void LedgerHistoryPanel::showExplanation(const QString &text)
     m_explanationLabel->setText(text);
     m_stack->setCurrentWidget(m_explanationLabel);
     m_shownEvent.reset();
-    m_pendingEvent.reset();
+    m_revisionTask.cancel();
     showNoEvent();
 }
 
@@ -370,7 +339,7 @@ void LedgerHistoryPanel::showNoEvent()
 
 QString LedgerHistoryPanel::describe(const core::LedgerEvent &e) const
 {
-    const QString where = tr("%1 at %2").arg(qs(e.file), qs(e.commit.substr(0, 10)));
+    const QString where = tr("%1 at %2").arg(qs(e.file), qs(core::shortId(e.commit, 10)));
     const QString day = QString::fromStdString(
         core::ledgerDateText(QDateTime::fromSecsSinceEpoch(e.time, Qt::UTC).date()));
     const QString entry = e.entry.empty() ? QString() : qs(e.entry) + QLatin1Char(' ');

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "LatestTask.h"
 #include "ledger/LedgerHistory.h"
 #include "repo/PatchDiff.h"
 
 #include <QDate>
-#include <QFutureWatcher>
 #include <QString>
 #include <QWidget>
 #include <optional>
@@ -21,7 +21,7 @@ class DiffView;
 class EvidencePanel;
 class LedgerEventsModel;
 
-// The "History" panel (SPEC §6, §8): the timeline of a ledger directory's events (an
+// The "History" panel: the timeline of a ledger directory's events (an
 // EvidencePanel whose filter box filters by test) above the selected event's version of
 // the ledger file, diffed against the version before it. History and diffs are read off
 // the GUI thread; a refresh asked for while one runs supersedes it (its result is dropped).
@@ -86,10 +86,10 @@ private:
         QDate today;
     };
     void startHistory(const HistoryRequest &request);
-    void historyFinished();
+    void historyFinished(History history);
     void currentRowChanged(const QModelIndex &current);
     void startRevision(const core::LedgerEvent &event);
-    void revisionFinished();
+    void revisionFinished(VersionDiff version);
     void showExplanation(const QString &text);
     void showNoEvent(); // the hint instead of a diff
     QString describe(const core::LedgerEvent &event) const;
@@ -105,13 +105,11 @@ private:
     HistoryRequest m_request;
     QString m_repoRoot;
     QString m_explanation;
-    QFutureWatcher<History> m_historyWatcher;
-    std::optional<HistoryRequest> m_pendingHistory;
-    bool m_readingHistory = false; // from a start until its result is delivered
-    QFutureWatcher<VersionDiff> m_revisionWatcher;
-    std::optional<core::LedgerEvent> m_shownEvent;   // whose diff is asked for / shown
-    std::optional<core::LedgerEvent> m_pendingEvent; // asked for while another is read
-    bool m_readingRevision = false;
+    std::optional<core::LedgerEvent> m_shownEvent; // whose diff is asked for / shown
+    // The reads, newest request first (a refresh or a selection made while one reads waits
+    // for it and makes its answer stale).
+    LatestTask<History> m_historyTask;
+    LatestTask<VersionDiff> m_revisionTask;
 };
 
 } // namespace pw::gui

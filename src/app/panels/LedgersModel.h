@@ -57,7 +57,7 @@ struct LedgerRow
     int severity() const; // 2 problem / expired, 1 expiring, 0 otherwise
 };
 
-// The "Ledgers" panel (SPEC §8): every entry of a ledger directory with a validity badge,
+// The "Ledgers" panel: every entry of a ledger directory with a validity badge,
 // one row each, plus one row per file with problems of its own, then one row per evidence
 // file of its runs/ directory (what the run engine recorded, what `freeze` pre-fills from). Answers
 // the EvidenceRole roles (PathRole = ledger file, LineRole = entry line, TestRole = entry id), so

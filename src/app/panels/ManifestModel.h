@@ -8,7 +8,7 @@
 namespace pw::gui {
 
 // The "Manifest diff" panel: findings of the manifest, fixture, conftest and ledger gates
-// plus every PARSE_ERROR (SPEC §4.1, §4.4–4.6), one row each. Answers the EvidenceRole roles.
+// plus every PARSE_ERROR, one row each. Answers the EvidenceRole roles.
 class ManifestModel : public QAbstractTableModel
 {
     Q_OBJECT

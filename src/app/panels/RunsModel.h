@@ -1,7 +1,7 @@
 #pragma once
 
-#include "run/Attribution.h"
-#include "run/PytestRun.h"
+#include "dynamic/Attribution.h"
+#include "execution/PytestRun.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>
@@ -9,7 +9,7 @@
 
 namespace pw::gui {
 
-// The Runs panel's rows (SPEC §8 "Runs"): one per finished pytest run of the dynamic
+// The Runs panel's rows: one per finished pytest run of the dynamic
 // gates, in the order they ended — job, arm, kind, seed, status, counts, seconds and the
 // env digest; the tooltip and runLog() give the exact command to repeat it.
 class RunsModel : public QAbstractTableModel

@@ -2,7 +2,8 @@
 
 #include "EvidenceRoles.h"
 #include "PanelText.h"
-#include "run/CensusDump.h"
+#include "execution/CensusDump.h"
+#include "util/Format.h"
 
 #include <algorithm>
 
@@ -94,7 +95,7 @@ QString ShadowModel::summary() const
                        .arg(r.skipped())
                        .arg(r.sampled())
                        .arg(r.pct)
-                       .arg(qs(r.witnessState), qs(r.patchDigest.substr(0, 12)));
+                       .arg(qs(r.witnessState), qs(core::shortId(r.patchDigest)));
     if (r.ambientDrift)
         text += tr(" · ambient drift: the whole suite ran (%1)").arg(qs(r.ambientDetail));
     else if (!r.suiteChange.empty())

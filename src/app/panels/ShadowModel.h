@@ -1,12 +1,12 @@
 #pragma once
 
-#include "run/Shadow.h"
+#include "dynamic/Shadow.h"
 
 #include <QAbstractTableModel>
 
 namespace pw::gui {
 
-// The Shadow sample panel (SPEC §5.10): one row per head test — run or skipped by its
+// The Shadow sample panel: one row per head test — run or skipped by its
 // witness, and why; shadow-sampled; its head outcome — with the witness bugs (a sampled,
 // skip-witnessed test that failed) first and flagged as blocking. Rows answer the
 // EvidenceRole roles, so the panel filters by file and selects by test like the others.

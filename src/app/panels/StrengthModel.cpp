@@ -57,11 +57,11 @@ int columnOfFlag(const std::string &flag)
 
 style::Tone toneOfFlag(const std::string &flag)
 {
-    if (flag.rfind("BLOCKER:", 0) == 0)
+    if (flag.starts_with("BLOCKER:"))
         return style::Tone::Block;
-    if (flag.rfind("WEAKER:", 0) == 0)
+    if (flag.starts_with("WEAKER:"))
         return style::Tone::Review;
-    if (flag.rfind("STRONGER:", 0) == 0)
+    if (flag.starts_with("STRONGER:"))
         return style::Tone::Good;
     return style::Tone::Neutral;
 }
@@ -114,11 +114,11 @@ QString StrengthModel::summary() const
     int blockers = 0, weaker = 0, stronger = 0, fresh = 0;
     for (const core::StrengthRow &r : m_strength.tests) {
         for (const std::string &flag : r.flags) {
-            if (flag.rfind("BLOCKER:", 0) == 0)
+            if (flag.starts_with("BLOCKER:"))
                 ++blockers;
-            else if (flag.rfind("WEAKER:", 0) == 0)
+            else if (flag.starts_with("WEAKER:"))
                 ++weaker;
-            else if (flag.rfind("STRONGER:", 0) == 0)
+            else if (flag.starts_with("STRONGER:"))
                 ++stronger;
             else if (flag == "NEW:test")
                 ++fresh;

@@ -6,7 +6,7 @@
 
 namespace pw::gui {
 
-// The "Oracle strength" panel (SPEC §4.3): per test the oracle metrics at base and head
+// The "Oracle strength" panel: per test the oracle metrics at base and head
 // ("3→1"; one number when unchanged), the flags and the resulting action. Metric cells named
 // by a flag are coloured (weaker amber, blocker red, stronger green).
 class StrengthModel : public QAbstractTableModel

@@ -1,6 +1,6 @@
 #include "RunController.h"
 
-#include "run/RunPool.h"
+#include "execution/RunPool.h"
 #include "util/Error.h"
 #include "util/Format.h"
 

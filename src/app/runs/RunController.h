@@ -1,10 +1,10 @@
 #pragma once
 
-#include "run/Attribution.h"
-#include "run/Census.h"
-#include "run/ReproCells.h"
-#include "run/RunContext.h"
-#include "run/Shadow.h"
+#include "dynamic/Attribution.h"
+#include "dynamic/Census.h"
+#include "dynamic/ReproCells.h"
+#include "dynamic/Shadow.h"
+#include "execution/RunContext.h"
 
 #include <QElapsedTimer>
 #include <QFutureWatcher>
@@ -22,7 +22,7 @@ class RunPool;
 
 namespace pw::gui {
 
-// Runs the dynamic gates off the GUI thread (SPEC §8 "Runs"): one job at a time on a
+// Runs the dynamic gates off the GUI thread: one job at a time on a
 // RunPool it owns, the others waiting in a queue in the order they were asked for; every
 // finished pytest run streams back as runFinished() while the job proceeds, the job's
 // report arrives at the end, then the next queued job starts. cancel() drops the queue and
@@ -65,13 +65,13 @@ public:
     bool startCensus(const core::RunRequest &request, bool execute, const QString &tag = {});
     // The census job's title (and the source its findings are reported under).
     static QString censusTitle(bool execute);
-    // Base/head attribution of one test (SPEC §5.3); writes the evidence record to runs/.
+    // Base/head attribution of one test; writes the evidence record to runs/.
     bool startAttribution(const core::RunRequest &request,
                           const core::AttributionRequest &attribution, const QString &tag = {});
-    // The four-cell reproduction matrix of one test on one tree (SPEC §5.4).
+    // The four-cell reproduction matrix of one test on one tree.
     bool startCells(const core::RunRequest &request, const core::CellsRequest &cells,
                     const QString &tag = {});
-    // Skip witnesses and the shadow sample (SPEC §5.10): the base witness (stored or
+    // Skip witnesses and the shadow sample: the base witness (stored or
     // taken), the head collection, then the head tests that must run plus the sample.
     bool startShadow(const core::RunRequest &request, const core::ShadowOptions &options,
                      const QString &tag = {});

@@ -2,11 +2,11 @@
 
 #include "RunController.h"
 #include "RunsPanel.h"
+#include "execution/Sandbox.h"
 #include "panels/AttributionModel.h"
 #include "panels/CensusModel.h"
 #include "panels/EvidencePanel.h"
 #include "panels/ShadowModel.h"
-#include "run/Sandbox.h"
 
 #include <QAction>
 #include <QApplication>

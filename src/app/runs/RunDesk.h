@@ -1,10 +1,10 @@
 #pragma once
 
 #include "AuditRunner.h"
-#include "run/Census.h"
-#include "run/ReproCells.h"
-#include "run/RunContext.h"
-#include "run/Shadow.h"
+#include "dynamic/Census.h"
+#include "dynamic/ReproCells.h"
+#include "dynamic/Shadow.h"
+#include "execution/RunContext.h"
 
 #include <QList>
 #include <QObject>
@@ -29,11 +29,11 @@ class RunController;
 class RunsPanel;
 class ShadowModel;
 
-// The dynamic gates in the window (SPEC §8 "Runs"): the Runs panel, the Census panel, the
+// The dynamic gates in the window: the Runs panel, the Census panel, the
 // Runs menu actions, and the sandbox question. Runs use the last audit's request (repo,
 // base, head, ledger dir, interpreter) and config; results stream into the panels.
 //
-// Sandbox (SPEC §5.1): runs use bubblewrap when config `sandbox` is on and bwrap works.
+// Sandbox: runs use bubblewrap when config `sandbox` is on and bwrap works.
 // Otherwise the project's code would run with the reviewer's rights and network, so the
 // desk asks once per repository (remembered in QSettings) before the first run.
 class RunDesk : public QObject
@@ -47,13 +47,13 @@ public:
     EvidencePanel *censusPanel() const { return m_censusPanel; }
     CensusModel *censusModel() const { return m_census; }
     // The Attribution panel: the runs table plus "Grant freeze…" (enabled only for
-    // PRE_EXISTING, SPEC §5.3) and the replay command.
+    // PRE_EXISTING) and the replay command.
     QWidget *attributionPanel() const { return m_attributionPanel; }
     EvidencePanel *attributionTable() const { return m_attributionTable; }
     AttributionModel *attributionModel() const { return m_attribution; }
     EvidencePanel *cellsPanel() const { return m_cellsPanel; }
     CellsModel *cellsModel() const { return m_cells; }
-    // The Shadow sample panel (SPEC §5.10): per head test run or skipped by its witness.
+    // The Shadow sample panel: per head test run or skipped by its witness.
     EvidencePanel *shadowPanel() const { return m_shadowPanel; }
     ShadowModel *shadowModel() const { return m_shadow; }
     QPushButton *grantFreezeButton() const { return m_grantFreeze; }
@@ -61,7 +61,7 @@ public:
 
     void setOutcome(const AuditOutcome &outcome);
     // What the dynamic gates found for the shown comparison, as findings of the window's
-    // gate report (SPEC §4.7 one report): the last census's, every attribution's (one per
+    // gate report (one report for every gate): the last census's, every attribution's (one per
     // test, the latest) and the last shadow sample's. Cleared with the panels.
     std::vector<core::Finding> dynamicFindings() const;
     // Which runs dynamicFindings() comes from: "census 14:02, attribute tests/t.py::x 14:05".
@@ -71,14 +71,14 @@ public:
     // sandbox.
     // The census of the current audit's trees.
     bool startCensus(bool execute = true);
-    // Base/head attribution of `test` (SPEC §5.3): matched (repeats of seed 0) or swept.
+    // Base/head attribution of `test`: matched (repeats of seed 0) or swept.
     bool startAttribution(const QString &test, bool swept = false);
-    // The four-cell reproduction matrix of `test` at head (SPEC §5.4).
+    // The four-cell reproduction matrix of `test` at head.
     bool startCells(const QString &test);
-    // Skip witnesses and the shadow sample at head (SPEC §5.10); `dryRun`: decisions and
+    // Skip witnesses and the shadow sample at head; `dryRun`: decisions and
     // sample only, head is not run.
     bool startShadow(bool dryRun = false);
-    // SPEC §9: the shard ledgers of one sweep run across CI jobs (`--shard i/n`), merged
+    // The shard ledgers of one sweep run across CI jobs (`--shard i/n`), merged
     // as `patchwitness-cli merge --record` does — the evidence record is written — and
     // shown in the Attribution or Reproduction cells panel. Refused (a message, false)
     // when a shard is missing, the ledgers do not belong together, or they are about
@@ -146,7 +146,7 @@ private:
     QPushButton *m_grantFreeze;
     QLabel *m_replay;
     QPushButton *m_copyReplay;    // enabled while there is a replay command
-    QLabel *m_coverage = nullptr; // SPEC §10 diff coverage of the failing test
+    QLabel *m_coverage = nullptr; // Diff coverage of the failing test
     CellsModel *m_cells;
     EvidencePanel *m_cellsPanel;
     ShadowModel *m_shadow;

@@ -4,14 +4,15 @@
 #include "RunController.h"
 #include "RunDesk.h"
 #include "RunsPanel.h"
+#include "dynamic/ShardMerge.h"
 #include "ledger/LedgerDate.h"
 #include "panels/AttributionModel.h"
 #include "panels/CensusModel.h"
 #include "panels/EvidencePanel.h"
 #include "panels/SeverityStyle.h"
 #include "panels/ShadowModel.h"
-#include "run/ShardMerge.h"
 #include "util/Error.h"
+#include "util/Format.h"
 
 #include <QDir>
 #include <QLabel>
@@ -148,8 +149,8 @@ bool RunDesk::mergeShards(const QStringList &files)
         if (first.baseCommit != r.base.commit.value_or("") ||
             first.headCommit != r.head.commit.value_or(""))
             return refuse(tr("the shards compare %1 with %2, not the open base and head")
-                              .arg(QString::fromStdString(first.baseCommit.substr(0, 12)),
-                                   QString::fromStdString(first.headCommit.substr(0, 12))));
+                              .arg(QString::fromStdString(core::shortId(first.baseCommit)),
+                                   QString::fromStdString(core::shortId(first.headCommit))));
         const QString runsDir =
             QDir(m_outcome.ledgerDir)
                 .filePath(QString::fromLatin1(core::AttributionRecord::kRunsDir));

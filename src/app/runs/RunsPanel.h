@@ -14,7 +14,7 @@ class EvidencePanel;
 class RunController;
 class RunsModel;
 
-// The Runs panel (SPEC §8): the running job with a progress bar (counts and ETA) and a
+// The Runs panel: the running job with a progress bar (counts and ETA) and a
 // Cancel button, the queue of jobs waiting behind it (one can be taken out), every
 // finished run as a row as it ends, and the log of the selected run (the exact command,
 // seed, env digest, outcomes, output tails).

@@ -3,20 +3,15 @@
 #include "repo/Repository.h"
 #include "util/Error.h"
 
-#include <QtConcurrent/QtConcurrentRun>
-
 namespace pw::gui {
 
-RevisionLoader::RevisionLoader(QObject *parent) : QObject(parent)
+RevisionLoader::RevisionLoader(QObject *parent)
+    : QObject(parent), m_task(this, [this](Result result) { onFinished(std::move(result)); })
 {
     qRegisterMetaType<std::vector<core::RevisionChoice>>();
-    connect(&m_watcher, &QFutureWatcher<Result>::finished, this, &RevisionLoader::onFinished);
 }
 
-RevisionLoader::~RevisionLoader()
-{
-    m_watcher.waitForFinished(); // the task owns nothing of ours, but never outlive it
-}
+RevisionLoader::~RevisionLoader() = default; // m_task waits for a running load
 
 RevisionLoader::Result RevisionLoader::loadNow(const QString &repoPath, int recentCommits)
 {
@@ -36,24 +31,12 @@ RevisionLoader::Result RevisionLoader::loadNow(const QString &repoPath, int rece
 
 void RevisionLoader::load(const QString &repoPath, int recentCommits)
 {
-    if (m_watcher.isRunning()) {
-        m_pending = std::make_pair(repoPath, recentCommits);
-        return;
-    }
-    m_watcher.setFuture(
-        QtConcurrent::run([repoPath, recentCommits] { return loadNow(repoPath, recentCommits); }));
+    m_task.start(
+        [repoPath, recentCommits](std::stop_token) { return loadNow(repoPath, recentCommits); });
 }
 
-void RevisionLoader::onFinished()
+void RevisionLoader::onFinished(Result result)
 {
-    Result result = m_watcher.result();
-    if (m_pending) {
-        // A newer request is waiting: this answer is already stale.
-        const auto [repo, n] = *m_pending;
-        m_pending.reset();
-        load(repo, n);
-        return;
-    }
     if (!result.error.isEmpty()) {
         Q_EMIT failed(result.error);
         return;

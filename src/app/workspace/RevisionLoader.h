@@ -1,8 +1,8 @@
 #pragma once
 
+#include "LatestTask.h"
 #include "repo/RevisionCatalog.h"
 
-#include <QFutureWatcher>
 #include <QMetaType>
 #include <QObject>
 #include <QString>
@@ -13,9 +13,9 @@ Q_DECLARE_METATYPE(std::vector<pw::core::RevisionChoice>)
 
 namespace pw::gui {
 
-// Lists a repository's revisions (core::revisionChoices) and SPEC §2's default base and
-// head off the GUI thread. One load at a time: a load requested while one runs replaces
-// any waiting request and starts when the running one ends.
+// Lists a repository's revisions (core::revisionChoices) and the default base and
+// head off the GUI thread (LatestTask). One load at a time: a load requested while one
+// runs replaces any waiting request and starts when the running one ends.
 class RevisionLoader : public QObject
 {
     Q_OBJECT
@@ -33,7 +33,7 @@ public:
     ~RevisionLoader() override;
 
     void load(const QString &repoPath, int recentCommits = 30);
-    bool isRunning() const { return m_watcher.isRunning(); }
+    bool isRunning() const { return m_task.isBusy(); }
     // Of the last successful load; valid when loaded() is emitted.
     QString defaultBaseSpec() const { return m_last.defaultBase; }
     QString defaultHeadSpec() const { return m_last.defaultHead; }
@@ -45,11 +45,10 @@ Q_SIGNALS:
     void failed(const QString &message);
 
 private:
-    void onFinished();
+    void onFinished(Result result);
 
-    QFutureWatcher<Result> m_watcher;
     Result m_last;
-    std::optional<std::pair<QString, int>> m_pending;
+    LatestTask<Result> m_task;
 };
 
 } // namespace pw::gui

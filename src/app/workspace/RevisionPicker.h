@@ -11,7 +11,7 @@ namespace pw::gui {
 
 class RevisionChoiceModel;
 
-// Base or head picker (SPEC §2, §8): an editable combo box listing the repository's
+// Base or head picker: an editable combo box listing the repository's
 // revisions grouped under headers (working tree, branches, remote branches, tags, recent
 // commits with subject, author and age), completing typed text against spec, label and
 // detail. Whatever is typed wins: spec() is the text in the box, and picking an item puts

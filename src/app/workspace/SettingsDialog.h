@@ -17,7 +17,7 @@ class SettingsDialog;
 
 namespace pw::gui {
 
-// Edits the config.toml values the static audit depends on (SPEC §7): `python`,
+// Edits the config.toml values the static audit depends on: `python`,
 // `test_globs`, `fixture_globs`, `latitude_max`. Each field is checked as it is typed and
 // says why it is wrong; OK stays disabled until all are right. OK writes only the values
 // that changed, spliced into the file as it was (ConfigEditor: comments, order and

@@ -7,7 +7,7 @@
 
 namespace pw::gui {
 
-// "Viewed" check marks on changed files (SPEC §10), one per (repository, file path,
+// "Viewed" check marks on changed files, one per (repository, file path,
 // head blob id): a mark holds only while the file has the blob it was set on, so it resets
 // when the agent changes the file again. For a WORKTREE head the blob is the id git would
 // give the file on disk (Repository::listFiles(WORKTREE) / FileDiff::newBlob).

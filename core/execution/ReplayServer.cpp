@@ -1,0 +1,319 @@
+#include "execution/ReplayServer.h"
+
+#include "execution/RunPool.h"
+#include "util/Error.h"
+#include "util/Files.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
+
+namespace pw::core {
+
+namespace {
+
+using nlohmann::json;
+
+const char kBudgetDetail[] = "not run: trial budget exhausted";
+
+// Where the runs' directories go: the request's runDir, or a temporary one that lives
+// as long as the returned holder.
+std::string runRoot(const ReplayRequest &request, std::unique_ptr<QTemporaryDir> &holder)
+{
+    if (!request.base.runDir.empty())
+        return request.base.runDir;
+    holder = std::make_unique<QTemporaryDir>(QDir::tempPath() +
+                                             QStringLiteral("/patchwitness-replays-XXXXXX"));
+    if (!holder->isValid())
+        throw Error::input(QDir::tempPath().toStdString() + ": cannot create a run directory: " +
+                           holder->errorString().toStdString());
+    return holder->path().toStdString();
+}
+
+ReplayMatrix emptyMatrix(const ReplayRequest &request)
+{
+    if (request.nodeIds.empty() || request.seeds.empty() || request.replays < 1)
+        throw Error::input("a replay matrix needs node ids, seeds and at least one replay");
+    if (std::set<std::string>(request.nodeIds.begin(), request.nodeIds.end()).size() !=
+            request.nodeIds.size() ||
+        std::set<uint32_t>(request.seeds.begin(), request.seeds.end()).size() !=
+            request.seeds.size())
+        throw Error::input("a replay matrix needs distinct node ids and distinct seeds");
+    ReplayMatrix m;
+    m.nodeIds = request.nodeIds;
+    m.seeds = request.seeds;
+    m.replays = request.replays;
+    m.cells.resize(m.nodeIds.size() * m.seeds.size() * size_t(m.replays));
+    for (ReplayCell &cell : m.cells)
+        cell.detail = "no rows recorded for this replay";
+    return m;
+}
+
+// Node indices grouped by test file, files in order of first appearance: the trial
+// order a budget counts in, and one fork-server run per group.
+std::vector<std::vector<size_t>> byFile(const std::vector<std::string> &nodeIds)
+{
+    std::vector<std::vector<size_t>> groups;
+    std::map<std::string, size_t> groupOf;
+    for (size_t i = 0; i < nodeIds.size(); ++i) {
+        const std::string file = nodeIds[i].substr(0, nodeIds[i].find("::"));
+        auto [it, added] = groupOf.emplace(file, groups.size());
+        if (added)
+            groups.emplace_back();
+        groups[it->second].push_back(i);
+    }
+    return groups;
+}
+
+// The witness options every replay run shares; seed, files and plan are per run.
+RunSpec replaySpec(const ReplayRequest &request, const std::string &runDir)
+{
+    RunSpec spec = request.base;
+    spec.runDir = runDir;
+    spec.extraArgs.clear();
+    spec.selection.clear();
+    PluginOptions &w = spec.env.witness;
+    w.enabled = true;
+    w.outFile = runDir + "/outcomes.jsonl";
+    w.orderFile.clear();
+    w.collectFile.clear();
+    w.replayPlan.clear();
+    w.replayTimeoutMs = 0;
+    w.budget = 0;
+    w.probe = request.probe;
+    w.arm = request.base.arm;
+    w.runId = runDir.substr(runDir.rfind('/') + 1);
+    if (!QDir().mkpath(QString::fromStdString(runDir)))
+        throw Error::input(runDir + ": cannot create the run directory");
+    QFile::remove(QString::fromStdString(w.outFile)); // a reused directory's old rows
+    return spec;
+}
+
+void fill(ReplayCell &cell, const Trial &trial)
+{
+    cell.outcome = trial.outcome;
+    cell.seconds = trial.seconds;
+    cell.leaks = trial.leaks;
+    cell.detail = trial.outcome == Outcome::Fail ? trial.failedPhase + " failed" : trial.detail;
+}
+
+bool endedByItself(const RunResult &result)
+{
+    return result.status == RunStatus::Completed && (result.exitCode == 0 || result.exitCode == 1);
+}
+
+std::string runProblem(const RunResult &result, const OutcomeRowsFile &rows)
+{
+    if (!result.harnessReason.empty())
+        return result.harnessReason;
+    if (!endedByItself(result))
+        return std::string("run ") + runStatusName(result.status);
+    return rows.error;
+}
+
+} // namespace
+
+int ReplayMatrix::fails(size_t node, size_t seed) const
+{
+    int n = 0;
+    for (int r = 0; r < replays; ++r)
+        n += at(node, seed, r).outcome == Outcome::Fail ? 1 : 0;
+    return n;
+}
+
+int ReplayMatrix::count(Outcome outcome) const
+{
+    int n = 0;
+    for (const ReplayCell &cell : cells)
+        n += cell.outcome == outcome ? 1 : 0;
+    return n;
+}
+
+ReplayMatrix forkReplays(const ReplayRequest &request, RunPool &pool)
+{
+    QElapsedTimer clock;
+    clock.start();
+    ReplayMatrix m = emptyMatrix(request);
+    std::unique_ptr<QTemporaryDir> holder;
+    const std::string root = runRoot(request, holder);
+    const size_t perNode = m.seeds.size() * size_t(m.replays);
+    const size_t total = m.nodeIds.size() * perNode;
+    const bool capped = request.budget > 0 && size_t(request.budget) < total;
+
+    struct Server
+    {
+        RunSpec spec;
+        std::vector<size_t> nodes;
+        std::vector<size_t> seeds; // indices into m.seeds
+    };
+    std::vector<Server> servers;
+    int64_t left = capped ? request.budget : INT64_MAX;
+    for (const std::vector<size_t> &group : byFile(m.nodeIds)) {
+        const int64_t trials = int64_t(group.size() * perNode);
+        if (left <= 0) {
+            m.budgetExhausted = true;
+            for (size_t node : group)
+                for (size_t i = 0; i < perNode; ++i)
+                    m.cells[node * perNode + i].detail = kBudgetDetail;
+            continue;
+        }
+        // Shards of the seeds run side by side on the pool's workers, as fresh runs would;
+        // each costs one collection, so a shard gets at least kTrialsPerShard trials. A
+        // budget counts in one order: then there is one server.
+        size_t shards = capped ? 1 : std::min(size_t(pool.workers()), m.seeds.size());
+        shards = std::max<size_t>(1, std::min(shards, size_t(trials) / kTrialsPerShard));
+        for (size_t shard = 0; shard < shards; ++shard) {
+            Server server;
+            server.nodes = group;
+            for (size_t i = shard * m.seeds.size() / shards;
+                 i < (shard + 1) * m.seeds.size() / shards; ++i)
+                server.seeds.push_back(i);
+            server.spec =
+                replaySpec(request, root + "/replays-" + std::to_string(servers.size() + 1));
+            RunSpec &spec = server.spec;
+            json plan = {
+                {"nodeids", json::array()}, {"seeds", json::array()}, {"replays", m.replays}};
+            for (size_t node : group) {
+                plan["nodeids"].push_back(m.nodeIds[node]);
+                spec.selection.push_back(m.nodeIds[node]);
+            }
+            for (size_t seed : server.seeds)
+                plan["seeds"].push_back(m.seeds[seed]);
+            PluginOptions &w = spec.env.witness;
+            w.replayPlan = spec.runDir + "/replays.json";
+            if (!writeFileReplacing(w.replayPlan, plan.dump() + "\n"))
+                throw Error::input(w.replayPlan + ": cannot write the replay plan");
+            w.replayTimeoutMs = request.perReplayTimeoutMs;
+            if (capped && trials > left)
+                w.budget = int(left);
+            if (request.inProcess)
+                spec.extraArgs << QStringLiteral("--pw-replay-nofork");
+            servers.push_back(std::move(server));
+        }
+        left -= trials;
+    }
+
+    std::vector<RunSpec> specs;
+    for (const Server &server : servers)
+        specs.push_back(server.spec);
+    m.runs = pool.run(specs);
+    for (size_t s = 0; s < servers.size(); ++s) {
+        const Server &server = servers[s];
+        const RunResult &result = m.runs[s];
+        const OutcomeRowsFile rows = readOutcomeRows(server.spec.env.witness.outFile);
+        std::map<std::string, size_t> nodeIndex;
+        for (size_t node : server.nodes)
+            nodeIndex.emplace(m.nodeIds[node], node);
+        std::map<uint32_t, size_t> seedIndex;
+        for (size_t seed : server.seeds)
+            seedIndex.emplace(m.seeds[seed], seed);
+        std::vector<bool> filled(m.cells.size(), false);
+        auto cellIndex = [&](size_t node, size_t seed, int replay) {
+            return (node * m.seeds.size() + seed) * size_t(m.replays) + size_t(replay);
+        };
+        for (const Trial &trial : foldTrials(rows.rows)) {
+            const auto node = nodeIndex.find(trial.nodeId);
+            if (node == nodeIndex.end())
+                continue;
+            if (trial.outcome == Outcome::NotCollected) {
+                for (size_t seed : server.seeds) {
+                    for (int r = 0; r < m.replays; ++r) {
+                        ReplayCell &cell = m.at(node->second, seed, r);
+                        cell.outcome = Outcome::NotCollected;
+                        cell.detail = "not collected by the replay run";
+                        filled[cellIndex(node->second, seed, r)] = true;
+                    }
+                }
+                continue;
+            }
+            const auto seed = seedIndex.find(trial.seed);
+            if (seed == seedIndex.end() || trial.replay < 0 || trial.replay >= m.replays)
+                continue;
+            fill(m.at(node->second, seed->second, trial.replay), trial);
+            filled[cellIndex(node->second, seed->second, trial.replay)] = true;
+        }
+        const bool budgetHit = budgetRow(rows.rows) != nullptr;
+        m.budgetExhausted = m.budgetExhausted || budgetHit;
+        // Cells without a trial: past the budget, or the run never got to them.
+        const std::string problem = runProblem(result, rows);
+        for (size_t node : server.nodes) {
+            for (size_t seed : server.seeds) {
+                for (int r = 0; r < m.replays; ++r) {
+                    if (filled[cellIndex(node, seed, r)])
+                        continue;
+                    ReplayCell &cell = m.at(node, seed, r);
+                    cell.outcome = Outcome::HarnessError;
+                    if (!problem.empty())
+                        cell.detail = problem;
+                    else if (budgetHit)
+                        cell.detail = kBudgetDetail;
+                }
+            }
+        }
+    }
+    m.durationMs = clock.elapsed();
+    return m;
+}
+
+ReplayMatrix freshReplays(const ReplayRequest &request, RunPool &pool)
+{
+    QElapsedTimer clock;
+    clock.start();
+    ReplayMatrix m = emptyMatrix(request);
+    std::unique_ptr<QTemporaryDir> holder;
+    const std::string root = runRoot(request, holder);
+
+    std::vector<RunSpec> specs;
+    std::vector<std::tuple<size_t, size_t, int>> cellOf; // per spec
+    int64_t left = request.budget > 0 ? request.budget : INT64_MAX;
+    for (const std::vector<size_t> &group : byFile(m.nodeIds)) {
+        for (size_t node : group) {
+            for (size_t seed = 0; seed < m.seeds.size(); ++seed) {
+                for (int replay = 0; replay < m.replays; ++replay) {
+                    if (left-- <= 0) {
+                        m.budgetExhausted = true;
+                        m.at(node, seed, replay).detail = kBudgetDetail;
+                        continue;
+                    }
+                    RunSpec spec =
+                        replaySpec(request, root + "/fresh-" + std::to_string(specs.size() + 1));
+                    spec.selection = {m.nodeIds[node]};
+                    spec.env.witness.seed = m.seeds[seed];
+                    if (request.perReplayTimeoutMs > 0)
+                        spec.timeoutMs = request.perReplayTimeoutMs + kFreshStartupMs;
+                    specs.push_back(std::move(spec));
+                    cellOf.emplace_back(node, seed, replay);
+                }
+            }
+        }
+    }
+
+    m.runs = pool.run(specs);
+    for (size_t s = 0; s < specs.size(); ++s) {
+        const auto [node, seed, replay] = cellOf[s];
+        ReplayCell &cell = m.at(node, seed, replay);
+        const RunResult &result = m.runs[s];
+        const OutcomeRowsFile rows = readOutcomeRows(specs[s].env.witness.outFile);
+        const std::string problem = runProblem(result, rows);
+        if (!problem.empty()) {
+            cell.outcome = Outcome::HarnessError;
+            cell.detail = problem;
+            continue;
+        }
+        for (const Trial &trial : foldTrials(rows.rows)) {
+            if (trial.nodeId == m.nodeIds[node] && trial.seed == m.seeds[seed])
+                fill(cell, trial);
+        }
+    }
+    m.durationMs = clock.elapsed();
+    return m;
+}
+
+} // namespace pw::core

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <string>
+
+namespace pw::core {
+
+// Where a review's ledgers live, resolved once from the `ledgerDir` the user gave
+// (`--ledger-dir`; relative to the repository's work tree, or absolute; empty:
+// ".patchwitness") — the one answer the audit, the ledger commands, the run engine and the
+// workbench share.
+struct LedgerLocation
+{
+    std::string dir;    // absolute and clean, no final '/'
+    std::string prefix; // repository-relative "<dir>/"; empty when it lies outside the tree
+
+    static LedgerLocation resolve(const std::string &workdir, const std::string &ledgerDir);
+
+    bool insideRepository() const { return !prefix.empty(); }
+    // How messages name the directory's files: ".patchwitness/" or "/abs/ledgers/".
+    std::string display() const { return prefix.empty() ? dir + "/" : prefix; }
+    std::string path(const std::string &name) const { return dir + "/" + name; }
+};
+
+} // namespace pw::core
