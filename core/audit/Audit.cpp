@@ -504,7 +504,8 @@ GateReport Audit::run(const AuditRequest &request)
     report.stats.cacheHits = extractor.stats().cacheHits;
     report.stats.interpreterRuns = extractor.stats().interpreterRuns;
     report.computeVerdict();
-    say(request, std::string("verdict ") + verdictName(report.verdict));
+    if (request.progress) // the work is done: a stop asked for now keeps the report
+        request.progress(std::string("verdict ") + verdictName(report.verdict));
     return report;
 }
 

@@ -1,5 +1,7 @@
 #include "ledger/LedgerLocation.h"
 
+#include "util/Error.h"
+
 #include <QDir>
 
 namespace pw::core {
@@ -18,6 +20,13 @@ LedgerLocation LedgerLocation::resolve(const std::string &workdir, const std::st
         return out;
     }
     const QString dir = QDir::cleanPath(QDir(root).absoluteFilePath(given));
+    // The tree's top would make every file of the patch a ledger file and no file of the
+    // base a ledger: refused rather than read as a directory outside the repository (whose
+    // config the patch's own checkout could edit).
+    if (dir == root)
+        throw Error::input("the ledger directory '" + ledgerDir +
+                           "' is the repository's top; name a directory inside it "
+                           "(default .patchwitness) or outside it");
     out.dir = dir.toStdString();
     if (dir.startsWith(root + QLatin1Char('/')))
         out.prefix = dir.mid(root.size() + 1).toStdString() + "/";

@@ -10,9 +10,10 @@ namespace pw::core {
 // workbench share.
 struct LedgerLocation
 {
-    std::string dir;    // absolute and clean, no final '/'
+    std::string dir;    // clean, no final '/'; absolute unless the repository is bare
     std::string prefix; // repository-relative "<dir>/"; empty when it lies outside the tree
 
+    // Throws Error::input when the directory is the work tree's top.
     static LedgerLocation resolve(const std::string &workdir, const std::string &ledgerDir);
 
     bool insideRepository() const { return !prefix.empty(); }

@@ -231,6 +231,8 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
     std::vector<FileFacts> out;
     out.reserve(refs.size());
 
+    QElapsedTimer clock; // the chunks' time limits count from here
+    clock.start();
     for (size_t start = 0; start < refs.size(); start += chunk) {
         Job job;
         json files = json::array();
@@ -266,10 +268,28 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
         job.process->closeWriteChannel();
         ++m_stats.interpreterRuns;
         jobs.push_back(std::move(job));
+        // Without an event loop QProcess writes only inside its waits: feed this chunk its
+        // files now, so that the chunks really run at once instead of each getting its
+        // input when its own wait below begins (the interpreter reads all of stdin first).
+        QProcess &fed = *jobs.back().process;
+        QElapsedTimer feeding;
+        feeding.start();
+        while (fed.bytesToWrite() > 0 && fed.state() != QProcess::NotRunning &&
+               feeding.elapsed() < m_startTimeoutMs) {
+            if (m_stop.stop_requested()) {
+                for (Job &started : jobs)
+                    started.process->kill();
+                for (Job &started : jobs)
+                    started.process->waitForFinished(5000);
+                throw Error::interrupted("fact extraction stopped");
+            }
+            fed.waitForBytesWritten(100);
+        }
     }
 
-    // The chunks run at once: each is given the time from the start of the first wait. The
-    // wait is cut in slices so that a stop request is seen within one.
+    // The chunks run at once: each is given the time from the start of the first chunk
+    // (feeding included). The wait is cut in slices so that a stop request is seen within
+    // one.
     constexpr qint64 kStopSliceMs = 100;
     const auto killAll = [&jobs] {
         for (Job &other : jobs)
@@ -277,8 +297,6 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
         for (Job &other : jobs)
             other.process->waitForFinished(5000);
     };
-    QElapsedTimer clock;
-    clock.start();
     for (Job &job : jobs) {
         QProcess &p = *job.process;
         const qint64 allowed = qint64(m_startTimeoutMs) +

@@ -103,6 +103,8 @@ AuditOutcome AuditRunner::runNow(const WorkbenchRequest &request)
     out.request = request;
     try {
         out.report = core::Audit::run(request.audit);
+        if (request.audit.stop.stop_requested())
+            throw core::Error::interrupted("the audit was stopped");
         out.config = core::Audit::loadConfig(request.audit);
         const core::Repository repo = core::Repository::open(request.audit.repoPath);
         const core::Revision base = repo.resolve(*out.report.base.commit);

@@ -4,6 +4,7 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <QtConcurrent/QtConcurrentRun>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <stop_token>
@@ -36,7 +37,12 @@ public:
         QObject::connect(&m_watcher, &QFutureWatcherBase::finished, context,
                          [this] { onFinished(); });
     }
-    ~LatestTask() { m_watcher.waitForFinished(); }
+    ~LatestTask()
+    {
+        m_pending.reset();
+        m_stop.request_stop(); // a closing window does not wait for a whole audit
+        m_watcher.waitForFinished();
+    }
     LatestTask(const LatestTask &) = delete;
     LatestTask &operator=(const LatestTask &) = delete;
 
@@ -76,12 +82,21 @@ public:
 private:
     void onFinished()
     {
-        Result result = m_watcher.result();
         m_busy = false;
         if (m_pending) { // a newer request is waiting: this answer is already stale
             Task next = std::move(*m_pending);
             m_pending.reset();
             start(std::move(next));
+            return;
+        }
+        Result result;
+        try {
+            result = m_watcher.result();
+        } catch (const std::exception &e) { // the tasks answer errors; this is a bug
+            qCritical("background task failed: %s", e.what());
+            return;
+        } catch (...) {
+            qCritical("background task failed");
             return;
         }
         m_deliver(std::move(result));

@@ -234,6 +234,15 @@ void TstCli::inputErrors_data()
         << QStringList{QStringLiteral("audit"), QStringLiteral("--python"),
                        QStringLiteral("/no/python3")}
         << 3 << "/no/python3";
+    // The tree's top as ledger directory: refused, never read as a directory outside the
+    // repository (whose config.toml the patch's own checkout could edit).
+    QTest::newRow("ledger directory is the tree's top")
+        << QStringList{QStringLiteral("audit"), QStringLiteral("--ledger-dir"), QStringLiteral(".")}
+        << 3 << "is the repository's top";
+    QTest::newRow("ledger directory cleans to the tree's top")
+        << QStringList{QStringLiteral("audit"), QStringLiteral("--ledger-dir"),
+                       QStringLiteral("tests/..")}
+        << 3 << "is the repository's top";
     QTest::newRow("broken interpreter")
         << QStringList{QStringLiteral("audit"), QStringLiteral("--python"),
                        QStringLiteral("/bin/false")}
