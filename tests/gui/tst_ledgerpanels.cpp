@@ -287,7 +287,7 @@ void TstLedgerPanels::freezeBadges()
     QCOMPARE(model.rowCount(), 1);
     QCOMPARE(cell(model, 0, LedgersModel::StatusColumn), badge);
     QCOMPARE(model.index(0, 0).data(SeverityRole).toInt(), severity);
-    QCOMPARE(model.severity(), severity);
+    QCOMPARE(int(model.severity()), severity);
     QCOMPARE(cell(model, 0, LedgersModel::ExpiresColumn), expires);
     QCOMPARE(cell(model, 0, LedgersModel::KindColumn), QStringLiteral("freeze"));
     QCOMPARE(cell(model, 0, LedgersModel::EntryColumn), QStringLiteral("tests/t.py::test_a"));
@@ -414,7 +414,7 @@ void TstLedgerPanels::everyLedgerHasRows()
                                 QStringLiteral("problem|fixture|tests/fixtures/data.json|"),
                                 QStringLiteral("valid|budget|property_budget|")}));
     QCOMPARE(model.summary(), QStringLiteral("8 entries · 2 with problems · 1 expiring soon"));
-    QCOMPARE(model.severity(), 2);
+    QCOMPARE(model.severity(), pw::core::Severity::Block);
 
     // rowAt tells the window what a row is (the Renew / Close-journal-row forms).
     const LedgerRow *journal = model.rowAt(3);
@@ -438,7 +438,7 @@ void TstLedgerPanels::everyLedgerHasRows()
     model.clear();
     QCOMPARE(model.rowCount(), 0);
     QCOMPARE(model.summary(), QStringLiteral("No ledger entries"));
-    QCOMPARE(model.severity(), 0);
+    QCOMPARE(model.severity(), pw::core::Severity::Info);
 }
 
 void TstLedgerPanels::unparsableFileIsARowWithItsError()
@@ -599,13 +599,13 @@ void TstLedgerPanels::runRecordsFollowTheLedgers()
     QCOMPARE(cell(model, 2, LedgersModel::ProblemColumn),
              QStringLiteral("syntax error while parsing value"));
     QCOMPARE(model.index(2, 0).data(TestRole).toString(), QString());
-    QCOMPARE(model.severity(), 2);
+    QCOMPARE(model.severity(), pw::core::Severity::Block);
     QCOMPARE(model.summary(), QStringLiteral("1 entry · 2 run records · 1 with problems"));
 
     // Re-reading runs/ keeps the ledger rows; new ledgers keep the run rows.
     model.setRunRecords({record});
     QCOMPARE(model.rowCount(), 2);
-    QCOMPARE(model.severity(), 0);
+    QCOMPARE(model.severity(), pw::core::Severity::Info);
     model.setLedgers(set, validate(set, today), today);
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(model.rowAt(1)->kind, LedgerRow::Kind::Run);

@@ -447,7 +447,7 @@ void TstPanels::latitudeSummary()
     LatitudeModel model;
     model.setReport(report);
     QCOMPARE(model.summary(), summary);
-    QCOMPARE(model.summarySeverity(), severity);
+    QCOMPARE(int(model.summarySeverity()), severity);
 }
 
 void TstPanels::latitudeScoreColour_data()
@@ -893,7 +893,7 @@ void TstPanels::rendersPanels()
         const char *file;
         QAbstractItemModel *model;
         QString summary;
-        int severity;
+        std::optional<pw::core::Severity> severity;
         int sortColumn;
         int primaryColumn;
     };
@@ -906,7 +906,7 @@ void TstPanels::rendersPanels()
          StrengthModel::ActionColumn, StrengthModel::TestColumn},
         {"strength-all.png", &strength, strength.summary(), strength.summarySeverity(),
          StrengthModel::ActionColumn, StrengthModel::TestColumn},
-        {"log.png", &log, QString(), -1, -1, LogModel::MessageColumn},
+        {"log.png", &log, QString(), std::nullopt, -1, LogModel::MessageColumn},
     };
     const QString dir = pw::test::panelShotsDir();
     for (const Shot &shot : shots) {

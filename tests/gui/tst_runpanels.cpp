@@ -415,7 +415,8 @@ private Q_SLOTS:
         QVERIFY(!coverage->isHidden());
         QVERIFY2(coverage->text().contains(QStringLiteral("DID NOT TOUCH THE CHANGE")),
                  qPrintable(coverage->text()));
-        QCOMPARE(desk.attributionModel()->coverageSeverity(), 1);
+        QCOMPARE(desk.attributionModel()->coverageSeverity(),
+                 std::optional(pw::core::Severity::Review));
         desk.grantFreezeButton()->click();
         QCOMPARE(freeze.count(), 1);
         QCOMPARE(freeze.at(0).at(0).toString(), QStringLiteral("tests/test_x.py::test_old_bug"));
@@ -425,11 +426,13 @@ private Q_SLOTS:
         QVERIFY(desk.attributionModel()->result().verdict ==
                 pw::core::AttributionVerdict::PatchInduced);
         QVERIFY(!desk.grantFreezeButton()->isEnabled()); // only PRE_EXISTING may be frozen
-        QCOMPARE(desk.attributionModel()->summarySeverity(), 2);
+        QCOMPARE(desk.attributionModel()->summarySeverity(),
+                 std::optional(pw::core::Severity::Block));
         QVERIFY2(coverage->text().endsWith(QStringLiteral("touched 1 changed line in "
                                                           "tests/test_x.py")),
                  qPrintable(coverage->text()));
-        QCOMPARE(desk.attributionModel()->coverageSeverity(), 0);
+        QCOMPARE(desk.attributionModel()->coverageSeverity(),
+                 std::optional(pw::core::Severity::Info));
 
         // A bad node id is refused with the reason, no crash.
         QSignalSpy failed(desk.controller(), &RunController::failed);
@@ -490,7 +493,7 @@ private Q_SLOTS:
                     QStringLiteral("shadow sample"));
         QVERIFY2(desk.shadowPanel()->summary().contains(QStringLiteral("2 head tests · 1 run")),
                  qPrintable(desk.shadowPanel()->summary()));
-        QCOMPARE(shadow->summarySeverity(), 0);
+        QCOMPARE(shadow->summarySeverity(), std::optional(pw::core::Severity::Info));
     }
 
     // Shard ledgers of one sweep, run elsewhere, merge in the workbench into the

@@ -80,35 +80,35 @@ QString AttributionModel::coverageLine() const
     return head + qs(c.summary());
 }
 
-int AttributionModel::coverageSeverity() const
+std::optional<core::Severity> AttributionModel::coverageSeverity() const
 {
     if (!m_has || !m_result.coverage)
-        return -1;
+        return std::nullopt;
     switch (m_result.coverage->verdict) {
     case core::CoverageVerdict::Untouched:
-        return 1;
+        return core::Severity::Review;
     case core::CoverageVerdict::Touched:
-        return 0;
+        return core::Severity::Info;
     case core::CoverageVerdict::Unknown:
         break;
     }
-    return -1;
+    return std::nullopt;
 }
 
-int AttributionModel::summarySeverity() const
+std::optional<core::Severity> AttributionModel::summarySeverity() const
 {
     if (!m_has)
-        return -1;
+        return std::nullopt;
     if (!m_result.verdict)
-        return 1;
+        return core::Severity::Review;
     switch (*m_result.verdict) {
     case core::AttributionVerdict::PatchInduced:
     case core::AttributionVerdict::PatchMasks:
-        return 2;
+        return core::Severity::Block;
     case core::AttributionVerdict::HarnessEnv:
-        return 1;
+        return core::Severity::Review;
     default:
-        return 0;
+        return core::Severity::Info;
     }
 }
 
@@ -211,13 +211,13 @@ QString CellsModel::summary() const
         .arg(sentences.join(QStringLiteral(" ")));
 }
 
-int CellsModel::summarySeverity() const
+std::optional<core::Severity> CellsModel::summarySeverity() const
 {
     if (!m_has)
-        return -1;
+        return std::nullopt;
     if (m_result.reproduced())
-        return 2;
-    return m_result.noEvidence() ? 1 : 0;
+        return core::Severity::Block;
+    return m_result.noEvidence() ? core::Severity::Review : core::Severity::Info;
 }
 
 int CellsModel::rowCount(const QModelIndex &parent) const

@@ -1,9 +1,11 @@
 #pragma once
 
+#include "audit/Finding.h"
 #include "dynamic/Attribution.h"
 #include "dynamic/ReproCells.h"
 
 #include <QAbstractTableModel>
+#include <optional>
 
 namespace pw::gui {
 
@@ -32,13 +34,14 @@ public:
     bool hasResult() const { return m_has; }
     // "PRE_EXISTING · base 3/5 · head 3/5 failed · env … — <sentence>"
     QString summary() const;
-    int summarySeverity() const; // 2 patch induced / masks, 1 harness env / none, 0 else
+    // Block patch induced / masks, Review harness env / no verdict, Info else; nullopt: none.
+    std::optional<core::Severity> summarySeverity() const;
     // Diff coverage of the failing test: "Diff coverage (head seed 0): did not touch
     // the change — …", "… touched 3 changed lines in src/pkg/mod.py", "… unknown: …"; empty
-    // when not measured. Severity: 1 did not touch the change (the verdict deserves a second
-    // look), 0 touched, -1 unknown or none.
+    // when not measured. Severity: Review did not touch the change (the verdict deserves a
+    // second look), Info touched, nullopt unknown or none.
     QString coverageLine() const;
-    int coverageSeverity() const;
+    std::optional<core::Severity> coverageSeverity() const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -79,7 +82,7 @@ public:
     const core::ReproCellsResult &result() const { return m_result; }
     bool hasResult() const { return m_has; }
     QString summary() const;
-    int summarySeverity() const;
+    std::optional<core::Severity> summarySeverity() const; // Block reproduced; nullopt: none
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

@@ -16,11 +16,11 @@ QString side(bool present, bool skipped, const std::optional<core::Outcome> &out
     return skipped ? QStringLiteral("skipped") : QStringLiteral("collected");
 }
 
-int severityOf(const core::CensusRow &row)
+core::Severity severityOf(const core::CensusRow &row)
 {
     if (row.code.empty() || row.satisfiedBy)
-        return 0;
-    return int(row.severity);
+        return core::Severity::Info;
+    return row.severity;
 }
 
 } // namespace
@@ -74,21 +74,21 @@ QString CensusModel::summary() const
     return text + QStringLiteral(" · ") + QString::fromLatin1(core::verdictName(r.verdict()));
 }
 
-int CensusModel::summarySeverity() const
+std::optional<core::Severity> CensusModel::summarySeverity() const
 {
     if (!m_hasReport)
-        return -1;
+        return std::nullopt;
     if (!m_report.harnessError.empty())
-        return 1;
+        return core::Severity::Review;
     switch (m_report.verdict()) {
     case core::Verdict::Block:
-        return 2;
+        return core::Severity::Block;
     case core::Verdict::Review:
-        return 1;
+        return core::Severity::Review;
     case core::Verdict::Pass:
-        return 0;
+        return core::Severity::Info;
     }
-    return 0;
+    return core::Severity::Info;
 }
 
 int CensusModel::rowCount(const QModelIndex &parent) const
@@ -134,10 +134,10 @@ QVariant CensusModel::data(const QModelIndex &index, int role) const
     case CodeRole:
         return qs(row.code);
     case SeverityRole:
-        return severityOf(row);
+        return int(severityOf(row));
     case SortRole:
         if (index.column() == CodeColumn)
-            return severityOf(row);
+            return int(severityOf(row));
         return data(index, Qt::DisplayRole);
     }
     return {};

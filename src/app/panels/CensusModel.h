@@ -1,8 +1,10 @@
 #pragma once
 
+#include "audit/Finding.h"
 #include "dynamic/Census.h"
 
 #include <QAbstractTableModel>
+#include <optional>
 
 namespace pw::gui {
 
@@ -36,7 +38,7 @@ public:
     bool hasReport() const { return m_hasReport; }
     // "base 10 · head 7 collected · 1 removed · … · BLOCK" (or why there is no census).
     QString summary() const;
-    int summarySeverity() const; // 0 pass, 1 review, 2 block, -1 none
+    std::optional<core::Severity> summarySeverity() const; // the verdict's; nullopt: no census
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

@@ -53,10 +53,10 @@ QString cellText(const QVariant &v)
     return s;
 }
 
-QString summaryStyle(int severity)
+QString summaryStyle(std::optional<core::Severity> severity)
 {
     const QString common = QStringLiteral("QLabel#summary { padding: 4px 8px; font-weight: bold;");
-    if (severity < 1)
+    if (!severity || *severity == core::Severity::Info)
         return common + QStringLiteral(" }");
     const auto tone = severity_style::toneForSeverity(severity);
     return common + QStringLiteral(" color: %1; background: %2; border-left: 4px solid %1; }")
@@ -75,7 +75,7 @@ EvidencePanel::EvidencePanel(QWidget *parent)
     m_summary->setObjectName(QStringLiteral("summary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setStyleSheet(summaryStyle(-1));
+    m_summary->setStyleSheet(summaryStyle(std::nullopt));
     m_summary->hide();
 
     m_filter->setObjectName(QStringLiteral("filter"));
@@ -238,7 +238,7 @@ void EvidencePanel::setSummary(const QString &text)
     m_summary->setVisible(!text.isEmpty());
 }
 
-void EvidencePanel::setSummarySeverity(int severity)
+void EvidencePanel::setSummarySeverity(std::optional<core::Severity> severity)
 {
     m_summary->setStyleSheet(summaryStyle(severity));
 }

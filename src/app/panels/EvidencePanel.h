@@ -1,7 +1,10 @@
 #pragma once
 
+#include "audit/Finding.h"
+
 #include <QList>
 #include <QWidget>
+#include <optional>
 
 class QAbstractItemModel;
 class QAction;
@@ -37,7 +40,8 @@ public:
     // The label above the filter; hidden while empty. Severity -1 or 0: neutral,
     // 1 review (amber), 2 block (red).
     void setSummary(const QString &text);
-    void setSummarySeverity(int severity);
+    // Colours the summary line (nullopt: nothing judged yet; info is not coloured either).
+    void setSummarySeverity(std::optional<core::Severity> severity);
     QString summary() const;
 
     // Only rows whose PathRole equals path; empty shows every row. Shown as a chip

@@ -44,17 +44,17 @@ QString LatitudeModel::summary() const
         .arg(qs(policy));
 }
 
-int LatitudeModel::summarySeverity() const
+core::Severity LatitudeModel::summarySeverity() const
 {
-    return int(core::LatitudeScorer::severity(m_latitude.total, m_latitude.threshold));
+    return core::LatitudeScorer::severity(m_latitude.total, m_latitude.threshold);
 }
 
-int LatitudeModel::severity(const core::LatitudeTestScore &t) const
+core::Severity LatitudeModel::severity(const core::LatitudeTestScore &t) const
 {
     // Same rule as the LATITUDE findings: every test that widened shares the patch's fate.
     if (t.score <= 0)
-        return int(core::Severity::Info);
-    return int(core::LatitudeScorer::severity(m_latitude.total, m_latitude.threshold));
+        return core::Severity::Info;
+    return core::LatitudeScorer::severity(m_latitude.total, m_latitude.threshold);
 }
 
 double LatitudeModel::share(const core::LatitudeTestScore &t) const
@@ -123,7 +123,7 @@ QVariant LatitudeModel::data(const QModelIndex &index, int role) const
             return int(Qt::AlignRight | Qt::AlignVCenter);
         break;
     case Qt::FontRole:
-        if (index.column() == ScoreColumn && severity(t) == int(core::Severity::Block)) {
+        if (index.column() == ScoreColumn && severity(t) == core::Severity::Block) {
             QFont bold;
             bold.setBold(true);
             return bold;
@@ -136,7 +136,7 @@ QVariant LatitudeModel::data(const QModelIndex &index, int role) const
     case TestRole:
         return qs(t.test);
     case SeverityRole:
-        return severity(t);
+        return int(severity(t));
     case SortRole:
         switch (index.column()) {
         case ScoreColumn:

@@ -1,8 +1,10 @@
 #pragma once
 
+#include "audit/Finding.h"
 #include "audit/GateReport.h"
 
 #include <QAbstractTableModel>
+#include <optional>
 
 namespace pw::gui {
 
@@ -30,8 +32,8 @@ public:
     int threshold() const { return m_latitude.threshold; }
     // "Patch latitude 7 (threshold 4): <policy>", for the panel's header label.
     QString summary() const;
-    // Severity of the patch total (0 unchanged, 1 below threshold, 2 at/over threshold).
-    int summarySeverity() const;
+    // Severity of the patch total (Info unchanged, Review below threshold, Block at/over).
+    core::Severity summarySeverity() const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -42,7 +44,7 @@ public:
 private:
     QString text(const core::LatitudeTestScore &t, int column) const;
     double share(const core::LatitudeTestScore &t) const;
-    int severity(const core::LatitudeTestScore &t) const;
+    core::Severity severity(const core::LatitudeTestScore &t) const;
 
     core::LatitudeReport m_latitude;
 };

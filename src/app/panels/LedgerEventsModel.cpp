@@ -64,9 +64,9 @@ QString LedgerEventsModel::dateText(const core::LedgerEvent &event)
     return when.toString(QStringLiteral("yyyy-MM-dd HH:mm"));
 }
 
-int LedgerEventsModel::severityOf(core::LedgerEvent::Kind kind)
+core::Severity LedgerEventsModel::severityOf(core::LedgerEvent::Kind kind)
 {
-    return toneOf(kind) == style::Tone::Review ? 1 : 0;
+    return toneOf(kind) == style::Tone::Review ? core::Severity::Review : core::Severity::Info;
 }
 
 QString LedgerEventsModel::summary() const
@@ -150,7 +150,7 @@ QVariant LedgerEventsModel::data(const QModelIndex &index, int role) const
     case TestRole:
         return qs(e.entry);
     case SeverityRole:
-        return severityOf(e.kind);
+        return int(severityOf(e.kind));
     case CodeRole:
         return QString(); // rows are ledger entries / events, not findings
     case SortRole:

@@ -1,8 +1,10 @@
 #pragma once
 
+#include "audit/Finding.h"
 #include "ledger/LedgerHistory.h"
 
 #include <QAbstractTableModel>
+#include <optional>
 #include <vector>
 
 namespace pw::gui {
@@ -35,7 +37,7 @@ public:
     const core::LedgerEvent *eventAt(int row) const;
     static QString dateText(const core::LedgerEvent &event);
     // 1 (review) for removed / expired / unreadable, else 0.
-    static int severityOf(core::LedgerEvent::Kind kind);
+    static core::Severity severityOf(core::LedgerEvent::Kind kind);
     // "14 events in 3 ledger files"
     QString summary() const;
 

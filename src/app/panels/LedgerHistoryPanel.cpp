@@ -67,7 +67,7 @@ LedgerHistoryPanel::LedgerHistoryPanel(QWidget *parent)
           this, [this](History history) { historyFinished(std::move(history)); },
           [this] {
               m_panel->setSummary(tr("Reading the ledger history…"));
-              m_panel->setSummarySeverity(0);
+              m_panel->setSummarySeverity(core::Severity::Info);
           }),
       m_revisionTask(this, [this](VersionDiff version) { revisionFinished(std::move(version)); })
 {
@@ -241,7 +241,7 @@ void LedgerHistoryPanel::historyFinished(History history)
     // rows (it measures the old ones); fit again now that the view knows them.
     m_panel->setPrimaryColumn(LedgerEventsModel::EntryColumn);
     m_panel->setSummary(m_model->summary());
-    m_panel->setSummarySeverity(0);
+    m_panel->setSummarySeverity(core::Severity::Info);
     m_shownEvent.reset();
     m_revisionTask.cancel();
     showNoEvent();

@@ -117,19 +117,19 @@ QString problemText(const core::LedgerProblem &p)
 
 } // namespace
 
-int LedgerRow::severity() const
+core::Severity LedgerRow::severity() const
 {
     switch (status) {
     case Status::Problem:
     case Status::Expired:
-        return 2;
+        return core::Severity::Block;
     case Status::Expiring:
-        return 1;
+        return core::Severity::Review;
     case Status::Valid:
     case Status::Open:
         break;
     }
-    return 0;
+    return core::Severity::Info;
 }
 
 QString LedgersModel::kindName(LedgerRow::Kind kind)
@@ -393,9 +393,9 @@ QString LedgersModel::summary() const
     return parts.join(QStringLiteral(" · "));
 }
 
-int LedgersModel::severity() const
+core::Severity LedgersModel::severity() const
 {
-    int worst = 0;
+    core::Severity worst = core::Severity::Info;
     for (const LedgerRow &r : m_rows)
         worst = std::max(worst, r.severity());
     return worst;
@@ -488,8 +488,8 @@ QVariant LedgersModel::data(const QModelIndex &index, int role) const
         break;
     case Qt::ForegroundRole:
         if (index.column() == StatusColumn ||
-            (index.column() == ProblemColumn && r.severity() >= 2) ||
-            (index.column() == ExpiresColumn && r.severity() >= 1))
+            (index.column() == ProblemColumn && r.severity() == core::Severity::Block) ||
+            (index.column() == ExpiresColumn && r.severity() != core::Severity::Info))
             return style::foregroundData(toneOf(r));
         if (!r.present && r.kind != LedgerRow::Kind::Run && index.column() == EntryColumn)
             return style::foregroundData(style::Tone::Block);
@@ -499,7 +499,7 @@ QVariant LedgersModel::data(const QModelIndex &index, int role) const
             return style::backgroundData(toneOf(r));
         break;
     case Qt::FontRole:
-        if (index.column() == StatusColumn && r.severity() >= 2) {
+        if (index.column() == StatusColumn && r.severity() == core::Severity::Block) {
             QFont bold;
             bold.setBold(true);
             return bold;
@@ -515,7 +515,7 @@ QVariant LedgersModel::data(const QModelIndex &index, int role) const
                    ? QString()
                    : r.entry;
     case SeverityRole:
-        return r.severity();
+        return int(r.severity());
     case CodeRole:
         return QString(); // rows are ledger entries / events, not findings
     case SortRole:

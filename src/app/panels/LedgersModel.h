@@ -1,5 +1,6 @@
 #pragma once
 
+#include "audit/Finding.h"
 #include "ledger/LedgerProblem.h"
 #include "ledger/LedgerSet.h"
 #include "ledger/RunRecords.h"
@@ -54,7 +55,7 @@ struct LedgerRow
     QString recordKind;
     QString result;
 
-    int severity() const; // 2 problem / expired, 1 expiring, 0 otherwise
+    core::Severity severity() const; // Block problem / expired, Review expiring, Info else
 };
 
 // The "Ledgers" panel: every entry of a ledger directory with a validity badge,
@@ -93,7 +94,7 @@ public:
     static QString statusText(const LedgerRow &row); // the badge
     // "12 entries · 2 with problems · 1 expiring soon"
     QString summary() const;
-    int severity() const; // highest row severity, for EvidencePanel::setSummarySeverity
+    core::Severity severity() const; // the worst row's, for EvidencePanel::setSummarySeverity
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

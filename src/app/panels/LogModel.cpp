@@ -9,6 +9,24 @@ namespace pw::gui {
 
 namespace style = severity_style;
 
+namespace {
+
+// A warning reads like a finding to review, an error like a blocker.
+core::Severity severityOf(LogModel::Level level)
+{
+    switch (level) {
+    case LogModel::Level::Error:
+        return core::Severity::Block;
+    case LogModel::Level::Warning:
+        return core::Severity::Review;
+    case LogModel::Level::Info:
+        break;
+    }
+    return core::Severity::Info;
+}
+
+} // namespace
+
 LogModel::LogModel(QObject *parent) : QAbstractTableModel(parent) {}
 
 QString LogModel::levelName(Level level)
@@ -98,11 +116,11 @@ QVariant LogModel::data(const QModelIndex &index, int role) const
         }
     case Qt::ForegroundRole:
         if (index.column() == LevelColumn || e.level == Level::Error)
-            return style::foregroundData(style::toneForSeverity(int(e.level)));
+            return style::foregroundData(style::toneForSeverity(severityOf(e.level)));
         break;
     case Qt::BackgroundRole:
         if (index.column() == LevelColumn)
-            return style::backgroundData(style::toneForSeverity(int(e.level)));
+            return style::backgroundData(style::toneForSeverity(severityOf(e.level)));
         break;
     case PathRole:
     case TestRole:

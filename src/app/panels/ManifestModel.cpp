@@ -53,12 +53,12 @@ QString ManifestModel::summary() const
            parts.join(QStringLiteral(", "));
 }
 
-int ManifestModel::summarySeverity() const
+core::Severity ManifestModel::summarySeverity() const
 {
-    int worst = 0;
+    core::Severity worst = core::Severity::Info;
     for (const core::Finding &f : m_findings) {
         if (!f.satisfiedBy)
-            worst = std::max(worst, int(f.severity));
+            worst = std::max(worst, f.severity);
     }
     return worst;
 }
@@ -108,8 +108,7 @@ QVariant ManifestModel::data(const QModelIndex &index, int role) const
     if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount)
         return {};
     const core::Finding &f = m_findings[size_t(index.row())];
-    const style::Tone tone =
-        f.satisfiedBy ? style::Tone::Good : style::toneForSeverity(int(f.severity));
+    const style::Tone tone = f.satisfiedBy ? style::Tone::Good : style::toneForSeverity(f.severity);
     switch (role) {
     case Qt::DisplayRole:
         return text(f, index.column());

@@ -1,8 +1,10 @@
 #pragma once
 
+#include "audit/Finding.h"
 #include "audit/GateReport.h"
 
 #include <QAbstractTableModel>
+#include <optional>
 #include <vector>
 
 namespace pw::gui {
@@ -33,7 +35,7 @@ public:
     // "5 findings: 3 block, 1 review, 1 info" (satisfied ones counted apart).
     QString summary() const;
     // Highest severity among unsatisfied rows (0 info, 1 review, 2 block).
-    int summarySeverity() const;
+    core::Severity summarySeverity() const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

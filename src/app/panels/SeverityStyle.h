@@ -1,8 +1,11 @@
 #pragma once
 
+#include "audit/Finding.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QVariant>
+#include <optional>
 
 namespace pw::gui::severity_style {
 
@@ -16,9 +19,20 @@ enum class Tone
     Block   // red
 };
 
-inline Tone toneForSeverity(int severity)
+// nullopt: nothing judged yet (no report), shown like info.
+inline Tone toneForSeverity(std::optional<core::Severity> severity)
 {
-    return severity >= 2 ? Tone::Block : severity == 1 ? Tone::Review : Tone::Neutral;
+    if (!severity)
+        return Tone::Neutral;
+    switch (*severity) {
+    case core::Severity::Block:
+        return Tone::Block;
+    case core::Severity::Review:
+        return Tone::Review;
+    case core::Severity::Info:
+        break;
+    }
+    return Tone::Neutral;
 }
 
 inline QColor foreground(Tone tone)

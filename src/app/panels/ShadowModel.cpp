@@ -58,15 +58,15 @@ void ShadowModel::clear()
     endResetModel();
 }
 
-int ShadowModel::severityOf(const core::ShadowDecision &d) const
+core::Severity ShadowModel::severityOf(const core::ShadowDecision &d) const
 {
     for (const core::WitnessBug &bug : m_report.bugs) {
         if (bug.nodeId == d.nodeId)
-            return 2;
+            return core::Severity::Block;
     }
     // A test the patch can reach that failed at head (not a frozen one: its failure is
     // the freeze's).
-    return d.run && !d.frozen && d.failed() ? 1 : 0;
+    return d.run && !d.frozen && d.failed() ? core::Severity::Review : core::Severity::Info;
 }
 
 const core::WitnessBug *ShadowModel::bugAt(int row) const
@@ -114,14 +114,16 @@ QString ShadowModel::summary() const
     return text;
 }
 
-int ShadowModel::summarySeverity() const
+std::optional<core::Severity> ShadowModel::summarySeverity() const
 {
     if (!m_hasReport)
-        return -1;
+        return std::nullopt;
     const core::ShadowReport &r = m_report;
     if (!r.bugs.empty() || !r.failures().empty())
-        return 2;
-    return !r.harnessError.empty() || r.interrupted || !r.noEvidence().empty() ? 1 : 0;
+        return core::Severity::Block;
+    return !r.harnessError.empty() || r.interrupted || !r.noEvidence().empty()
+               ? core::Severity::Review
+               : core::Severity::Info;
 }
 
 int ShadowModel::rowCount(const QModelIndex &parent) const
@@ -174,10 +176,10 @@ QVariant ShadowModel::data(const QModelIndex &index, int role) const
     case CodeRole:
         return bug ? QStringLiteral("S-WITNESS-BUG") : QString();
     case SeverityRole:
-        return severityOf(d);
+        return int(severityOf(d));
     case SortRole:
         if (index.column() == DecisionColumn)
-            return severityOf(d);
+            return int(severityOf(d));
         return data(index, Qt::DisplayRole);
     }
     return {};

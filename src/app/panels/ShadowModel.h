@@ -1,8 +1,10 @@
 #pragma once
 
+#include "audit/Finding.h"
 #include "dynamic/Shadow.h"
 
 #include <QAbstractTableModel>
+#include <optional>
 
 namespace pw::gui {
 
@@ -33,7 +35,8 @@ public:
     // "12 head tests · 3 run · 9 skipped by their witness · 1 sampled (10 %) · witness
     // reused · P 3f2a… · 1 WITNESS BUG" (or why there is none).
     QString summary() const;
-    int summarySeverity() const; // 0 clean, 1 review (harness, interrupted), 2 block, -1 none
+    // Info clean, Review (harness error, interrupted, no evidence), Block; nullopt: no report.
+    std::optional<core::Severity> summarySeverity() const;
     // The row's witness bug, if it is one.
     const core::WitnessBug *bugAt(int row) const;
 
@@ -44,7 +47,7 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 private:
-    int severityOf(const core::ShadowDecision &d) const;
+    core::Severity severityOf(const core::ShadowDecision &d) const;
 
     core::ShadowReport m_report;
     std::vector<const core::ShadowDecision *> m_rows; // into m_report, witness bugs first

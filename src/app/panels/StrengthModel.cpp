@@ -216,13 +216,13 @@ QVariant StrengthModel::data(const QModelIndex &index, int role) const
         return tr("base → head: %1").arg(text(r, column));
     case Qt::ForegroundRole:
         if (column == ActionColumn)
-            return style::foregroundData(style::toneForSeverity(int(r.action)));
+            return style::foregroundData(style::toneForSeverity(r.action));
         if (column != TestColumn && column != FlagsColumn)
             return style::foregroundData(cellTone(r, column));
         break;
     case Qt::BackgroundRole:
         if (column == ActionColumn)
-            return style::backgroundData(style::toneForSeverity(int(r.action)));
+            return style::backgroundData(style::toneForSeverity(r.action));
         break;
     case Qt::FontRole:
         if ((column == ActionColumn && r.action == core::Severity::Block) ||

@@ -1,8 +1,10 @@
 #pragma once
 
+#include "audit/Finding.h"
 #include "audit/GateReport.h"
 
 #include <QAbstractTableModel>
+#include <optional>
 
 namespace pw::gui {
 
@@ -33,7 +35,7 @@ public:
     const core::StrengthRow &row(int row) const { return m_strength.tests.at(size_t(row)); }
     // "Oracle strength: 6 tests, action BLOCK (1 blocker, 3 weaker, 1 stronger, 1 new)".
     QString summary() const;
-    int summarySeverity() const { return int(m_strength.action); }
+    core::Severity summarySeverity() const { return m_strength.action; }
 
     // "1e-06", "computed" (not a literal: unbounded), "none" (no tolerance).
     static QString formatTolerance(const std::optional<double> &value);

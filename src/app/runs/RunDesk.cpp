@@ -185,7 +185,7 @@ RunDesk::RunDesk(QWidget *window)
             : job.startsWith(tr("cells"))
                 ? tr("Reproducing %1 in four cells…").arg(job.mid(tr("cells ").size()))
                 : tr("%1 running…").arg(capitalised(job)));
-        panel->setSummarySeverity(-1);
+        panel->setSummarySeverity(std::nullopt);
         if (panel == m_attributionTable)
             m_grantFreeze->setEnabled(false);
         Q_EMIT message(0, tr("%1 started").arg(job));
@@ -230,7 +230,7 @@ RunDesk::RunDesk(QWidget *window)
             [this](const QString &job, const QString &error) {
                 EvidencePanel *panel = panelFor(job);
                 panel->setSummary(tr("%1 failed: %2").arg(job, error));
-                panel->setSummarySeverity(2);
+                panel->setSummarySeverity(core::Severity::Block);
                 Q_EMIT message(2, tr("%1 failed: %2").arg(job, error));
             });
 }

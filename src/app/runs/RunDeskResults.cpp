@@ -26,12 +26,12 @@ namespace {
 
 // The diff-coverage line under the attribution table: "did not touch the change" stands out
 // (bold, amber), touched and unknown are plain.
-void showCoverage(QLabel *label, const QString &text, int severity)
+void showCoverage(QLabel *label, const QString &text, std::optional<core::Severity> severity)
 {
     label->setText(text);
     label->setVisible(!text.isEmpty());
     QString style = QStringLiteral("QLabel#diffCoverage { padding: 4px 8px;");
-    if (severity >= 1) {
+    if (severity && *severity != core::Severity::Info) {
         const auto tone = severity_style::toneForSeverity(severity);
         style += QStringLiteral(" font-weight: bold; color: %1; background: %2; border-left: "
                                 "4px solid %1;")
@@ -282,20 +282,20 @@ void RunDesk::clearResults()
     }
     m_census->clear();
     m_censusPanel->setSummary(m_census->summary());
-    m_censusPanel->setSummarySeverity(-1);
+    m_censusPanel->setSummarySeverity(std::nullopt);
     m_attribution->clear();
     m_attributionTable->setSummary(m_attribution->summary());
-    m_attributionTable->setSummarySeverity(-1);
+    m_attributionTable->setSummarySeverity(std::nullopt);
     m_grantFreeze->setEnabled(false);
     m_replay->clear();
     m_copyReplay->setEnabled(false);
-    showCoverage(m_coverage, QString(), -1);
+    showCoverage(m_coverage, QString(), std::nullopt);
     m_cells->clear();
     m_cellsPanel->setSummary(m_cells->summary());
-    m_cellsPanel->setSummarySeverity(-1);
+    m_cellsPanel->setSummarySeverity(std::nullopt);
     m_shadow->clear();
     m_shadowPanel->setSummary(m_shadow->summary());
-    m_shadowPanel->setSummarySeverity(-1);
+    m_shadowPanel->setSummarySeverity(std::nullopt);
 }
 
 } // namespace pw::gui
