@@ -10,6 +10,7 @@
 #include <cctype>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string_view>
 
 namespace pw::core::repo_detail {
@@ -339,6 +340,50 @@ std::string withFileLines(const std::string &message, const std::vector<size_t> 
     }
 }
 
+// A header line git writes once per file that appears twice in one file's header: libgit2
+// 1.5 overwrites (and leaks) the first path of a repeated "rename from" (the fuzzer found
+// it), and what the patch means is unclear. The line and the reason, checked before libgit2
+// reads the text.
+std::optional<std::pair<size_t, std::string>>
+repeatedHeaderLine(const std::vector<std::string_view> &lines)
+{
+    static constexpr std::string_view kOnce[] = {"old mode ",
+                                                 "new mode ",
+                                                 "deleted file mode ",
+                                                 "new file mode ",
+                                                 "copy from ",
+                                                 "copy to ",
+                                                 "rename from ",
+                                                 "rename to ",
+                                                 "similarity index ",
+                                                 "dissimilarity index ",
+                                                 "index "};
+    std::set<std::string_view> seen; // of kOnce, in the current file's header
+    bool inHeader = false;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string_view line = withoutEol(lines[i]);
+        if (line.starts_with("diff --git ")) {
+            inHeader = true;
+            seen.clear();
+            continue;
+        }
+        if (!inHeader)
+            continue;
+        if (line.starts_with("--- ") || line.starts_with("@@ ") ||
+            line.starts_with("GIT binary patch") || line.starts_with("Binary files ")) {
+            inHeader = false;
+            continue;
+        }
+        for (const std::string_view key : kOnce) {
+            if (line.starts_with(key) && !seen.insert(key).second)
+                return std::make_pair(i, "'" + std::string(key.substr(0, key.size() - 1)) +
+                                             "' appears twice in one file's header (git "
+                                             "writes it once)");
+        }
+    }
+    return std::nullopt;
+}
+
 // The extended header lines of a git diff that libgit2 refuses without saying why (its
 // mode and ".." parsers set no message): the line at fault and the reason.
 std::optional<std::pair<size_t, std::string>>
@@ -438,6 +483,9 @@ git::DiffPtr parsePatchMail(const PatchMail &mail,
         throw Error::input(where + ": corrupt binary patch at line " +
                            std::to_string(prepared.lineOf[problem->line]) + ": " +
                            problem->message);
+    if (const auto repeated = repeatedHeaderLine(splitLines(prepared.text)))
+        throw Error::input(where + ": not a patch git can read: " + repeated->second + " at line " +
+                           std::to_string(prepared.lineOf[repeated->first]));
     git_error_clear();
     git_diff *raw = nullptr;
     if (git_diff_from_buffer(&raw, prepared.text.data(), prepared.text.size()) < 0) {

@@ -415,6 +415,14 @@ void TstPatchInput::corruptHeader_data()
                "' in the index line (4 to 40 hex digits) at line 2";
     QTest::newRow("old mode not a number") << "old mode abc"
                                            << "invalid file mode at line 2";
+    // Refused before libgit2 reads them: it leaked the first path of a repeated
+    // "rename from" (found by fuzzing; tests/fuzz/corpus/fuzz_patchfile).
+    QTest::newRow("rename from twice")
+        << "rename from a.txt\nrename from b.txt"
+        << "'rename from' appears twice in one file's header (git writes it once) at line 3";
+    QTest::newRow("index twice") << "index 1234567..89abcde 100644\nindex 1234567..89abcde 100644"
+                                 << "'index' appears twice in one file's header (git writes it "
+                                    "once) at line 3";
 }
 
 void TstPatchInput::corruptHeader()
