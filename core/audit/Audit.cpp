@@ -86,11 +86,10 @@ Config readConfig(const AuditRequest &request, const Repository &repo, const Rev
             throw Error::input(request.configPath + ": no such configuration file");
         return Config::load(request.configPath);
     }
-    const std::string prefix = ledgerPrefix(request.ledgerDir, repo.workdir());
+    const LedgerLocation where = LedgerLocation::resolve(repo.workdir(), request.ledgerDir);
+    const std::string &prefix = where.prefix;
     if (prefix.empty()) // outside the repository: the reviewers' own copy
-        return Config::load(QDir(QString::fromStdString(request.ledgerDir))
-                                .filePath(QStringLiteral("config.toml"))
-                                .toStdString());
+        return Config::load(where.path("config.toml"));
     const std::string inRepo = prefix + "config.toml";
     if (base.isWorktree() || base.commit.empty())
         return Config::load(repo.workdir() + "/" + inRepo);
@@ -491,10 +490,11 @@ GateReport Audit::run(const AuditRequest &request)
     conftestGate(diff, config, repo, base, head, report);
     fixtureGate(diff, cls, repo, base, head, report);
     checkStop(request);
-    LedgerGate::apply({{repo, base, head, diff, config, cls.ledgerPrefix, request.ledgerDir,
-                        request.today, extractor},
-                       changes},
-                      report);
+    LedgerGate::apply(
+        {{repo, base, head, diff, config, cls.ledgerPrefix,
+          LedgerLocation::resolve(repo.workdir(), request.ledgerDir).dir, request.today, extractor},
+         changes},
+        report);
 
     if (request.withManifest) {
         checkStop(request);

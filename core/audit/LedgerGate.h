@@ -30,7 +30,7 @@ struct CountingLedgersInput
     const PatchDiff &diff;
     const Config &config;     // the base revision's
     std::string ledgerPrefix; // "<ledger dir>/" inside the repository; empty when outside
-    std::string ledgerDir;    // as configured (read from disk when outside the repository)
+    std::string ledgerDir;    // absolute (LedgerLocation; read from disk when outside the tree)
     std::string today;        // YYYY-MM-DD; empty: the current date
     FactExtractor &extractor;
 };

@@ -39,6 +39,7 @@ private Q_SLOTS:
     void demoCommandBuildsAnAuditableRepository();
     void extractorOutOfMemoryIsAHarnessError();
     void aTestFileOverTheCapIsReviewedNotParsed();
+    void aRelativeLedgerDirOutsideIsReadFromTheTree();
 
 private:
     Result cli(const QStringList &args);
@@ -402,6 +403,36 @@ void TstCli::aTestFileOverTheCapIsReviewedNotParsed()
     QVERIFY2(r.out.contains("\"code\": \"NEW:test\"") &&
                  r.out.contains("tests/test_a.py::test_new"),
              r.out.constData());
+}
+
+// `--ledger-dir ../x` names a directory beside the work tree whatever the current
+// directory is, as the ledger commands and the workbench read it: its config.toml (broken
+// here) is the one the audit reads, not a ../x of the directory the CLI was started in.
+void TstCli::aRelativeLedgerDirOutsideIsReadFromTheTree()
+{
+    const QString root = QString::fromStdString(m_repo->root());
+    const QString outside = QFileInfo(root).absolutePath() + QStringLiteral("/") +
+                            QFileInfo(root).fileName() + QStringLiteral("-ledgers");
+    QVERIFY(QDir().mkpath(outside));
+    auto cleanup = qScopeGuard([&] { QDir(outside).removeRecursively(); });
+    QFile config(outside + QStringLiteral("/config.toml"));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write("latitude_max = \n");
+    config.close();
+    QProcess p;
+    p.setWorkingDirectory(QStringLiteral("/"));
+    p.start(QStringLiteral(PW_CLI_PATH),
+            {QStringLiteral("audit"), QStringLiteral("--repo"), root, QStringLiteral("--base"),
+             QString::fromStdString(m_base), QStringLiteral("--head"),
+             QString::fromStdString(m_pass), QStringLiteral("--ledger-dir"),
+             QStringLiteral("../") + QFileInfo(outside).fileName(), QStringLiteral("--python"),
+             QString::fromStdString(pw::test::testPython()), QStringLiteral("--cache-dir"),
+             m_cache.path()});
+    QVERIFY(p.waitForFinished(120000));
+    const QByteArray err = p.readAllStandardError();
+    QVERIFY2(p.exitCode() == 3, err.constData());
+    QVERIFY2(err.contains(QByteArray(QFileInfo(outside).fileName().toUtf8() + "/config.toml:1")),
+             err.constData());
 }
 
 QTEST_GUILESS_MAIN(TstCli)
