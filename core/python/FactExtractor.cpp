@@ -231,6 +231,14 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
     std::vector<FileFacts> out;
     out.reserve(refs.size());
 
+    // A stop request is seen within one slice of any wait below.
+    constexpr qint64 kStopSliceMs = 100;
+    const auto killAll = [&jobs] {
+        for (Job &other : jobs)
+            other.process->kill();
+        for (Job &other : jobs)
+            other.process->waitForFinished(5000);
+    };
     QElapsedTimer clock; // the chunks' time limits count from here
     clock.start();
     for (size_t start = 0; start < refs.size(); start += chunk) {
@@ -277,26 +285,16 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
         while (fed.bytesToWrite() > 0 && fed.state() != QProcess::NotRunning &&
                feeding.elapsed() < m_startTimeoutMs) {
             if (m_stop.stop_requested()) {
-                for (Job &started : jobs)
-                    started.process->kill();
-                for (Job &started : jobs)
-                    started.process->waitForFinished(5000);
+                killAll();
                 throw Error::interrupted("fact extraction stopped");
             }
-            fed.waitForBytesWritten(100);
+            fed.waitForBytesWritten(int(kStopSliceMs));
         }
     }
 
     // The chunks run at once: each is given the time from the start of the first chunk
     // (feeding included). The wait is cut in slices so that a stop request is seen within
     // one.
-    constexpr qint64 kStopSliceMs = 100;
-    const auto killAll = [&jobs] {
-        for (Job &other : jobs)
-            other.process->kill();
-        for (Job &other : jobs)
-            other.process->waitForFinished(5000);
-    };
     for (Job &job : jobs) {
         QProcess &p = *job.process;
         const qint64 allowed = qint64(m_startTimeoutMs) +

@@ -340,6 +340,36 @@ std::string withFileLines(const std::string &message, const std::vector<size_t> 
     }
 }
 
+// Calls `check` on each extended header line of each file of a git diff (the lines between
+// "diff --git" and the first "---", "@@", "GIT binary patch" or "Binary files" line), with
+// the line's index and a number that grows by one per file; the first problem it names is
+// returned with that line's index.
+std::optional<std::pair<size_t, std::string>> findInHeaders(
+    const std::vector<std::string_view> &lines,
+    const std::function<std::optional<std::string>(size_t, std::string_view, size_t)> &check)
+{
+    bool inHeader = false;
+    size_t file = 0;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string_view line = withoutEol(lines[i]);
+        if (line.starts_with("diff --git ")) {
+            inHeader = true;
+            ++file;
+            continue;
+        }
+        if (!inHeader)
+            continue;
+        if (line.starts_with("--- ") || line.starts_with("@@ ") ||
+            line.starts_with("GIT binary patch") || line.starts_with("Binary files ")) {
+            inHeader = false;
+            continue;
+        }
+        if (std::optional<std::string> problem = check(i, line, file))
+            return std::make_pair(i, std::move(*problem));
+    }
+    return std::nullopt;
+}
+
 // A header line git writes once per file that appears twice in one file's header: libgit2
 // 1.5 overwrites (and leaks) the first path of a repeated "rename from" (the fuzzer found
 // it), and what the patch means is unclear. The line and the reason, checked before libgit2
@@ -359,29 +389,20 @@ repeatedHeaderLine(const std::vector<std::string_view> &lines)
                                                  "dissimilarity index ",
                                                  "index "};
     std::set<std::string_view> seen; // of kOnce, in the current file's header
-    bool inHeader = false;
-    for (size_t i = 0; i < lines.size(); ++i) {
-        const std::string_view line = withoutEol(lines[i]);
-        if (line.starts_with("diff --git ")) {
-            inHeader = true;
-            seen.clear();
-            continue;
-        }
-        if (!inHeader)
-            continue;
-        if (line.starts_with("--- ") || line.starts_with("@@ ") ||
-            line.starts_with("GIT binary patch") || line.starts_with("Binary files ")) {
-            inHeader = false;
-            continue;
-        }
-        for (const std::string_view key : kOnce) {
-            if (line.starts_with(key) && !seen.insert(key).second)
-                return std::make_pair(i, "'" + std::string(key.substr(0, key.size() - 1)) +
-                                             "' appears twice in one file's header (git "
-                                             "writes it once)");
-        }
-    }
-    return std::nullopt;
+    size_t seenFile = 0;
+    return findInHeaders(
+        lines, [&](size_t, std::string_view line, size_t file) -> std::optional<std::string> {
+            if (file != seenFile) {
+                seen.clear();
+                seenFile = file;
+            }
+            for (const std::string_view key : kOnce) {
+                if (line.starts_with(key) && !seen.insert(key).second)
+                    return "'" + std::string(key.substr(0, key.size() - 1)) +
+                           "' appears twice in one file's header (git writes it once)";
+            }
+            return std::nullopt;
+        });
 }
 
 // The extended header lines of a git diff that libgit2 refuses without saying why (its
@@ -399,50 +420,39 @@ headerProblem(const std::vector<std::string_view> &lines)
                            [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
     };
     auto quoted = [](std::string_view s) { return "'" + std::string(s.substr(0, 60)) + "'"; };
-    bool inHeader = false;
-    for (size_t i = 0; i < lines.size(); ++i) {
-        std::string_view line = withoutEol(lines[i]);
-        if (line.starts_with("diff --git ")) {
-            inHeader = true;
-            continue;
-        }
-        if (!inHeader)
-            continue;
-        if (line.starts_with("--- ") || line.starts_with("@@ ") ||
-            line.starts_with("GIT binary patch") || line.starts_with("Binary files ")) {
-            inHeader = false;
-            continue;
-        }
-        while (!line.empty() && (line.back() == ' ' || line.back() == '\t'))
-            line.remove_suffix(1);
-        for (const std::string_view key :
-             {"old mode ", "new mode ", "new file mode ", "deleted file mode "}) {
-            if (line.starts_with(key) && !isOctal(line.substr(key.size())))
-                return std::make_pair(i, "invalid file mode " + quoted(line.substr(key.size())) +
-                                             " in '" + std::string(key.substr(0, key.size() - 1)) +
-                                             "' (expected octal digits, e.g. 100644)");
-        }
-        if (!line.starts_with("index "))
-            continue;
-        const std::string_view rest = line.substr(6);
-        const size_t dots = rest.find("..");
-        if (dots == std::string_view::npos)
-            return std::make_pair(i, "the index line " + quoted(line) +
-                                         " has no '..' between the old and the new id");
-        const size_t space = rest.find(' ', dots);
-        const std::string_view oldId = rest.substr(0, dots);
-        const std::string_view newId = rest.substr(
-            dots + 2, space == std::string_view::npos ? std::string_view::npos : space - dots - 2);
-        for (const std::string_view id : {oldId, newId}) {
-            if (!isId(id))
-                return std::make_pair(i, "invalid object id " + quoted(id) +
-                                             " in the index line (4 to 40 hex digits)");
-        }
-        if (space != std::string_view::npos && !isOctal(rest.substr(space + 1)))
-            return std::make_pair(i, "invalid file mode " + quoted(rest.substr(space + 1)) +
-                                         " in the index line (expected octal digits, e.g. 100644)");
-    }
-    return std::nullopt;
+    return findInHeaders(
+        lines, [&](size_t, std::string_view line, size_t) -> std::optional<std::string> {
+            while (!line.empty() && (line.back() == ' ' || line.back() == '\t'))
+                line.remove_suffix(1);
+            for (const std::string_view key :
+                 {"old mode ", "new mode ", "new file mode ", "deleted file mode "}) {
+                if (line.starts_with(key) && !isOctal(line.substr(key.size())))
+                    return "invalid file mode " + quoted(line.substr(key.size())) + " in '" +
+                           std::string(key.substr(0, key.size() - 1)) +
+                           "' (expected octal digits, e.g. 100644)";
+            }
+            if (!line.starts_with("index "))
+                return std::nullopt;
+            const std::string_view rest = line.substr(6);
+            const size_t dots = rest.find("..");
+            if (dots == std::string_view::npos)
+                return "the index line " + quoted(line) +
+                       " has no '..' between the old and the new id";
+            const size_t space = rest.find(' ', dots);
+            const std::string_view oldId = rest.substr(0, dots);
+            const std::string_view newId =
+                rest.substr(dots + 2, space == std::string_view::npos ? std::string_view::npos
+                                                                      : space - dots - 2);
+            for (const std::string_view id : {oldId, newId}) {
+                if (!isId(id))
+                    return "invalid object id " + quoted(id) +
+                           " in the index line (4 to 40 hex digits)";
+            }
+            if (space != std::string_view::npos && !isOctal(rest.substr(space + 1)))
+                return "invalid file mode " + quoted(rest.substr(space + 1)) +
+                       " in the index line (expected octal digits, e.g. 100644)";
+            return std::nullopt;
+        });
 }
 
 } // namespace
