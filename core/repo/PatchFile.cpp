@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <map>
 #include <optional>
-#include <set>
 #include <string_view>
 
 namespace pw::core::repo_detail {
@@ -340,10 +340,11 @@ std::string withFileLines(const std::string &message, const std::vector<size_t> 
     }
 }
 
-// Calls `check` on each extended header line of each file of a git diff (the lines between
-// "diff --git" and the first "---", "@@", "GIT binary patch" or "Binary files" line), with
-// the line's index and a number that grows by one per file; the first problem it names is
-// returned with that line's index.
+// Calls `check` on each header line of each file of a git diff, with the line's index and a
+// number that grows by one per file; the first problem it names is returned with that
+// line's index. A header runs from "diff --git" to the first "@@ ", "GIT binary patch",
+// "Binary files " or "-- " line, as libgit2 reads it: the "---"/"+++" lines are part of it,
+// and libgit2 takes index, similarity and rename lines after them too.
 std::optional<std::pair<size_t, std::string>> findInHeaders(
     const std::vector<std::string_view> &lines,
     const std::function<std::optional<std::string>(size_t, std::string_view, size_t)> &check)
@@ -359,8 +360,8 @@ std::optional<std::pair<size_t, std::string>> findInHeaders(
         }
         if (!inHeader)
             continue;
-        if (line.starts_with("--- ") || line.starts_with("@@ ") ||
-            line.starts_with("GIT binary patch") || line.starts_with("Binary files ")) {
+        if (line.starts_with("@@ ") || line.starts_with("GIT binary patch") ||
+            line.starts_with("Binary files ") || line.starts_with("-- ")) {
             inHeader = false;
             continue;
         }
@@ -370,25 +371,24 @@ std::optional<std::pair<size_t, std::string>> findInHeaders(
     return std::nullopt;
 }
 
-// A header line git writes once per file that appears twice in one file's header: libgit2
-// 1.5 overwrites (and leaks) the first path of a repeated "rename from" (the fuzzer found
-// it), and what the patch means is unclear. The line and the reason, checked before libgit2
-// reads the text.
+// A file property git writes once per file header that is given twice — the same line twice,
+// or two lines that set it ("rename from" and "copy from" both name the old path): libgit2
+// 1.5 overwrites (and leaks) the first path of a repeated rename or copy line (the fuzzer
+// found it), and what the patch means is unclear. The line and the reason, checked before
+// libgit2 reads the text.
 std::optional<std::pair<size_t, std::string>>
 repeatedHeaderLine(const std::vector<std::string_view> &lines)
 {
-    static constexpr std::string_view kOnce[] = {"old mode ",
-                                                 "new mode ",
-                                                 "deleted file mode ",
-                                                 "new file mode ",
-                                                 "copy from ",
-                                                 "copy to ",
-                                                 "rename from ",
-                                                 "rename to ",
-                                                 "similarity index ",
-                                                 "dissimilarity index ",
-                                                 "index "};
-    std::set<std::string_view> seen; // of kOnce, in the current file's header
+    // Each group: the lines that set one property of the file (libgit2's header table).
+    static const std::vector<std::vector<std::string_view>> kOnce = {
+        {"old mode ", "deleted file mode "},           {"new mode ", "new file mode "},
+        {"rename from ", "rename old ", "copy from "}, {"rename to ", "rename new ", "copy to "},
+        {"similarity index ", "dissimilarity index "}, {"index "},
+    };
+    auto name = [](std::string_view key) {
+        return "'" + std::string(key.substr(0, key.size() - 1)) + "'";
+    };
+    std::map<size_t, std::string_view> seen; // group → the line's key, in the current file's header
     size_t seenFile = 0;
     return findInHeaders(
         lines, [&](size_t, std::string_view line, size_t file) -> std::optional<std::string> {
@@ -396,10 +396,19 @@ repeatedHeaderLine(const std::vector<std::string_view> &lines)
                 seen.clear();
                 seenFile = file;
             }
-            for (const std::string_view key : kOnce) {
-                if (line.starts_with(key) && !seen.insert(key).second)
-                    return "'" + std::string(key.substr(0, key.size() - 1)) +
-                           "' appears twice in one file's header (git writes it once)";
+            for (size_t group = 0; group < kOnce.size(); ++group) {
+                for (const std::string_view key : kOnce[group]) {
+                    if (!line.starts_with(key))
+                        continue;
+                    const auto [at, first] = seen.emplace(group, key);
+                    if (first)
+                        return std::nullopt;
+                    if (at->second == key)
+                        return name(key) +
+                               " appears twice in one file's header (git writes it once)";
+                    return name(key) + " after " + name(at->second) +
+                           " in one file's header (both set the same; git writes one of them)";
+                }
             }
             return std::nullopt;
         });

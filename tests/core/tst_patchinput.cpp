@@ -398,39 +398,63 @@ void TstPatchInput::corruptBinary()
 
 void TstPatchInput::corruptHeader_data()
 {
-    QTest::addColumn<QString>("index"); // replaces line 2 of a.txt's diff
+    QTest::addColumn<QString>("index");      // replaces line 2 of a.txt's diff
+    QTest::addColumn<QString>("afterPaths"); // inserted after its "+++" line
     QTest::addColumn<QString>("fragment");
+    const QString keep = QStringLiteral("index 1234567..89abcde 100644");
     // libgit2 refuses these three without a message.
-    QTest::newRow("no '..'") << "index 1234567"
+    QTest::newRow("no '..'") << "index 1234567" << QString()
                              << "the index line 'index 1234567' has no '..' between the old and "
                                 "the new id at line 2";
-    QTest::newRow("one '.'") << "index 1234567.89abcde 100644"
+    QTest::newRow("one '.'") << "index 1234567.89abcde 100644" << QString()
                              << "the index line 'index 1234567.89abcde 100644' has no '..' "
                                 "between the old and the new id at line 2";
-    QTest::newRow("mode not a number") << "index 1234567..89abcde x100644"
+    QTest::newRow("mode not a number") << "index 1234567..89abcde x100644" << QString()
                                        << "invalid file mode at line 2"; // libgit2's reason
     QTest::newRow("id longer than 40 digits")
-        << "index " + QString(41, QLatin1Char('a')) + "..89abcde 100644"
+        << "index " + QString(41, QLatin1Char('a')) + "..89abcde 100644" << QString()
         << "invalid object id '" + QString(41, QLatin1Char('a')) +
                "' in the index line (4 to 40 hex digits) at line 2";
-    QTest::newRow("old mode not a number") << "old mode abc"
-                                           << "invalid file mode at line 2";
-    // Refused before libgit2 reads them: it leaked the first path of a repeated
-    // "rename from" (found by fuzzing; tests/fuzz/corpus/fuzz_patchfile).
+    QTest::newRow("old mode not a number")
+        << "old mode abc" << QString() << "invalid file mode at line 2";
+    // Refused before libgit2 reads them: it leaked the first path of a repeated rename or
+    // copy line (found by fuzzing; tests/fuzz/corpus/fuzz_patchfile). Every line that sets
+    // the same property counts, and libgit2 reads header lines after "+++" too.
     QTest::newRow("rename from twice")
-        << "rename from a.txt\nrename from b.txt"
+        << "rename from a.txt\nrename from b.txt" << QString()
         << "'rename from' appears twice in one file's header (git writes it once) at line 3";
-    QTest::newRow("index twice") << "index 1234567..89abcde 100644\nindex 1234567..89abcde 100644"
+    QTest::newRow("index twice") << keep + "\n" + keep << QString()
                                  << "'index' appears twice in one file's header (git writes it "
                                     "once) at line 3";
+    QTest::newRow("copy from after rename from")
+        << "similarity index 90%\nrename from a.txt\ncopy from a.txt" << QString()
+        << "'copy from' after 'rename from' in one file's header (both set the same; git "
+           "writes one of them) at line 4";
+    QTest::newRow("rename new after copy to")
+        << "copy to b.txt\nrename new b.txt" << QString()
+        << "'rename new' after 'copy to' in one file's header (both set the same; git writes "
+           "one of them) at line 3";
+    QTest::newRow("similarity and dissimilarity")
+        << "dissimilarity index 10%\nsimilarity index 90%" << QString()
+        << "'similarity index' after 'dissimilarity index' in one file's header (both set the "
+           "same; git writes one of them) at line 3";
+    QTest::newRow("rename lines after the paths")
+        << keep
+        << "similarity index 90%\nrename from a.txt\nrename to b.txt\nsimilarity index "
+           "90%\nrename from a.txt\nrename to b.txt"
+        << "'similarity index' appears twice in one file's header (git writes it once) at line 8";
 }
 
 void TstPatchInput::corruptHeader()
 {
     QFETCH(QString, index);
+    QFETCH(QString, afterPaths);
     QFETCH(QString, fragment);
     std::vector<std::string> lines = linesOf(gitDiff({"a.txt"}));
     QVERIFY(lines.at(1).starts_with("index "));
+    QVERIFY(lines.at(3).starts_with("+++ "));
+    if (!afterPaths.isEmpty())
+        lines.insert(lines.begin() + 4, afterPaths.toStdString());
     lines[1] = index.toStdString();
     const std::string file = writeFile(*m_files, "header.patch", joined(lines));
     const Repository r = Repository::open(m_repo->root());
