@@ -5,10 +5,9 @@
 #include "audit/LedgerGate.h"
 #include "audit/ManifestDiff.h"
 #include "audit/PytestConfig.h"
+#include "audit/ReviewTarget.h"
 #include "audit/StrengthGate.h"
 #include "audit/TestPairing.h"
-#include "execution/Interpreter.h"
-#include "ledger/LedgerLocation.h"
 #include "python/FactExtractor.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
@@ -44,12 +43,6 @@ struct Classifier
     }
 };
 
-// Relative ledger directory inside the repository, or empty when it lies outside.
-std::string ledgerPrefix(const std::string &ledgerDir, const std::string &workdir)
-{
-    return LedgerLocation::resolve(workdir, ledgerDir).prefix;
-}
-
 class Reader
 {
 public:
@@ -77,48 +70,6 @@ void say(const AuditRequest &r, const std::string &line)
     checkStop(r);
     if (r.progress)
         r.progress(line);
-}
-
-Config readConfig(const AuditRequest &request, const Repository &repo, const Revision &base)
-{
-    if (!request.configPath.empty()) {
-        if (!QFileInfo::exists(QString::fromStdString(request.configPath)))
-            throw Error::input(request.configPath + ": no such configuration file");
-        return Config::load(request.configPath);
-    }
-    const LedgerLocation where = LedgerLocation::resolve(repo.workdir(), request.ledgerDir);
-    const std::string &prefix = where.prefix;
-    if (prefix.empty()) // outside the repository: the reviewers' own copy
-        return Config::load(where.path("config.toml"));
-    const std::string inRepo = prefix + "config.toml";
-    if (base.isWorktree() || base.commit.empty())
-        return Config::load(repo.workdir() + "/" + inRepo);
-    if (!repo.entry(base, inRepo))
-        return Config();
-    return Config::parse(repo.readFile(base, inRepo), base.spec + ":" + inRepo);
-}
-
-// The base's config with the interpreter resolved when it names none (chooseInterpreter):
-// the extractor only needs Python's ast, but takes an interpreter with pytest when there is
-// one, so the grammar is the runs'. Never one inside the repository: the audit starts it
-// without a sandbox and without asking, and the patch's author can write there (a .pth
-// file in the repository's .venv runs on every start). When no candidate runs, `python3`
-// stays and the extractor names the problem if it is needed at all.
-Config configFor(const AuditRequest &request, const Repository &repo, const Revision &base)
-{
-    Config config = readConfig(request, repo, base);
-    if (!request.python && !config.pythonSet) {
-        try {
-            config.python =
-                chooseInterpreter(repo.workdir(), std::nullopt, config,
-                                  {.needsPytest = false,
-                                   .inRepository = false,
-                                   .probeTimeoutMs = Config::milliseconds(config.timeoutProbe)})
-                    .python;
-        } catch (const Error &) {
-        }
-    }
-    return config;
 }
 
 std::vector<TestFileChange> collectTestChanges(const PatchDiff &diff, const Classifier &cls,
@@ -385,63 +336,28 @@ Manifest buildManifest(const Repository &repo, const Revision &head, const Class
     return m;
 }
 
-struct Revisions
-{
-    Revision base;
-    Revision head;
-};
-
-Revisions resolveRevisions(const Repository &repo, const AuditRequest &request)
-{
-    if (Repository::isPatchSpec(request.head)) {
-        // A patch file applies onto the base, so the base comes first (default: HEAD).
-        // The base's configuration caps the patch file (a patch cannot raise its own cap).
-        Revision base = repo.resolve(request.base.empty() ? std::string("HEAD") : request.base);
-        const long long maxBytes = readConfig(request, repo, base).patchMaxBytes;
-        Revision head = repo.resolvePatch(request.head, base, maxBytes);
-        return {std::move(base), std::move(head)};
-    }
-    Revision head = request.head.empty() ? repo.defaultHead() : repo.resolve(request.head);
-    Revision base = request.base.empty() ? repo.defaultBase(head) : repo.resolve(request.base);
-    return {std::move(base), std::move(head)};
-}
-
 } // namespace
-
-Config Audit::loadConfig(const AuditRequest &request, const Repository &repo, const Revision &base)
-{
-    return configFor(request, repo, base);
-}
-
-std::pair<Revision, Revision> Audit::revisions(const Repository &repo, const AuditRequest &request)
-{
-    Revisions revs = resolveRevisions(repo, request);
-    return {std::move(revs.base), std::move(revs.head)};
-}
 
 Config Audit::loadConfig(const AuditRequest &request)
 {
-    const Repository repo = Repository::open(request.repoPath);
-    const Revisions revs = resolveRevisions(repo, request);
-    return configFor(request, repo, revs.base);
+    return PreparedReview::prepare(request).config();
 }
 
 GateReport Audit::run(const AuditRequest &request)
 {
-    const Repository repo = Repository::open(request.repoPath);
-    const Revisions revs = resolveRevisions(repo, request);
-    const Revision &base = revs.base;
-    const Revision &head = revs.head;
-    if (base.isWorktree())
-        throw Error::input("WORKTREE can only be the head revision");
+    return run(PreparedReview::prepare(request), request);
+}
+
+GateReport Audit::run(const PreparedReview &review, const AuditRequest &request)
+{
+    const Repository &repo = review.repo();
+    const Revision &base = review.base();
+    const Revision &head = review.head();
+    const Config &config = review.config();
     say(request, "base " + base.spec + " (" + shortId(base.commit) + "), head " + head.spec +
                      (head.isWorktree() ? ""
                       : head.isPatch()  ? " (applied in memory)"
                                         : " (" + shortId(head.commit) + ")"));
-
-    Config config = configFor(request, repo, base);
-    if (request.python)
-        config.python = *request.python;
 
     GateReport report;
     report.repo = repo.workdir();
@@ -453,7 +369,7 @@ GateReport Audit::run(const AuditRequest &request)
     report.warnings = config.warnings;
 
     Classifier cls{GlobSet(config.testGlobs), GlobSet(config.fixtureGlobs),
-                   ledgerPrefix(request.ledgerDir, repo.workdir())};
+                   review.target().ledgers.prefix};
 
     DiffOptions options;
     options.contextLines = 0;
@@ -468,10 +384,7 @@ GateReport Audit::run(const AuditRequest &request)
     }
     say(request, std::to_string(diff.files.size()) + " file(s) changed");
 
-    const std::string cacheDir = !request.useCache          ? std::string()
-                                 : request.cacheDir.empty() ? FactExtractor::defaultCacheDir()
-                                                            : request.cacheDir;
-    FactExtractor extractor(config.python, cacheDir);
+    FactExtractor extractor(config.python, review.target().cacheDir);
     extractor.setMaxFileBytes(config.testFileMaxBytes);
     extractor.setStartTimeout(Config::milliseconds(config.timeoutProbe));
     extractor.setStopToken(request.stop);
@@ -490,11 +403,10 @@ GateReport Audit::run(const AuditRequest &request)
     conftestGate(diff, config, repo, base, head, report);
     fixtureGate(diff, cls, repo, base, head, report);
     checkStop(request);
-    LedgerGate::apply(
-        {{repo, base, head, diff, config, cls.ledgerPrefix,
-          LedgerLocation::resolve(repo.workdir(), request.ledgerDir).dir, request.today, extractor},
-         changes},
-        report);
+    LedgerGate::apply({{repo, base, head, diff, config, cls.ledgerPrefix,
+                        review.target().ledgers.dir, request.today, extractor},
+                       changes},
+                      report);
 
     if (request.withManifest) {
         checkStop(request);

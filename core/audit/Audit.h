@@ -11,8 +11,7 @@
 
 namespace pw::core {
 
-class Repository;
-struct Revision;
+class PreparedReview;
 
 struct AuditRequest
 {
@@ -43,17 +42,14 @@ struct AuditRequest
 class Audit
 {
 public:
+    // prepare() and run(): the request's target resolved, then audited.
     static GateReport run(const AuditRequest &request);
+    // The audit of a prepared target; `request` gives the rest (progress, stop, manifest,
+    // the day). The target's repository is used on this thread and nothing is resolved
+    // again, so the caller can show the diff and check the ledgers of the same read.
+    static GateReport run(const PreparedReview &review, const AuditRequest &request);
     // The configuration an audit of `request` would use (and where it came from).
     static Config loadConfig(const AuditRequest &request);
-    // The same for an open repository and the base revision already resolved.
-    static Config loadConfig(const AuditRequest &request, const Repository &repo,
-                             const Revision &base);
-    // The base and head revisions `request` names (defaults: head WORKTREE when dirty else HEAD,
-    // base their merge-base; a PATCH head applies onto the base). Throws Error::input for an
-    // unknown revision.
-    static std::pair<Revision, Revision> revisions(const Repository &repo,
-                                                   const AuditRequest &request);
 };
 
 } // namespace pw::core

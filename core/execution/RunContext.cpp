@@ -1,7 +1,6 @@
 #include "execution/RunContext.h"
 
 #include "execution/Sandbox.h"
-#include "ledger/LedgerLocation.h"
 #include "ledger/RunEvidence.h"
 #include "util/Error.h"
 
@@ -43,17 +42,17 @@ RunContext RunContext::open(const RunRequest &request)
     RunContext ctx;
     ctx.m_target = request.target;
     ctx.m_progress = request.progress;
-    const Repository repo = Repository::open(request.target.repoPath);
-    ctx.m_repoRoot = repo.workdir();
+    const PreparedReview review = request.review ? PreparedReview::reopen(*request.review)
+                                                 : PreparedReview::prepare(request.target);
+    const Repository &repo = review.repo();
+    ctx.m_repoRoot = review.target().repoRoot;
     if (ctx.m_repoRoot.empty())
         throw Error::input(request.target.repoPath +
                            ": a bare repository has no work tree to run tests from");
-    auto [base, head] = Audit::revisions(repo, request.target);
-    if (base.isWorktree())
-        throw Error::input("WORKTREE can only be the head revision");
-    ctx.m_base = std::move(base);
-    ctx.m_head = std::move(head);
-    ctx.m_config = Audit::loadConfig(request.target, repo, ctx.m_base);
+    ctx.m_base = review.base();
+    ctx.m_head = review.head();
+    ctx.m_config = review.config();
+    ctx.m_ledgerDir = review.target().ledgers.dir;
     stopPoint(request, "the interpreter was probed");
     // On by default when bubblewrap works. Asked for explicitly (--sandbox, the
     // workbench after its question) it is kept, and a machine that cannot have it is told so
@@ -94,8 +93,6 @@ RunContext RunContext::open(const RunRequest &request)
         if (!passed.ends_with(": does not exist")) // the error lists those; here they are noise
             ctx.say("  passed over " + passed);
     }
-
-    ctx.m_ledgerDir = LedgerLocation::resolve(ctx.m_repoRoot, request.target.ledgerDir).dir;
 
     const int workers = request.workers.value_or(ctx.m_config.workers);
     ctx.m_workers = workers > 0 ? workers : std::max(1, QThread::idealThreadCount());

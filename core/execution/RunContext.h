@@ -1,6 +1,7 @@
 #pragma once
 
 #include "audit/Audit.h"
+#include "audit/ReviewTarget.h"
 #include "execution/Interpreter.h"
 #include "execution/PytestRun.h"
 #include "execution/RunProvenance.h"
@@ -24,6 +25,10 @@ namespace pw::core {
 struct RunRequest
 {
     AuditRequest target;
+    // What an audit already resolved (the workbench's): the runs are of exactly those
+    // revisions, with that config and ledger directory, and `target`'s own names are not
+    // resolved again (only its interpreter, which the runs choose for themselves).
+    std::optional<ReviewTarget> review;
     std::string cacheRoot;                // TreeCache root; empty: TreeCache::defaultRoot()
     std::optional<int> workers;           // overrides config `workers` (0: one per core)
     std::optional<double> timeoutSeconds; // per run; overrides config `timeouts.per_run`

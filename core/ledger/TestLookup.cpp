@@ -14,20 +14,62 @@ TestLookup::TestLookup(std::shared_ptr<const Repository> repo, Revision rev, std
 {
 }
 
+std::optional<FileEntry> TestLookup::entryOf(const std::string &file) const
+{
+    if (file.size() < 4 || !file.ends_with(".py"))
+        return std::nullopt;
+    try {
+        return m_repo->entry(m_rev, file);
+    } catch (const std::exception &) {
+        return std::nullopt; // a path git cannot name holds no tests
+    }
+}
+
+void TestLookup::preload(const std::vector<std::string> &files)
+{
+    std::vector<SourceRef> refs;
+    std::set<std::string> asked;
+    const Repository *repo = m_repo.get();
+    const Revision *rev = &m_rev;
+    for (const std::string &file : files) {
+        if (m_files.count(file) || !asked.insert(file).second)
+            continue;
+        const std::optional<FileEntry> entry = entryOf(file);
+        if (!entry) {
+            m_files[file]; // holds no tests
+            continue;
+        }
+        refs.push_back(
+            {file, entry->blob, [repo, rev, file] { return repo->readFile(*rev, file); }});
+    }
+    if (refs.empty())
+        return;
+    std::vector<FileFacts> facts;
+    try {
+        facts = m_extractor.extract(refs);
+    } catch (const std::exception &) {
+        return; // each file is read on its own when asked for, and says why
+    }
+    for (const FileFacts &f : facts) {
+        FileTests &tests = m_files[f.path];
+        if (const std::optional<ParseError> &e = f.error) {
+            tests.problem = f.path + ":" + std::to_string(e->line) + ":" +
+                            std::to_string(e->column) + ": does not parse (" + e->message + ")";
+            continue;
+        }
+        for (const std::string &name : f.defs)
+            tests.ids.push_back(f.path + "::" + name);
+        tests.imports = f.imports;
+    }
+}
+
 const TestLookup::FileTests &TestLookup::load(const std::string &file)
 {
     const auto found = m_files.find(file);
     if (found != m_files.end())
         return found->second;
     FileTests &tests = m_files[file];
-    if (file.size() < 4 || !file.ends_with(".py"))
-        return tests;
-    std::optional<FileEntry> entry;
-    try {
-        entry = m_repo->entry(m_rev, file);
-    } catch (const std::exception &) {
-        return tests; // a path git cannot name holds no tests
-    }
+    const std::optional<FileEntry> entry = entryOf(file);
     if (!entry)
         return tests;
     const Repository *repo = m_repo.get();

@@ -33,14 +33,22 @@ public:
     // skip edits it.
     std::vector<std::string> guardsFor(const std::string &testFile);
 
-private:
     struct FileTests
     {
         std::vector<std::string> ids;
         std::vector<std::string> imports;
         std::string problem; // why the file's tests are unknown ("" when they are known)
     };
+    // What is known of one file, read now when it was not (each file once).
     const FileTests &load(const std::string &file);
+    // Reads the files not read yet with one extractor call (a batch of cache hits costs no
+    // interpreter start): what a caller that knows which files it will ask for does first.
+    void preload(const std::vector<std::string> &files);
+    // How the files are read (its limits, start timeout, stop token).
+    FactExtractor &extractor() { return m_extractor; }
+
+private:
+    std::optional<FileEntry> entryOf(const std::string &file) const;
 
     std::shared_ptr<const Repository> m_repo;
     Revision m_rev;

@@ -1,27 +1,28 @@
 #include "AuditRunner.h"
 
 #include "ledger/LedgerDate.h"
-#include "ledger/LedgerLocation.h"
 #include "ledger/LedgerValidator.h"
 #include "ledger/RunEvidence.h"
 #include "ledger/TestIndex.h"
+#include "ledger/TestLookup.h"
 #include "python/FactExtractor.h"
+#include "repo/Codeowners.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
 #include <QCoreApplication>
 #include <QDir>
+#include <algorithm>
 
 namespace pw::gui {
 namespace {
 
 // The ledgers on disk, named as in the repository (".patchwitness/quarantine.toml"), and
 // their problems. A ledger that cannot be judged is a problem, never a failed audit.
-void loadLedgers(const core::Repository &repo, const core::Revision &head, AuditOutcome &out)
+void loadLedgers(const core::PreparedReview &review, AuditOutcome &out)
 {
-    const core::LedgerLocation where =
-        core::LedgerLocation::resolve(repo.workdir(), out.request.audit.ledgerDir);
+    const core::LedgerLocation &where = review.target().ledgers;
     const QString dir = QString::fromStdString(where.dir);
     out.ledgerDir = dir;
     out.ledgerPrefix = QString::fromStdString(where.prefix);
@@ -53,15 +54,12 @@ void loadLedgers(const core::Repository &repo, const core::Revision &head, Audit
     core::ValidationContext ctx = core::validationContext(out.config, out.today);
     ctx.patchedFiles = core::patchedFiles(out.report.changedFiles);
     try {
-        core::FactExtractor extractor(out.request.audit.python.value_or(out.config.python),
-                                      out.request.audit.cacheDir.empty()
-                                          ? core::FactExtractor::defaultCacheDir()
-                                          : out.request.audit.cacheDir);
+        core::FactExtractor extractor(out.config.python, review.target().cacheDir);
         extractor.setMaxFileBytes(out.config.testFileMaxBytes);
         extractor.setStartTimeout(core::Config::milliseconds(out.config.timeoutProbe));
         extractor.setStopToken(out.request.audit.stop);
-        auto index = std::make_shared<core::TestIndex>(
-            core::TestIndex::build(repo, head, out.ledgers.referencedTests(), extractor));
+        auto index = std::make_shared<core::TestIndex>(core::TestIndex::build(
+            review.repo(), review.head(), out.ledgers.referencedTests(), extractor));
         ctx.testExistsAtHead = [index](const std::string &id) { return index->contains(id); };
     } catch (const core::Error &e) {
         if (e.kind() == core::Error::Kind::Interrupted)
@@ -75,6 +73,37 @@ void loadLedgers(const core::Repository &repo, const core::Revision &head, Audit
     }
     std::vector<core::LedgerProblem> problems = core::LedgerValidator(ctx).check(out.ledgers);
     out.ledgerProblems.insert(out.ledgerProblems.end(), problems.begin(), problems.end());
+}
+
+// What the ledger desk's forms will ask of head, read here so the GUI thread need not: the
+// test files the findings, the patch and the ledgers name (through the fact cache, which
+// the audit has just filled for most of them).
+HeadTests::Files deskTests(const core::PreparedReview &review, const AuditOutcome &out,
+                           const std::stop_token &stop)
+{
+    std::vector<std::string> files;
+    for (const std::string &id : out.ledgers.referencedTests())
+        files.push_back(core::TestIndex::fileOf(id));
+    for (const core::Finding &f : out.report.findings) {
+        if (!f.test.empty())
+            files.push_back(core::TestIndex::fileOf(f.test));
+    }
+    for (const core::ChangedFile &f : out.report.changedFiles) {
+        if (f.testFile && f.status != "D")
+            files.push_back(f.path);
+    }
+    std::sort(files.begin(), files.end());
+    files.erase(std::unique(files.begin(), files.end()), files.end());
+    // Not owned: the lookup lives only as long as this call, the review longer.
+    const std::shared_ptr<const core::Repository> repo(std::shared_ptr<void>(), &review.repo());
+    core::TestLookup lookup(repo, review.head(), out.config.python, review.target().cacheDir);
+    lookup.extractor().setMaxFileBytes(out.config.testFileMaxBytes);
+    lookup.extractor().setStartTimeout(core::Config::milliseconds(out.config.timeoutProbe));
+    lookup.extractor().setStopToken(stop);
+    HeadTests::Files read = HeadTests::read(lookup, files);
+    if (stop.stop_requested())
+        throw core::Error::interrupted("the audit was stopped");
+    return read;
 }
 
 } // namespace
@@ -102,16 +131,27 @@ AuditOutcome AuditRunner::runNow(const WorkbenchRequest &request)
     AuditOutcome out;
     out.request = request;
     try {
-        out.report = core::Audit::run(request.audit);
+        // One repository, one resolution, one read of the config and one application of a
+        // PATCH head for the audit, the diff shown beside it and the ledger checks.
+        const core::PreparedReview review = core::PreparedReview::prepare(request.audit);
+        out.target = review.target();
+        out.config = review.config();
+        out.report = core::Audit::run(review, request.audit);
         if (request.audit.stop.stop_requested())
             throw core::Error::interrupted("the audit was stopped");
-        out.config = core::Audit::loadConfig(request.audit);
-        const core::Repository repo = core::Repository::open(request.audit.repoPath);
-        const core::Revision base = repo.resolve(*out.report.base.commit);
-        const core::Revision head =
-            repo.resolveHead(out.report.head.rev, base, out.config.patchMaxBytes);
-        out.diff = repo.diff(base, head, request.diff);
-        loadLedgers(repo, head, out);
+        out.diff = review.repo().diff(review.base(), review.head(), request.diff);
+        loadLedgers(review, out);
+        out.headTests = deskTests(review, out, request.audit.stop);
+        try {
+            out.reviewer = QString::fromStdString(review.repo().userName()).trimmed();
+        } catch (const core::Error &) {
+        }
+        try {
+            // The base's: the patch under review must not pick its own owner.
+            out.owners = core::Codeowners::load(review.repo(), review.base());
+        } catch (const core::Error &) {
+            // No owners to offer; the reviewer types one.
+        }
         out.ok = true;
     } catch (const core::Error &e) {
         out.cancelled =

@@ -2,9 +2,12 @@
 
 #include "LatestTask.h"
 #include "audit/Audit.h"
+#include "audit/ReviewTarget.h"
+#include "forms/HeadTests.h"
 #include "ledger/Config.h"
 #include "ledger/LedgerSet.h"
 #include "ledger/RunRecords.h"
+#include "repo/Codeowners.h"
 #include "repo/PatchDiff.h"
 
 #include <QObject>
@@ -30,6 +33,7 @@ struct AuditOutcome
     QString error;          // the readable message when !ok
     core::GateReport report;
     core::PatchDiff diff;
+    core::ReviewTarget target; // what was audited, resolved: what the desks work on
     core::Config config;
     WorkbenchRequest request;
 
@@ -42,6 +46,13 @@ struct AuditOutcome
     std::vector<core::LedgerProblem> ledgerProblems;
     std::vector<core::RunRecordFile> runRecords; // the ledger directory's runs/
     QDate today;
+
+    // What the ledger desk pre-fills its forms from, read with the audit (off the GUI
+    // thread): the tests at head of the files the findings, patch and ledgers name, git's
+    // user.name, the base's CODEOWNERS.
+    HeadTests::Files headTests;
+    QString reviewer;
+    core::Codeowners owners;
 };
 
 // The evidence files of `ledgerDir`/runs/, named as the outcome names the ledgers

@@ -5,7 +5,6 @@
 #include "forms/RenewForm.h"
 #include "ledger/RunEvidence.h"
 #include "ledger/TestIndex.h"
-#include "ledger/TestLookup.h"
 #include "panels/EvidencePanel.h"
 #include "panels/EvidenceProxyModel.h"
 #include "panels/EvidenceRoles.h"
@@ -149,8 +148,9 @@ void LedgerDesk::clear()
     m_hasOutcome = false;
     m_ledgers->clear();
     m_ledgersPanel->setSummary(QString());
-    m_lookup.reset();
-    m_repo.reset();
+    m_headTests.reset();
+    m_reviewer.clear();
+    m_owners = {};
     updateActions();
 }
 
@@ -184,12 +184,12 @@ void LedgerDesk::setOutcome(const AuditOutcome &outcome)
     m_ledgerDir = outcome.ledgerDir;
     m_ledgerPrefix = outcome.ledgerPrefix;
     m_python = QString::fromStdString(outcome.request.audit.python.value_or(outcome.config.python));
-    m_cacheDir = outcome.request.audit.cacheDir.empty() ? core::FactExtractor::defaultCacheDir()
-                                                        : outcome.request.audit.cacheDir;
     m_today = outcome.today;
     m_fixedToday = !outcome.request.audit.today.empty();
-    m_lookup.reset();
-    m_repo.reset();
+    // A form that stays open across a re-audit keeps the lookups it was opened with.
+    m_headTests = std::make_shared<HeadTests>(outcome.target, outcome.headTests);
+    m_reviewer = outcome.reviewer;
+    m_owners = outcome.owners;
     m_ledgers->setLedgers(outcome.ledgers, outcome.ledgerProblems, outcome.today);
     m_ledgers->setRunRecords(outcome.runRecords);
     m_ledgersPanel->setSummary(m_ledgers->summary());
@@ -201,33 +201,9 @@ void LedgerDesk::setOutcome(const AuditOutcome &outcome)
     updateActions();
 }
 
-std::shared_ptr<const core::Repository> LedgerDesk::repository()
+const HeadTests::File *LedgerDesk::headTestsOf(const std::string &file)
 {
-    if (!m_repo && m_hasOutcome)
-        m_repo = std::make_shared<const core::Repository>(core::Repository::open(m_report.repo));
-    return m_repo;
-}
-
-core::TestLookup *LedgerDesk::lookup()
-{
-    if (!m_hasOutcome)
-        return nullptr;
-    if (!m_lookup) {
-        try {
-            const std::shared_ptr<const core::Repository> repo = repository();
-            const core::Revision base =
-                repo->resolve(m_report.base.commit.value_or(m_report.base.rev));
-            core::Revision head =
-                repo->resolveHead(m_report.head.rev, base, m_config.patchMaxBytes);
-            m_lookup = std::make_shared<core::TestLookup>(repo, std::move(head),
-                                                          m_python.toStdString(), m_cacheDir);
-            m_lookupError.clear();
-        } catch (const core::Error &e) {
-            m_lookupError = QString::fromUtf8(e.what());
-            return nullptr;
-        }
-    }
-    return m_lookup.get();
+    return m_headTests ? m_headTests->find(file) : nullptr;
 }
 
 LedgerFormContext LedgerDesk::formContext()
@@ -239,20 +215,14 @@ LedgerFormContext LedgerDesk::formContext()
     // window left open overnight must not backdate an entry.
     c.validation = core::validationContext(m_config, m_fixedToday ? m_today : QDate::currentDate());
     c.validation.patchedFiles = core::patchedFiles(m_report.changedFiles);
-    if (lookup()) {
-        // Shared: a form that stays open across a re-audit keeps its lookup alive.
-        std::shared_ptr<core::TestLookup> l = m_lookup;
-        c.validation.testExistsAtHead = [l](const std::string &id) { return l->contains(id); };
-    } else {
-        c.unavailable = tr("Tests at head cannot be looked up, so witnesses and substitutes "
-                           "cannot be checked: %1")
-                            .arg(m_lookupError);
+    if (m_headTests) {
+        // Shared: a form that stays open across a re-audit keeps its lookups alive.
+        std::shared_ptr<HeadTests> tests = m_headTests;
+        c.validation.testExistsAtHead = [tests](const std::string &id) {
+            return tests->contains(id);
+        };
     }
-    try {
-        if (const std::shared_ptr<const core::Repository> repo = repository())
-            c.reviewer = QString::fromStdString(repo->userName()).trimmed();
-    } catch (const core::Error &) {
-    }
+    c.reviewer = m_reviewer;
     if (c.reviewer.isEmpty())
         c.reviewer = qEnvironmentVariable("USER");
     return c;
@@ -264,8 +234,8 @@ WaiverSeed LedgerDesk::waiverSeed(const QString &node)
     seed.node = node;
     QStringList candidates;
     const std::string id = node.toStdString();
-    if (core::TestLookup *l = lookup()) {
-        for (const std::string &t : l->testsIn(core::TestIndex::fileOf(id))) {
+    if (const HeadTests::File *tests = headTestsOf(core::TestIndex::fileOf(id))) {
+        for (const std::string &t : tests->ids) {
             if (core::TestIndex::fileOf(id) + "::" + core::TestIndex::nameOf(id) != t)
                 candidates << QString::fromStdString(t);
         }
@@ -276,8 +246,8 @@ WaiverSeed LedgerDesk::waiverSeed(const QString &node)
             continue;
         if (!f.test.empty() && f.test != id)
             candidates << QString::fromStdString(f.test);
-        else if (f.test.empty() && lookup())
-            candidates << toList(lookup()->testsIn(f.path));
+        else if (const HeadTests::File *tests = f.test.empty() ? headTestsOf(f.path) : nullptr)
+            candidates << toList(tests->ids);
     }
     candidates.removeDuplicates();
     seed.witnessCandidates = candidates;
@@ -353,29 +323,16 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test, const QString &recordFile
                            shellQuoted(m_python) +
                            QStringLiteral(" -m pytest -p no:cacheprovider ") + shellQuoted(test))
                        .toStdString();
-    if (core::TestLookup *l = lookup(); l && !file.empty()) {
-        if (!e.guards) {
-            std::vector<std::string> guards = l->guardsFor(file);
-            if (!guards.empty())
-                e.guards = std::move(guards);
-        }
-        for (const std::string &t : l->testsIn(file)) {
+    if (const HeadTests::File *tests = file.empty() ? nullptr : headTestsOf(file)) {
+        if (!e.guards && !tests->guards.empty())
+            e.guards = tests->guards;
+        for (const std::string &t : tests->ids) {
             if (t != file + "::" + core::TestIndex::nameOf(test.toStdString()))
                 seed.substituteCandidates << QString::fromStdString(t);
         }
     }
-    if (!file.empty()) {
-        try {
-            const std::shared_ptr<const core::Repository> repo = repository();
-            const core::Revision base =
-                repo->resolve(m_report.base.commit.value_or(m_report.base.rev));
-            // The base's CODEOWNERS: the patch under review must not pick its own owner.
-            const core::Codeowners owners = core::Codeowners::load(*repo, base);
-            seed.ownerCandidates = toList(owners.ownersOf(file));
-        } catch (const core::Error &) {
-            // No owners to offer; the reviewer types one.
-        }
-    }
+    if (!file.empty()) // the base's CODEOWNERS: the patch must not pick its own owner
+        seed.ownerCandidates = toList(m_owners.ownersOf(file));
     return seed;
 }
 
@@ -404,6 +361,9 @@ LedgerFormDialog *LedgerDesk::open(LedgerForm *form, const LedgerFormContext &co
     auto *dialog = new LedgerFormDialog(form, context, m_window);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &LedgerFormDialog::ledgerWritten, this, &LedgerDesk::ledgerWritten);
+    // An answer about the tests at head can turn a "cannot confirm" into a yes or a no.
+    if (m_headTests)
+        connect(m_headTests.get(), &HeadTests::changed, dialog, &LedgerFormDialog::validate);
     dialog->open();
     return dialog;
 }

@@ -3,6 +3,7 @@
 #include "AuditRunner.h"
 #include "forms/FixtureNoteForm.h"
 #include "forms/FreezeForm.h"
+#include "forms/HeadTests.h"
 #include "forms/LedgerForm.h"
 #include "forms/WaiverForm.h"
 
@@ -14,10 +15,6 @@
 class QAction;
 class QMenu;
 class QModelIndex;
-
-namespace pw::core {
-class TestLookup;
-}
 
 namespace pw::gui {
 
@@ -95,9 +92,9 @@ private:
     void updateActions();
     void showContextMenu(EvidencePanel *panel, const QPoint &pos);
     LedgerFormDialog *open(LedgerForm *form, const LedgerFormContext &context);
-    // Opened once per outcome, shared by the lookup and the pre-fills; throws core::Error.
-    std::shared_ptr<const core::Repository> repository();
-    core::TestLookup *lookup();
+    // The tests of a file at head when known; else null, and they are looked up off the GUI
+    // thread (open forms validate again when they arrive).
+    const HeadTests::File *headTestsOf(const std::string &file);
     bool ready() const { return m_hasOutcome; }
 
     QWidget *m_window;
@@ -119,12 +116,11 @@ private:
     QString m_ledgerDir;
     QString m_ledgerPrefix;
     QString m_python;
-    std::string m_cacheDir;
     QDate m_today;
     bool m_fixedToday = false;
-    std::shared_ptr<const core::Repository> m_repo;
-    std::shared_ptr<core::TestLookup> m_lookup;
-    QString m_lookupError;
+    std::shared_ptr<HeadTests> m_headTests;
+    QString m_reviewer; // git's user.name, read with the audit
+    core::Codeowners m_owners;
 };
 
 } // namespace pw::gui

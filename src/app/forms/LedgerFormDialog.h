@@ -43,12 +43,14 @@ public:
     void accept() override;
     // Reads the ledger file again (fields keep their values) and validates.
     void reload();
+    // Validates the fields again: what they name may be known better now (the tests at
+    // head a lookup has just answered).
+    void validate();
 
 Q_SIGNALS:
     void ledgerWritten(const QString &path);
 
 private:
-    void validate();
     void showPreview(const std::string &before, const std::string &after);
     void setError(const QString &message);
     std::string origin() const;

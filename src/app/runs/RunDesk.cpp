@@ -284,6 +284,9 @@ std::optional<core::RunRequest> RunDesk::runRequest()
     core::RunRequest request;
     request.target = m_outcome.request.audit;
     request.target.progress = {};
+    // The revisions the window shows, as the audit resolved them: a branch that moved since
+    // does not change what the runs compare.
+    request.review = m_outcome.target;
     request.sandbox = sandbox;
     return request;
 }
