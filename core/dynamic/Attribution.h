@@ -179,7 +179,7 @@ struct AttributionResult
 class Attribution
 {
 public:
-    // Blocking; `progress` is called from worker threads, one call at a time. Throws
+    // The shape of every dynamic gate (DynamicGate.h); `progress` gets each node run. Throws
     // Error::input for a bad node id or runs < 1, and for a node neither tree collects: the
     // first base/head pair runs alone and answers that before the rest is queued. With a
     // verdict, not interrupted and request.record, writes the record (writeRecord) into

@@ -220,7 +220,8 @@ std::string headOnlyConfigurationHint(const CensusReport &report)
 
 } // namespace
 
-CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, RunPool *pool)
+CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, RunPool &runner,
+                         const RunPool::Progress &progress)
 {
     CensusReport report;
     report.repo = ctx.repoRoot();
@@ -232,8 +233,6 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
     report.provenance = ctx.provenance();
     report.executed = options.execute;
     report.sandboxed = ctx.sandbox();
-    RunPool localPool(ctx.workers());
-    RunPool &runner = pool ? *pool : localPool;
 
     // Collect-only: base, head, base again (interleaved so noise hits both trees).
     std::vector<RunSpec> specs;
@@ -258,8 +257,8 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
             std::to_string(ctx.workers()) + " worker(s)");
     const std::vector<RunResult> results =
         runner.run(specs, [&](int done, int total, const RunResult &r) {
-            if (options.onRun)
-                options.onRun(done, total, r);
+            if (progress)
+                progress(done, total, r);
             const bool collect = r.command.find("--collect-only") != std::string::npos;
             ctx.say(std::to_string(done) + "/" + std::to_string(total) + " " + r.arm +
                     (collect ? " collect" : " run") + ": " +
@@ -424,8 +423,8 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
             const int planned = int(results.size()) + 1;
             const std::vector<RunResult> w =
                 runner.run({ctx.spec(Arm::Head, needed, 0)}, [&](int, int, const RunResult &r) {
-                    if (options.onRun)
-                        options.onRun(planned, planned, r);
+                    if (progress)
+                        progress(planned, planned, r);
                 });
             report.executions.push_back(w.front());
             if (w.front().status == RunStatus::Cancelled)

@@ -4,6 +4,7 @@
 #include "execution/CensusDump.h"
 #include "execution/PytestRun.h"
 #include "execution/RunContext.h"
+#include "execution/RunPool.h"
 
 #include <functional>
 #include <map>
@@ -12,8 +13,6 @@
 #include <vector>
 
 namespace pw::core {
-
-class RunPool;
 
 // One collect-only run of one tree.
 struct CensusCollection
@@ -75,9 +74,6 @@ struct CensusArmSummary
 struct CensusOptions
 {
     bool execute = true; // also run both suites for executed vs skipped (and witnesses)
-    // Called from worker threads as each run ends (a view streams runs from it); `total`
-    // counts the runs planned so far (the witness run is planned last, when needed).
-    std::function<void(int done, int total, const RunResult &run)> onRun;
 };
 
 // The census of a RunContext: collect-only on both trees — the base twice —
@@ -126,9 +122,11 @@ class Census
 public:
     using Progress = std::function<void(const std::string &line)>;
 
-    // Blocking. `pool` (optional) lets another thread cancel the runs (cancelAll).
-    static CensusReport run(const RunContext &context, const CensusOptions &options,
-                            RunPool *pool = nullptr);
+    // The shape of every dynamic gate (DynamicGate.h). `progress` is called as each run
+    // ends (a view streams runs from it); `total` counts the runs planned so far (the
+    // witness run is planned last, when needed).
+    static CensusReport run(const RunContext &context, const CensusOptions &options, RunPool &pool,
+                            const RunPool::Progress &progress = {});
 
     // Reads a collect-only run's dump and JUnit errors into `collection`.
     static void readCollection(CensusCollection &collection, const std::string &dumpPath);

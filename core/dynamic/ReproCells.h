@@ -117,11 +117,11 @@ struct ReproCellsResult
 class ReproCells
 {
 public:
-    // Blocking; the solo run goes to `pool` first, then all the others at once — unless solo
-    // failed, which decides the verdict (broken test): then no other cell runs (each is
-    // unknown, `notRun`; a shard still runs its units). `progress` is called from worker
-    // threads. Throws Error::input for a bad node id or R < 1, and for a node the tree does
-    // not collect (the solo run says so before the rest is queued).
+    // The shape of every dynamic gate (DynamicGate.h). The solo run goes to `pool` first, then all
+    // the others at once — unless solo failed, which decides the verdict (broken test): then no
+    // other cell runs (each is unknown, `notRun`; a shard still runs its units). `progress` is
+    // called from worker threads. Throws Error::input for a bad node id or R < 1, and for a node
+    // the tree does not collect (the solo run says so before the rest is queued).
     static ReproCellsResult run(const RunContext &ctx, const CellsRequest &request, RunPool &pool,
                                 const NodeRunCallback &progress = {});
 

@@ -310,7 +310,8 @@ void Shadow::decide(
     }
 }
 
-ShadowReport Shadow::run(const RunContext &ctx, const ShadowOptions &options, RunPool *pool)
+ShadowReport Shadow::run(const RunContext &ctx, const ShadowOptions &options, RunPool &runner,
+                         const RunPool::Progress &onRun)
 {
     ShadowReport report;
     report.repo = ctx.repoRoot();
@@ -339,9 +340,6 @@ ShadowReport Shadow::run(const RunContext &ctx, const ShadowOptions &options, Ru
         }
     }
     report.changedPaths = int(diff.files.size());
-
-    RunPool localPool(ctx.workers());
-    RunPool &runner = pool ? *pool : localPool;
 
     // The base witness: stored evidence when intact, else a full base run.
     RunSpec witnessSpec = ctx.spec(Arm::Base, {}, 0);
@@ -388,8 +386,8 @@ ShadowReport Shadow::run(const RunContext &ctx, const ShadowOptions &options, Ru
             "; collecting head");
     // `done` and `total` count the job's runs so far (the head run is planned last).
     const auto progress = [&](int done, int total, const RunResult &r) {
-        if (options.onRun)
-            options.onRun(done, total, r);
+        if (onRun)
+            onRun(done, total, r);
         ctx.say(runLine(done, total, r));
     };
     const std::vector<RunResult> first = runner.run(specs, progress);

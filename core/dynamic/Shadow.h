@@ -4,6 +4,7 @@
 #include "dynamic/SkipWitness.h"
 #include "execution/PytestRun.h"
 #include "execution/RunContext.h"
+#include "execution/RunPool.h"
 #include "repo/PatchDiff.h"
 
 #include <functional>
@@ -13,8 +14,6 @@
 #include <vector>
 
 namespace pw::core {
-
-class RunPool;
 
 // What the shadow sample decides for one head test.
 struct ShadowDecision
@@ -45,9 +44,6 @@ struct ShadowOptions
     std::optional<int> pct; // default: config shadow_pct
     bool rewitness = false; // take a new base witness even when a stored one is intact
     bool dryRun = false;    // decisions and sample only; head is not run
-    // Called from worker threads as each run ends; `done` and `total` count the job's runs
-    // so far (witness, head collection, then the head run, planned last).
-    std::function<void(int done, int total, const RunResult &run)> onRun;
 };
 
 struct ShadowReport
@@ -98,9 +94,11 @@ struct ShadowReport
 class Shadow
 {
 public:
-    // Blocking. `pool` (optional) lets another thread cancel the runs.
-    static ShadowReport run(const RunContext &ctx, const ShadowOptions &options,
-                            RunPool *pool = nullptr);
+    // The shape of every dynamic gate (DynamicGate.h). `progress` is called as each run
+    // ends; `done` and `total` count the job's runs so far (witness, head collection, then
+    // the head run, planned last).
+    static ShadowReport run(const RunContext &ctx, const ShadowOptions &options, RunPool &pool,
+                            const RunPool::Progress &progress = {});
 
     // The patch text P is taken over: for each file of the diff (context 3, renames
     // detected, whitespace kept), "diff --git a/<old> b/<new>\n", "status <letter>

@@ -39,7 +39,7 @@ int censusCommand(const QStringList &arguments, FILE *out, FILE *err)
     options.execute = !p.isSet(collectOnly);
     core::RunPool pool(context.workers());
     core::CensusReport report;
-    if (runInterruptible(guard, pool, [&] { report = core::Census::run(context, options, &pool); }))
+    if (runInterruptible(guard, pool, [&] { report = core::Census::run(context, options, pool); }))
         report.interrupted = true;
     printWarnings(err, report.warnings);
     printText(out,

@@ -53,7 +53,7 @@ int shadowCommand(const QStringList &arguments, FILE *out, FILE *err)
     const core::RunContext context = core::RunContext::open(guard.stopping(*request));
     core::RunPool pool(context.workers());
     core::ShadowReport report;
-    if (runInterruptible(guard, pool, [&] { report = core::Shadow::run(context, options, &pool); }))
+    if (runInterruptible(guard, pool, [&] { report = core::Shadow::run(context, options, pool); }))
         report.interrupted = true;
     printWarnings(err, report.warnings);
     printText(out,

@@ -138,7 +138,8 @@ private:
         const RunContext ctx = RunContext::open(request(repo, base, head, today));
         CensusOptions options;
         options.execute = execute;
-        return Census::run(ctx, options);
+        RunPool pool(ctx.workers());
+        return Census::run(ctx, options, pool);
     }
 
     // Base: calc.py, tests/test_calc.py (kBaseTests), tests/test_other.py (a witness that
@@ -505,7 +506,8 @@ private Q_SLOTS:
         const RunContext ctx = RunContext::open(req);
         CensusOptions options;
         options.execute = false;
-        const CensusReport r = Census::run(ctx, options);
+        RunPool pool(ctx.workers());
+        const CensusReport r = Census::run(ctx, options, pool);
         QVERIFY2(r.harnessError.find("Network is unreachable") != std::string::npos,
                  qPrintable(dump(r)));
         QVERIFY(r.findings.empty());
@@ -626,7 +628,8 @@ private Q_SLOTS:
         const RunContext ctx = RunContext::open(req);
         CensusOptions options;
         options.execute = false;
-        const CensusReport r = Census::run(ctx, options);
+        RunPool pool(ctx.workers());
+        const CensusReport r = Census::run(ctx, options, pool);
         QVERIFY2(r.unstable, qPrintable(dump(r)));
         QVERIFY(findingOf(r, "C-UNSTABLE", ""));
         QCOMPARE(r.verdict() == Verdict::Pass, false);

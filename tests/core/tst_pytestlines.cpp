@@ -136,7 +136,9 @@ private Q_SLOTS:
         QFETCH(PytestLine, line);
         const pw::test::PinnedPython pinned = pw::test::pytestPython(line);
         QVERIFY2(pinned.ok(), pinned.error.c_str());
-        const CensusReport r = Census::run(context(line, pinned.python), CensusOptions{});
+        const RunContext ctx = context(line, pinned.python);
+        RunPool pool(ctx.workers());
+        const CensusReport r = Census::run(ctx, CensusOptions{}, pool);
         const std::string text = formatCensusText(r);
         QVERIFY2(r.harnessError.empty(), text.c_str());
         QVERIFY2(!r.unstable, text.c_str());
@@ -204,7 +206,9 @@ private Q_SLOTS:
         QVERIFY2(pinned.ok(), pinned.error.c_str());
         ShadowOptions options;
         options.pct = 100; // every skip-witnessed test is sampled
-        const ShadowReport r = Shadow::run(context(line, pinned.python), options);
+        const RunContext ctx = context(line, pinned.python);
+        RunPool pool(ctx.workers());
+        const ShadowReport r = Shadow::run(ctx, options, pool);
         const std::string text = formatShadowText(r);
         QVERIFY2(r.harnessError.empty(), text.c_str());
         QCOMPARE(r.witnessState, std::string("recorded"));

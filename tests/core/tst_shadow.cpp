@@ -100,7 +100,8 @@ private:
                         ShadowOptions options, const std::string &today = "2024-05-10")
     {
         const RunContext ctx = RunContext::open(request(repo, base, head, today));
-        return Shadow::run(ctx, options);
+        RunPool pool(ctx.workers());
+        return Shadow::run(ctx, options, pool);
     }
 
     // A project where every case of the shadow table has its own test.

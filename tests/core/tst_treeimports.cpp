@@ -395,7 +395,8 @@ private Q_SLOTS:
         const std::string line = "interpreter " + venv + " (Python " + probe.version + ", pytest " +
                                  probe.pytestVersion + "; --python)";
 
-        const pw::core::CensusReport census = pw::core::Census::run(ctx, {});
+        pw::core::RunPool pool(ctx.workers());
+        const pw::core::CensusReport census = pw::core::Census::run(ctx, {}, pool);
         QVERIFY2(census.harnessError.empty(), census.harnessError.c_str());
         const QString text = QString::fromStdString(pw::core::formatCensusText(census));
         QVERIFY2(text.contains(QString::fromStdString(line)), qPrintable(text));
@@ -410,7 +411,7 @@ private Q_SLOTS:
                  ctx.treeDir(Arm::Head) + "/src");
         QVERIFY(!json["trees"]["base"]["overridden"].empty());
 
-        const pw::core::ShadowReport shadow = pw::core::Shadow::run(ctx, {});
+        const pw::core::ShadowReport shadow = pw::core::Shadow::run(ctx, {}, pool);
         QVERIFY2(QString::fromStdString(pw::core::formatShadowText(shadow))
                      .contains(QString::fromStdString(line)),
                  pw::core::formatShadowText(shadow).c_str());

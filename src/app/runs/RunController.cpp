@@ -139,10 +139,11 @@ bool RunController::startCensus(const core::RunRequest &request, bool execute, c
                  [this, execute](const core::RunContext &ctx, core::RunPool &pool, Outcome &out) {
                      core::CensusOptions options;
                      options.execute = execute;
-                     options.onRun = [this](int done, int total, const core::RunResult &run) {
-                         post(done, total, run);
-                     };
-                     out.census = core::Census::run(ctx, options, &pool);
+                     out.census =
+                         core::Census::run(ctx, options, pool,
+                                           [this](int done, int total, const core::RunResult &run) {
+                                               post(done, total, run);
+                                           });
                  });
 }
 
@@ -174,10 +175,10 @@ bool RunController::startShadow(const core::RunRequest &request, const core::Sha
     return start(tr("shadow sample"), request, tag,
                  [this, options](const core::RunContext &ctx, core::RunPool &pool, Outcome &out) {
                      core::ShadowOptions o = options;
-                     o.onRun = [this](int done, int total, const core::RunResult &run) {
-                         post(done, total, run);
-                     };
-                     out.shadow = core::Shadow::run(ctx, o, &pool);
+                     out.shadow = core::Shadow::run(
+                         ctx, o, pool, [this](int done, int total, const core::RunResult &run) {
+                             post(done, total, run);
+                         });
                  });
 }
 
