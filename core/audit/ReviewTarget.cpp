@@ -63,6 +63,8 @@ PreparedReview PreparedReview::prepare(const AuditRequest &request)
     Repository repo = Repository::open(request.repoPath);
     ReviewTarget t;
     t.repoRoot = repo.workdir();
+    t.gitDir = repo.gitDir();
+    t.commonDir = repo.commonDir();
     t.ledgers = LedgerLocation::resolve(t.repoRoot, request.ledgerDir);
     if (Repository::isPatchSpec(request.head)) {
         // A patch file applies onto the base, so the base comes first (default: HEAD), and

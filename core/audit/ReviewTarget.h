@@ -16,7 +16,9 @@ struct AuditRequest;
 // to copy into another thread, which opens its own Repository (PreparedReview::reopen).
 struct ReviewTarget
 {
-    std::string repoRoot; // the work tree's top, absolute; empty for a bare repository
+    std::string repoRoot;  // the work tree's top, absolute; empty for a bare repository
+    std::string gitDir;    // Repository::gitDir: HEAD and index
+    std::string commonDir; // Repository::commonDir: refs and objects
     Revision base;
     Revision head;
     Config config;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "util/ThreadRule.h"
+
 #include <QProcess>
 #include <csignal>
 #include <sys/prctl.h>
@@ -21,6 +23,7 @@ class ChildProcess : public QProcess
 public:
     explicit ChildProcess(bool ownSession) : m_ownSession(ownSession), m_parent(::getpid())
     {
+        checkBlockingWorkAllowed("ChildProcess");
 #if QT_VERSION >= QT_VERSION_CHECK(6, 0, 0)
         setChildProcessModifier([this] { prepareChild(); });
 #endif

@@ -4,6 +4,7 @@
 #include "util/Error.h"
 #include "util/Files.h"
 #include "util/Format.h"
+#include "util/ThreadRule.h"
 
 #include <QByteArray>
 #include <QCryptographicHash>
@@ -263,6 +264,7 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
         const std::string input =
             json{{"files", files}}.dump(-1, ' ', false, json::error_handler_t::replace);
 
+        checkBlockingWorkAllowed("FactExtractor (the Python extractor)");
         job.process = std::make_unique<QProcess>();
         job.process->setProgram(QString::fromStdString(m_python));
         job.process->setArguments(args);

@@ -2,6 +2,7 @@
 
 #include "repo/GitError.h"
 #include "repo/GitHandles.h"
+#include "util/ThreadRule.h"
 
 #include <cstring>
 #include <unordered_map>
@@ -98,6 +99,7 @@ std::string renamedFrom(git_repository *repo, const git_commit *commit, const gi
 std::vector<FileVersion> FileHistory::walk(const std::string &repoPath, const std::string &path,
                                            const std::string &rev)
 {
+    checkBlockingWorkAllowed("FileHistory::walk");
     git::ensureInit();
     git_repository *rawRepo = nullptr;
     gitCheck(git_repository_open_ext(&rawRepo, repoPath.c_str(), 0, nullptr),

@@ -2,6 +2,7 @@
 
 #include "repo/GitError.h"
 #include "repo/GitHandles.h"
+#include "util/ThreadRule.h"
 
 namespace pw::core {
 
@@ -38,6 +39,7 @@ RepoWriter::~RepoWriter() = default;
 
 RepoWriter RepoWriter::init(const std::string &path, const std::string &initialBranch)
 {
+    checkBlockingWorkAllowed("RepoWriter::init");
     git::ensureInit();
     git_repository_init_options opts;
     gitCheck(git_repository_init_options_init(&opts, GIT_REPOSITORY_INIT_OPTIONS_VERSION),
@@ -53,6 +55,7 @@ RepoWriter RepoWriter::init(const std::string &path, const std::string &initialB
 
 std::string RepoWriter::workdir() const
 {
+    checkBlockingWorkAllowed("RepoWriter::workdir");
     const char *dir = git_repository_workdir(d->repo.get());
     std::string out = dir ? dir : "";
     if (out.size() > 1 && out.back() == '/')
@@ -62,6 +65,7 @@ std::string RepoWriter::workdir() const
 
 void RepoWriter::setIdentity(const std::string &name, const std::string &email)
 {
+    checkBlockingWorkAllowed("RepoWriter::setIdentity");
     git_config *raw = nullptr;
     gitCheck(git_repository_config(&raw, d->repo.get()), "config");
     git::ConfigPtr config(raw);
@@ -72,6 +76,7 @@ void RepoWriter::setIdentity(const std::string &name, const std::string &email)
 std::string RepoWriter::commitAll(const std::string &message, const std::string &authorName,
                                   const std::string &authorEmail, int64_t time)
 {
+    checkBlockingWorkAllowed("RepoWriter::commitAll");
     git_repository *repo = d->repo.get();
     git_index *rawIndex = nullptr;
     gitCheck(git_repository_index(&rawIndex, repo), "index");
@@ -106,6 +111,7 @@ std::string RepoWriter::commitAll(const std::string &message, const std::string 
 
 void RepoWriter::createBranch(const std::string &name, const std::string &commit)
 {
+    checkBlockingWorkAllowed("RepoWriter::createBranch");
     git::ObjectPtr target = d->commitObject(commit);
     git_reference *raw = nullptr;
     gitCheck(git_branch_create(&raw, d->repo.get(), name.c_str(),
@@ -116,6 +122,7 @@ void RepoWriter::createBranch(const std::string &name, const std::string &commit
 
 void RepoWriter::checkout(const std::string &branch)
 {
+    checkBlockingWorkAllowed("RepoWriter::checkout");
     const std::string ref = "refs/heads/" + branch;
     git::ObjectPtr target = d->commitObject(ref);
     git_checkout_options opts;
@@ -127,12 +134,14 @@ void RepoWriter::checkout(const std::string &branch)
 
 void RepoWriter::orphan(const std::string &branch)
 {
+    checkBlockingWorkAllowed("RepoWriter::orphan");
     const std::string ref = "refs/heads/" + branch;
     gitCheck(git_repository_set_head(d->repo.get(), ref.c_str()), "orphan " + branch);
 }
 
 void RepoWriter::tag(const std::string &name, const std::string &commit)
 {
+    checkBlockingWorkAllowed("RepoWriter::tag");
     git::ObjectPtr target = d->commitObject(commit);
     git_oid id;
     gitCheck(git_tag_create_lightweight(&id, d->repo.get(), name.c_str(), target.get(), 0),
@@ -143,6 +152,7 @@ void RepoWriter::annotatedTag(const std::string &name, const std::string &messag
                               const std::string &taggerName, const std::string &taggerEmail,
                               int64_t time, const std::string &commit)
 {
+    checkBlockingWorkAllowed("RepoWriter::annotatedTag");
     git::ObjectPtr target = d->commitObject(commit);
     git::SignaturePtr sig = Impl::signature(taggerName, taggerEmail, time);
     git_oid id;
@@ -153,6 +163,7 @@ void RepoWriter::annotatedTag(const std::string &name, const std::string &messag
 
 std::string RepoWriter::head() const
 {
+    checkBlockingWorkAllowed("RepoWriter::head");
     git_oid id;
     gitCheck(git_reference_name_to_id(&id, d->repo.get(), "HEAD"), "HEAD");
     return git::oidToHex(&id);

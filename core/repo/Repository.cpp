@@ -3,6 +3,7 @@
 #include "repo/GitError.h"
 #include "repo/RepositoryImpl.h"
 #include "util/Format.h"
+#include "util/ThreadRule.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -199,6 +200,7 @@ Repository::~Repository() = default;
 
 Repository Repository::open(const std::string &path)
 {
+    checkBlockingWorkAllowed("Repository::open");
     git::ensureInit();
     std::error_code ec;
     if (path.empty() || !std::filesystem::exists(path, ec))
@@ -221,16 +223,25 @@ Repository Repository::open(const std::string &path)
 
 std::string Repository::workdir() const
 {
+    checkBlockingWorkAllowed("Repository::workdir");
     return withoutTrailingSlash(git_repository_workdir(d->get()));
 }
 
 std::string Repository::gitDir() const
 {
+    checkBlockingWorkAllowed("Repository::gitDir");
     return withoutTrailingSlash(git_repository_path(d->get()));
+}
+
+std::string Repository::commonDir() const
+{
+    checkBlockingWorkAllowed("Repository::commonDir");
+    return withoutTrailingSlash(git_repository_commondir(d->get()));
 }
 
 std::string Repository::userName() const
 {
+    checkBlockingWorkAllowed("Repository::userName");
     git_config *raw = nullptr;
     gitCheck(git_repository_config_snapshot(&raw, d->get()), "reading the git config");
     git::ConfigPtr config(raw);
@@ -246,6 +257,7 @@ std::string Repository::userName() const
 
 bool Repository::isUnborn() const
 {
+    checkBlockingWorkAllowed("Repository::isUnborn");
     const int rc = git_repository_head_unborn(d->get());
     gitCheck(rc, "reading HEAD");
     return rc == 1;
@@ -253,6 +265,7 @@ bool Repository::isUnborn() const
 
 bool Repository::isDirty() const
 {
+    checkBlockingWorkAllowed("Repository::isDirty");
     if (git_repository_is_bare(d->get()))
         return false;
     git_status_options opts;
@@ -271,6 +284,7 @@ bool Repository::isDirty() const
 
 Revision Repository::resolve(const std::string &spec) const
 {
+    checkBlockingWorkAllowed("Repository::resolve");
     git_repository *repo = d->get();
     if (isPatchSpec(spec))
         throw Error::input("'" + spec +
@@ -306,6 +320,7 @@ Revision Repository::resolve(const std::string &spec) const
 Revision Repository::resolvePatch(const std::string &spec, const Revision &base,
                                   long long maxBytes) const
 {
+    checkBlockingWorkAllowed("Repository::resolvePatch");
     if (!isPatchSpec(spec))
         throw Error::input("'" + spec + "' is not a patch file: expected PATCH:<file>");
     return applyPatchFile(*d, spec, base, maxBytes);
@@ -314,6 +329,7 @@ Revision Repository::resolvePatch(const std::string &spec, const Revision &base,
 Revision Repository::resolveHead(const std::string &spec, const Revision &base,
                                  long long maxBytes) const
 {
+    checkBlockingWorkAllowed("Repository::resolveHead");
     return isPatchSpec(spec) ? resolvePatch(spec, base, maxBytes) : resolve(spec);
 }
 
@@ -324,6 +340,7 @@ bool Repository::isPatchSpec(const std::string &spec)
 
 Revision Repository::defaultHead() const
 {
+    checkBlockingWorkAllowed("Repository::defaultHead");
     if (isUnborn() || isDirty())
         return resolve(kWorktree);
     return resolve("HEAD");
@@ -331,6 +348,7 @@ Revision Repository::defaultHead() const
 
 Revision Repository::defaultBase(const Revision &head) const
 {
+    checkBlockingWorkAllowed("Repository::defaultBase");
     git_repository *repo = d->get();
     if (head.commit.empty())
         throw Error::input("no base revision: the repository has no commits yet; pass --base");
@@ -370,6 +388,7 @@ Revision Repository::defaultBase(const Revision &head) const
 
 std::vector<RefInfo> Repository::refs() const
 {
+    checkBlockingWorkAllowed("Repository::refs");
     git_reference_iterator *rawIt = nullptr;
     gitCheck(git_reference_iterator_new(&rawIt, d->get()), "listing references");
     git::ReferenceIteratorPtr it(rawIt);
@@ -407,6 +426,7 @@ std::vector<RefInfo> Repository::refs() const
 
 std::vector<CommitInfo> Repository::recentCommits(int max) const
 {
+    checkBlockingWorkAllowed("Repository::recentCommits");
     std::vector<CommitInfo> result;
     if (max <= 0 || isUnborn())
         return result;
@@ -434,6 +454,7 @@ std::vector<CommitInfo> Repository::recentCommits(int max) const
 
 TagDistance Repository::describe(const std::string &commit) const
 {
+    checkBlockingWorkAllowed("Repository::describe");
     git_oid id;
     if (git_oid_fromstr(&id, commit.c_str()) != 0)
         throw Error::input("not a commit id: " + commit);

@@ -96,7 +96,9 @@ public:
     ~Repository();
 
     std::string workdir() const; // absolute, without trailing '/'; empty for a bare repository
-    std::string gitDir() const;
+    std::string gitDir() const;  // HEAD and index: `.git`, or `.git/worktrees/<name>`
+    // Refs and objects: the main work tree's `.git` (gitDir() but for a linked worktree).
+    std::string commonDir() const;
     // git config `user.name` as git would read it for this repository (repository, then
     // global and system config); empty when unset.
     std::string userName() const;

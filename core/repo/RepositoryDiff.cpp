@@ -6,6 +6,7 @@
 #include "repo/RepositoryImpl.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/ThreadRule.h"
 
 #include <algorithm>
 #include <fstream>
@@ -295,6 +296,7 @@ bool onlyWhitespaceChanged(git_patch *patch, const FileDiff &file)
 PatchDiff Repository::diff(const Revision &base, const Revision &head,
                            const DiffOptions &options) const
 {
+    checkBlockingWorkAllowed("Repository::diff");
     if (base.isWorktree())
         throw Error::input("WORKTREE can only be the head of a comparison, not the base");
     git_repository *repo = d->get();

@@ -5,6 +5,7 @@
 #include "repo/RepositoryImpl.h"
 #include "util/Error.h"
 #include "util/Files.h"
+#include "util/ThreadRule.h"
 
 #include <algorithm>
 #include <iterator>
@@ -147,6 +148,7 @@ std::string blobContent(const git_blob *blob)
 
 std::vector<FileEntry> Repository::listFiles(const Revision &rev) const
 {
+    checkBlockingWorkAllowed("Repository::listFiles");
     std::vector<FileEntry> files =
         rev.isWorktree() ? listWorktree(*d) : listTree(revisionTree(*d, rev).get());
     std::sort(files.begin(), files.end(),
@@ -156,12 +158,14 @@ std::vector<FileEntry> Repository::listFiles(const Revision &rev) const
 
 std::optional<FileEntry> Repository::entry(const Revision &rev, const std::string &path) const
 {
+    checkBlockingWorkAllowed("Repository::entry");
     checkRelativePath(path);
     return rev.isWorktree() ? worktreeEntry(*d, path) : treeEntry(*d, rev, path);
 }
 
 std::string Repository::readFile(const Revision &rev, const std::string &path) const
 {
+    checkBlockingWorkAllowed("Repository::readFile");
     checkRelativePath(path);
     if (rev.isWorktree())
         return readDiskFile(d->get(), path);
@@ -173,6 +177,7 @@ std::string Repository::readFile(const Revision &rev, const std::string &path) c
 
 std::string Repository::readBlob(const std::string &blobId) const
 {
+    checkBlockingWorkAllowed("Repository::readBlob");
     git_oid id;
     if (blobId.size() < 4 || blobId.size() > GIT_OID_HEXSZ ||
         git_oid_fromstrn(&id, blobId.c_str(), blobId.size()) < 0)

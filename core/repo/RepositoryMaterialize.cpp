@@ -4,6 +4,7 @@
 #include "repo/GitError.h"
 #include "repo/Repository.h"
 #include "repo/RepositoryImpl.h"
+#include "util/ThreadRule.h"
 
 #include <cerrno>
 #include <cstring>
@@ -72,6 +73,7 @@ std::string blobBytes(git_repository *repo, const FileEntry &file)
 std::vector<FileEntry> Repository::materialize(const Revision &rev, const std::string &dir,
                                                std::stop_token stop) const
 {
+    checkBlockingWorkAllowed("Repository::materialize");
     std::vector<FileEntry> files = listFiles(rev);
     std::error_code ec;
     fs::create_directories(dir, ec);

@@ -152,6 +152,7 @@ AuditOutcome AuditRunner::runNow(const WorkbenchRequest &request)
         } catch (const core::Error &) {
             // No owners to offer; the reviewer types one.
         }
+        out.sandbox = core::Sandbox::status();
         out.ok = true;
     } catch (const core::Error &e) {
         out.cancelled =

@@ -3,6 +3,7 @@
 #include "LatestTask.h"
 #include "audit/Audit.h"
 #include "audit/ReviewTarget.h"
+#include "execution/Sandbox.h"
 #include "forms/HeadTests.h"
 #include "ledger/Config.h"
 #include "ledger/LedgerSet.h"
@@ -53,6 +54,9 @@ struct AuditOutcome
     HeadTests::Files headTests;
     QString reviewer;
     core::Codeowners owners;
+    // Whether bwrap runs here, probed with the audit (once per process): the run desk asks
+    // before a run and must not start the probe on the GUI thread.
+    core::SandboxStatus sandbox;
 };
 
 // The evidence files of `ledgerDir`/runs/, named as the outcome names the ledgers

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QCoreApplication>
+#include <QEventLoop>
 #include <QFutureWatcher>
 #include <QObject>
 #include <QtConcurrent/QtConcurrentRun>
@@ -25,6 +26,26 @@ namespace pw::gui {
 //
 // A task runs on Qt's global thread pool and must own everything it reads; the
 // destructor waits for it, so it never outlives the object that asked for it.
+// Waits for `watcher`'s future to finish without running it here: QFuture::waitForFinished
+// runs a task the pool has not started yet on the calling thread — for the workbench, git
+// and processes on the GUI thread, which core::checkBlockingWorkAllowed forbids. With
+// `cancelUnstarted` (an owner going away) a task not started yet is cancelled, so it never
+// starts, and a running one is waited for; else the event loop runs until the watcher says
+// the task finished (its finished() is delivered on the way).
+inline void waitWithoutRunning(QFutureWatcherBase &watcher, bool cancelUnstarted)
+{
+    if (cancelUnstarted) {
+        watcher.cancel();          // QtConcurrent::run skips a cancelled task it has not started
+        watcher.waitForFinished(); // stolen, it returns at once; running, it is waited for
+        return;
+    }
+    if (watcher.isFinished())
+        return;
+    QEventLoop loop;
+    QObject::connect(&watcher, &QFutureWatcherBase::finished, &loop, &QEventLoop::quit);
+    loop.exec(QEventLoop::ExcludeUserInputEvents);
+}
+
 template <typename Result> class LatestTask
 {
 public:
@@ -41,7 +62,7 @@ public:
     {
         m_pending.reset();
         m_stop.request_stop(); // a closing window does not wait for a whole audit
-        m_watcher.waitForFinished();
+        waitWithoutRunning(m_watcher, /*cancelUnstarted=*/true);
     }
     LatestTask(const LatestTask &) = delete;
     LatestTask &operator=(const LatestTask &) = delete;
@@ -74,7 +95,7 @@ public:
     void waitForIdle()
     {
         while (m_busy) {
-            m_watcher.waitForFinished();
+            waitWithoutRunning(m_watcher, /*cancelUnstarted=*/false);
             QCoreApplication::processEvents(); // delivers, or starts the waiting request
         }
     }

@@ -45,7 +45,14 @@ namespace pw::gui {
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), m_ui(std::make_unique<Ui::MainWindow>()),
       m_runner(std::make_unique<AuditRunner>()), m_recent(std::make_unique<RecentRepositories>()),
-      m_viewed(std::make_unique<ViewedMarks>())
+      m_viewed(std::make_unique<ViewedMarks>()), m_demo(this, [this](DemoLoad demo) {
+          if (demo.error.isEmpty()) {
+              openRepository(demo.path);
+              return;
+          }
+          log(LogError, demo.error);
+          QMessageBox::warning(this, tr("Demo repository"), demo.error);
+      })
 {
     m_ui->setupUi(this);
     setDockNestingEnabled(true);
@@ -402,12 +409,16 @@ void MainWindow::openRepository(const QString &path, const QString &base, const 
 
 void MainWindow::openDemo()
 {
-    try {
-        openRepository(QString::fromStdString(core::DemoRepository::ensure()));
-    } catch (const core::Error &e) {
-        log(LogError, QString::fromStdString(e.what()));
-        QMessageBox::warning(this, tr("Demo repository"), QString::fromStdString(e.what()));
-    }
+    // The first time, ensure() writes a repository: git work, off the GUI thread.
+    m_demo.start([](std::stop_token) {
+        DemoLoad demo;
+        try {
+            demo.path = QString::fromStdString(core::DemoRepository::ensure());
+        } catch (const core::Error &e) {
+            demo.error = QString::fromStdString(e.what());
+        }
+        return demo;
+    });
 }
 
 WorkbenchRequest MainWindow::currentRequest() const
@@ -505,10 +516,13 @@ void MainWindow::showOutcome()
     QStringList watched;
     for (const core::ChangedFile &f : r.changedFiles)
         watched << QFileInfo(QString::fromStdString(f.path)).path();
+    // The git directories as the audit resolved them: no git read on this thread.
+    const RepositoryWatcher::GitDirs git{QString::fromStdString(out.target.gitDir),
+                                         QString::fromStdString(out.target.commonDir)};
     if (r.head.rev == "WORKTREE")
-        m_watcher->watch(m_repoRoot, watched);
+        m_watcher->watch(m_repoRoot, watched, git);
     else
-        m_watcher->watch(m_repoRoot, {}); // refs, HEAD and index only
+        m_watcher->watch(m_repoRoot, {}, git); // refs, HEAD and index only
 
     QModelIndex target = keepPath.isEmpty() ? QModelIndex() : m_files->indexOfPath(keepPath);
     if (!target.isValid())

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "AuditRunner.h"
+#include "LatestTask.h"
+#include "util/ThreadRule.h"
 
 #include <QMainWindow>
 #include <memory>
@@ -34,7 +36,9 @@ class ViewedMarks;
 
 // The workbench window: changed files, the patch diff and the evidence panels
 // of the static audit, the verdict in the status bar. It only wires components: views
-// never touch libgit2 or processes, the audit runs in AuditRunner off the GUI thread.
+// never touch libgit2 or processes, the audit runs in AuditRunner off the GUI thread. A
+// checked rule: while the window lives its thread is marked (core::NoBlockingWorkHere),
+// and a git or process call on it aborts the GUI tests.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -104,6 +108,14 @@ private:
     void log(int level, const QString &message);
     void refreshRecentMenu();
 
+    // The demo repository as DemoRepository::ensure() built it (off the GUI thread).
+    struct DemoLoad
+    {
+        QString path;
+        QString error;
+    };
+
+    const core::NoBlockingWorkHere m_guiThread{"GUI"}; // first: marks the whole lifetime
     std::unique_ptr<Ui::MainWindow> m_ui;
     std::unique_ptr<AuditRunner> m_runner;
     ChangedFilesModel *m_files;
@@ -126,6 +138,7 @@ private:
     std::unique_ptr<ViewedMarks> m_viewed;
     RepositoryWatcher *m_watcher;
     RevisionLoader *m_revisions;
+    LatestTask<DemoLoad> m_demo; // after the members its delivery uses
 
     QString m_repo;     // as opened
     QString m_repoRoot; // work tree root from the last audit

@@ -101,9 +101,6 @@ int main(int argc, char **argv)
                                  QStringLiteral("Repository to open."));
     parser.process(app);
 
-    pw::gui::MainWindow window;
-    if (parser.isSet(python))
-        window.setPython(parser.value(python));
     QString path = parser.value(repo);
     if (path.isEmpty() && !parser.positionalArguments().isEmpty())
         path = parser.positionalArguments().constFirst();
@@ -122,6 +119,11 @@ int main(int argc, char **argv)
             return e.kind() == pw::core::Error::Kind::Input ? 3 : 4;
         }
     }
+    // The window marks this thread as one that never waits on git (the demo is built
+    // before it exists).
+    pw::gui::MainWindow window;
+    if (parser.isSet(python))
+        window.setPython(parser.value(python));
     window.resize(1280, 800);
     if (!path.isEmpty())
         window.openRepository(path, parser.value(base), parser.value(head));

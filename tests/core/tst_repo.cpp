@@ -3,19 +3,27 @@
 // built with libgit2 in temporary directories.
 
 #include "RepoBuilder.h"
+#include "execution/ChildProcess.h"
 #include "repo/GitError.h"
 #include "repo/PatchDiff.h"
 #include "repo/RepoWriter.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
+#include "util/ThreadRule.h"
 
 #include <QCryptographicHash>
 #include <QTemporaryDir>
 #include <QTest>
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 
 using pw::core::ChangeStatus;
 using pw::core::DiffLine;
@@ -170,6 +178,9 @@ class TestRepo : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void markedThreadsNestInAnyOrder();
+    void gitOrAProcessOnAMarkedThreadAborts_data();
+    void gitOrAProcessOnAMarkedThreadAborts();
     void openFromSubdirectory();
     void openRejectsPathsOutsideRepositories_data();
     void openRejectsPathsOutsideRepositories();
@@ -975,6 +986,75 @@ void TestRepo::changeStatusNames()
                                    pw::core::changeStatusName(status);
         QCOMPARE(qs(actual), QLatin1String(expected));
     }
+}
+
+// Issue 19: "no libgit2 call and no process on the GUI thread" is a checked rule. A window
+// and its desks each mark their thread and are destroyed in no set order; a fixture lifts
+// the mark for its own git work.
+void TestRepo::markedThreadsNestInAnyOrder()
+{
+    using pw::core::blockingWorkAllowed;
+    QVERIFY(blockingWorkAllowed());
+    auto window = std::make_unique<pw::core::NoBlockingWorkHere>("GUI");
+    auto desk = std::make_unique<pw::core::NoBlockingWorkHere>("GUI");
+    QVERIFY(!blockingWorkAllowed());
+    {
+        const pw::core::BlockingWorkAllowed fixture;
+        QVERIFY(blockingWorkAllowed());
+        RepoBuilder b; // git work on the marked thread, allowed here
+        b.write("a.txt", "a\n");
+        b.commit("c");
+        QCOMPARE(Repository::open(b.root()).workdir(), b.root());
+    }
+    QVERIFY(!blockingWorkAllowed());
+    window.reset(); // the window goes first, its desk after it
+    QVERIFY(!blockingWorkAllowed());
+    desk.reset();
+    QVERIFY(blockingWorkAllowed());
+    // Other threads never carry this thread's mark.
+    const pw::core::NoBlockingWorkHere gui("GUI");
+    bool otherAllowed = false;
+    std::thread([&] { otherAllowed = blockingWorkAllowed(); }).join();
+    QVERIFY(otherAllowed);
+}
+
+void TestRepo::gitOrAProcessOnAMarkedThreadAborts_data()
+{
+    QTest::addColumn<QString>("call");
+    QTest::newRow("Repository::open") << "open";
+    QTest::newRow("Repository::readFile") << "readFile";
+    QTest::newRow("ChildProcess") << "process";
+}
+
+// In a child process, strict as every test runs: the call aborts (SIGABRT) with its name.
+void TestRepo::gitOrAProcessOnAMarkedThreadAborts()
+{
+    QFETCH(QString, call);
+    RepoBuilder b;
+    b.write("a.txt", "a\n");
+    b.commit("c");
+    const Repository repo = Repository::open(b.root());
+    const Revision head = repo.resolve("HEAD");
+    const pid_t child = ::fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+        ::setenv("PATCHWITNESS_STRICT_THREADS", "1", 1);
+        const pw::core::NoBlockingWorkHere gui("GUI");
+        if (call == QLatin1String("open"))
+            (void)Repository::open(b.root());
+        else if (call == QLatin1String("readFile"))
+            (void)repo.readFile(head, "a.txt");
+        else {
+            const pw::core::ChildProcess process(/*ownSession=*/false);
+        }
+        ::_exit(0); // the rule did not fire
+    }
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QVERIFY2(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+             qPrintable(QStringLiteral("status %1").arg(status)));
+    // Unmarked, the same calls go ahead.
+    QCOMPARE(repo.readFile(head, "a.txt"), std::string("a\n"));
 }
 
 QTEST_GUILESS_MAIN(TestRepo)

@@ -141,6 +141,7 @@ private Q_SLOTS:
     void unparseableLedgerDisablesWrite();
     void deskPrefillsFromEvidence();
     void deskFreezeFollowsTheCellsRecord();
+    void deskLooksUpOtherTestsOffTheGuiThread();
 };
 
 void TestLedgerForms::waiverNeedsReasonWitnessAndApprover()
@@ -638,5 +639,66 @@ void TestLedgerForms::deskFreezeFollowsTheCellsRecord()
     dialog->close();
 }
 
+// Issue 19: the desk answers from the tests the audit read (the files its findings, the
+// patch and the ledgers name); a witness in any other file is looked up on HeadTests'
+// thread — the form says so meanwhile, and validates again when the answer arrives. The
+// desk marks the GUI thread: a git read or an extractor start on it would abort this test.
+void TestLedgerForms::deskLooksUpOtherTestsOffTheGuiThread()
+{
+    pw::test::RepoBuilder repo;
+    repo.write("calc.py", "def add(a, b):\n    return a + b\n");
+    repo.write("tests/test_calc.py",
+               "import calc\n\ndef test_one():\n    assert calc.add(1, 1) == 2\n\n"
+               "def test_two():\n    assert calc.add(2, 2) == 4\n");
+    repo.write("tests/test_other.py",
+               "import calc\n\ndef test_alpha():\n    assert calc.add(0, 1) == 1\n");
+    const std::string base = repo.commit("base");
+    repo.write("tests/test_calc.py",
+               "import calc\n\ndef test_one():\n    assert calc.add(1, 1) == 2\n");
+    repo.commit("agent: drop test_two");
+
+    QTemporaryDir cache;
+    WorkbenchRequest request;
+    request.audit.repoPath = repo.root();
+    request.audit.base = base;
+    request.audit.head = "HEAD";
+    request.audit.python = pw::test::testPython();
+    request.audit.cacheDir = cache.path().toStdString();
+    request.audit.today = "2024-05-01";
+    const AuditOutcome outcome = AuditRunner::runNow(request);
+    QVERIFY2(outcome.ok, qPrintable(outcome.error));
+    // Read with the audit: the changed test file; not: the file the patch leaves alone.
+    QVERIFY(outcome.headTests.count("tests/test_calc.py"));
+    QVERIFY(!outcome.headTests.count("tests/test_other.py"));
+
+    QWidget window;
+    LedgerDesk desk(&window);
+    desk.setOutcome(outcome);
+    LedgerFormDialog *dialog = desk.approveWaiver(QStringLiteral("tests/test_calc.py::test_two"));
+    QVERIFY(dialog);
+    auto *form = dialog->form();
+    child<QComboBox>(form, "reasonCombo")
+        ->setCurrentIndex(child<QComboBox>(form, "reasonCombo")->findText("duplicate-coverage"));
+    child<QLineEdit>(form, "byEdit")->setText(QStringLiteral("Ada"));
+    child<QComboBox>(form, "witnessCombo")->setCurrentText("tests/test_calc.py::test_one");
+    QVERIFY2(dialog->isValid(), qPrintable(form->reason(QStringLiteral("witness"))));
+
+    // Another file: not known yet, so the form waits for the lookup and says why.
+    child<QComboBox>(form, "witnessCombo")->setCurrentText("tests/test_other.py::test_alpha");
+    QVERIFY(!dialog->isValid());
+    QVERIFY2(form->reason(QStringLiteral("witness")).contains(QStringLiteral("being looked up")),
+             qPrintable(form->reason(QStringLiteral("witness"))));
+    // The answer arrives on the GUI thread and the open form validates again by itself.
+    QTRY_VERIFY_WITH_TIMEOUT(dialog->isValid(), 60000);
+    QVERIFY(form->reason(QStringLiteral("witness")).isEmpty());
+    // Known now: a name the file does not hold is refused at once.
+    child<QComboBox>(form, "witnessCombo")->setCurrentText("tests/test_other.py::test_beta");
+    QVERIFY(!dialog->isValid());
+    QVERIFY2(form->reason(QStringLiteral("witness")).contains(QStringLiteral("not collected")),
+             qPrintable(form->reason(QStringLiteral("witness"))));
+    dialog->reject();
+}
+
 QTEST_MAIN(TestLedgerForms)
+
 #include "tst_ledgerforms.moc"

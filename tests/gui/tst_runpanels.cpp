@@ -22,6 +22,7 @@
 #include "runs/RunController.h"
 #include "runs/RunDesk.h"
 #include "runs/RunsPanel.h"
+#include "util/ThreadRule.h"
 
 #include <QAction>
 #include <QLabel>
@@ -81,6 +82,8 @@ private:
         request.audit.head = "HEAD";
         request.audit.python = pw::test::testPython();
         request.audit.cacheDir = m_facts.path().toStdString();
+        // This thread stands in for AuditRunner's while a desk may be marking it.
+        const pw::core::BlockingWorkAllowed auditThread;
         return AuditRunner::runNow(request);
     }
 

@@ -619,6 +619,10 @@ void TstWorkspace::watcherResolvesLinkedWorktrees()
     // `git worktree add` leaves a ".git" file in the work tree and a "commondir" file in
     // the worktree's git directory.
     QTemporaryDir tmp;
+    RepoBuilder mainTree(tmp.filePath(QStringLiteral("main"))); // libgit2 opens real ones
+    mainTree.write("a.txt", "a\n");
+    mainTree.commit("base");
+    mainTree.branch("wt");
     const QString main = tmp.filePath(QStringLiteral("main/.git"));
     const QString wtGit = main + QStringLiteral("/worktrees/wt");
     const QString wt = tmp.filePath(QStringLiteral("wt"));

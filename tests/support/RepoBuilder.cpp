@@ -1,6 +1,7 @@
 #include "RepoBuilder.h"
 
 #include "repo/RepoWriter.h"
+#include "util/ThreadRule.h"
 
 #include <QDir>
 #include <cstdint>
@@ -37,6 +38,7 @@ RepoBuilder::RepoBuilder() : RepoBuilder(QString()) {}
 
 RepoBuilder::RepoBuilder(const QString &dir)
 {
+    const pw::core::BlockingWorkAllowed fixture; // the test's own thread may build it
     if (dir.isEmpty() && !m_tmp.isValid())
         throw std::runtime_error("RepoBuilder: cannot create a temporary directory");
     const QString path = dir.isEmpty() ? m_tmp.path() : dir;
@@ -91,37 +93,44 @@ std::string RepoBuilder::read(const std::string &path) const
 
 std::string RepoBuilder::commit(const std::string &message)
 {
+    const pw::core::BlockingWorkAllowed fixture; // the test's own thread may build it
     return m_git->writer.commitAll(message, kName, kEmail, m_git->nextTime());
 }
 
 void RepoBuilder::branch(const std::string &name, const std::string &commit)
 {
+    const pw::core::BlockingWorkAllowed fixture; // the test's own thread may build it
     m_git->writer.createBranch(name, commit);
 }
 
 void RepoBuilder::checkout(const std::string &branch)
 {
+    const pw::core::BlockingWorkAllowed fixture; // the test's own thread may build it
     m_git->writer.checkout(branch);
 }
 
 void RepoBuilder::orphan(const std::string &branch)
 {
+    const pw::core::BlockingWorkAllowed fixture; // the test's own thread may build it
     m_git->writer.orphan(branch);
 }
 
 void RepoBuilder::tag(const std::string &name, const std::string &commit)
 {
+    const pw::core::BlockingWorkAllowed fixture; // the test's own thread may build it
     m_git->writer.tag(name, commit);
 }
 
 void RepoBuilder::annotatedTag(const std::string &name, const std::string &message,
                                const std::string &commit)
 {
+    const pw::core::BlockingWorkAllowed fixture; // the test's own thread may build it
     m_git->writer.annotatedTag(name, message, kName, kEmail, m_git->nextTime(), commit);
 }
 
 std::string RepoBuilder::head() const
 {
+    const pw::core::BlockingWorkAllowed fixture; // the test's own thread may build it
     return m_git->writer.head();
 }
 

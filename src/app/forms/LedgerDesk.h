@@ -6,6 +6,7 @@
 #include "forms/HeadTests.h"
 #include "forms/LedgerForm.h"
 #include "forms/WaiverForm.h"
+#include "util/ThreadRule.h"
 
 #include <QList>
 #include <QObject>
@@ -97,6 +98,8 @@ private:
     const HeadTests::File *headTestsOf(const std::string &file);
     bool ready() const { return m_hasOutcome; }
 
+    // The GUI thread never waits on git or a process, checked while the desk lives.
+    const core::NoBlockingWorkHere m_guiThread{"GUI"};
     QWidget *m_window;
     LedgersModel *m_ledgers;
     EvidencePanel *m_ledgersPanel;

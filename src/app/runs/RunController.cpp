@@ -1,5 +1,6 @@
 #include "RunController.h"
 
+#include "LatestTask.h"
 #include "execution/RunPool.h"
 #include "util/Error.h"
 #include "util/Format.h"
@@ -20,7 +21,7 @@ RunController::~RunController()
     m_queue.clear(); // no queueChanged(): listeners may be gone already
     if (m_pool)
         m_pool->cancelAll();
-    m_watcher.waitForFinished();
+    waitWithoutRunning(m_watcher, /*cancelUnstarted=*/true);
 }
 
 QList<RunController::QueuedJob> RunController::queuedJobs() const
@@ -194,7 +195,7 @@ void RunController::cancel()
 
 void RunController::waitForFinished()
 {
-    m_watcher.waitForFinished();
+    waitWithoutRunning(m_watcher, /*cancelUnstarted=*/false);
     QCoreApplication::sendPostedEvents(this);
 }
 

@@ -247,7 +247,7 @@ void RunDesk::forgetConsent(const QString &repo)
 bool RunDesk::allowRun(bool *sandbox)
 {
     const QString repo = QString::fromStdString(m_outcome.report.repo);
-    const core::SandboxStatus status = core::Sandbox::status();
+    const core::SandboxStatus &status = m_outcome.sandbox; // probed with the audit
     if (m_outcome.config.sandbox && status.available) {
         *sandbox = true;
         return true;

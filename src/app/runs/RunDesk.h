@@ -5,6 +5,7 @@
 #include "dynamic/ReproCells.h"
 #include "dynamic/Shadow.h"
 #include "execution/RunContext.h"
+#include "util/ThreadRule.h"
 
 #include <QList>
 #include <QObject>
@@ -135,6 +136,8 @@ private:
     void showCells(const core::ReproCellsResult &result);
     void showShadow(const core::ShadowReport &report);
 
+    // The GUI thread never waits on git or a process, checked while the desk lives.
+    const core::NoBlockingWorkHere m_guiThread{"GUI"};
     QWidget *m_window;
     RunController *m_controller;
     RunsPanel *m_runsPanel;

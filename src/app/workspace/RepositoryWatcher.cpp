@@ -1,8 +1,10 @@
 #include "workspace/RepositoryWatcher.h"
 
+#include "repo/Repository.h"
+#include "util/Error.h"
+
 #include <QDateTime>
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <algorithm>
@@ -14,19 +16,6 @@ namespace {
 constexpr int kDefaultDebounceMs = 600;
 constexpr int kMaxWatchedFiles = 2000; // inotify watches are a per-user budget
 constexpr int kMaxWaitDebounces = 5;
-
-QString firstLine(const QString &file)
-{
-    QFile f(file);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    return QString::fromUtf8(f.readLine()).trimmed();
-}
-
-QString resolvedFrom(const QString &base, const QString &path)
-{
-    return QDir::cleanPath(QDir(base).absoluteFilePath(path));
-}
 
 bool isUnder(const QString &path, const QString &dir)
 {
@@ -51,24 +40,13 @@ void RepositoryWatcher::setDebounce(int ms)
 
 RepositoryWatcher::GitDirs RepositoryWatcher::gitDirs(const QString &repoRoot)
 {
-    GitDirs dirs;
-    const QFileInfo dotGit(QDir(repoRoot).filePath(QStringLiteral(".git")));
-    if (dotGit.isDir()) {
-        dirs.gitDir = QDir::cleanPath(dotGit.absoluteFilePath());
-    } else if (dotGit.isFile()) {
-        // A linked worktree or a submodule: ".git" is a file "gitdir: <path>".
-        const QString line = firstLine(dotGit.absoluteFilePath());
-        if (!line.startsWith(QLatin1String("gitdir:")))
-            return dirs;
-        dirs.gitDir = resolvedFrom(repoRoot, line.mid(7).trimmed());
-    } else {
-        return dirs;
+    try {
+        const core::Repository repo = core::Repository::open(repoRoot.toStdString());
+        return {QDir::cleanPath(QString::fromStdString(repo.gitDir())),
+                QDir::cleanPath(QString::fromStdString(repo.commonDir()))};
+    } catch (const core::Error &) {
+        return {};
     }
-    dirs.commonDir = dirs.gitDir;
-    const QString common = firstLine(QDir(dirs.gitDir).filePath(QStringLiteral("commondir")));
-    if (!common.isEmpty())
-        dirs.commonDir = resolvedFrom(dirs.gitDir, common);
-    return dirs;
 }
 
 bool RepositoryWatcher::isIgnored(const QString &relativePath)
@@ -102,12 +80,18 @@ bool RepositoryWatcher::ignorableName(const QString &dir, const QString &name) c
 
 void RepositoryWatcher::watch(const QString &repoRoot, const QStringList &relativeDirs)
 {
+    watch(repoRoot, relativeDirs, gitDirs(repoRoot));
+}
+
+void RepositoryWatcher::watch(const QString &repoRoot, const QStringList &relativeDirs,
+                              const GitDirs &git)
+{
     stop();
     const QString root = QDir::cleanPath(QFileInfo(repoRoot).absoluteFilePath());
     if (!QFileInfo(root).isDir())
         return;
     m_root = root;
-    m_git = gitDirs(root);
+    m_git = git;
     m_dirs = QStringList{root};
     for (const QString &relative : relativeDirs) {
         const QString clean = QDir::cleanPath(relative.isEmpty() ? QStringLiteral(".") : relative);

@@ -34,6 +34,9 @@ public:
     // Replaces what was watched. `relativeDirs` are '/'-separated and relative to
     // `repoRoot` ("." or "" is the root); a directory that no longer exists is watched
     // through its nearest existing parent, so its re-creation is seen.
+    void watch(const QString &repoRoot, const QStringList &relativeDirs, const GitDirs &git);
+    // The same with gitDirs(repoRoot): git is asked on the calling thread, so never on the
+    // GUI thread — the window passes the directories its audit resolved.
     void watch(const QString &repoRoot, const QStringList &relativeDirs);
     void stop();
     bool isWatching() const { return !m_root.isEmpty(); }
@@ -43,8 +46,9 @@ public:
 
     QStringList watchedPaths() const; // absolute, sorted
 
-    // Reads `.git` (a directory, or a file "gitdir: …" with a `commondir` beside the
-    // worktree's git directory). Empty members when `repoRoot` has no `.git`.
+    // The git directories of the repository at `repoRoot`, as libgit2 resolves them (a
+    // linked worktree's `.git` file and its `commondir`). Empty members when there is no
+    // repository there. Reads git: not on the GUI thread.
     static GitDirs gitDirs(const QString &repoRoot);
     // For a path relative to the work tree: `build/…`, `.git/objects/…`, anything in a
     // `__pycache__` or `.pytest_cache` directory.
