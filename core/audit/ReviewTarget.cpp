@@ -88,7 +88,18 @@ PreparedReview PreparedReview::prepare(const AuditRequest &request)
 
 PreparedReview PreparedReview::reopen(const ReviewTarget &target)
 {
-    return PreparedReview(Repository::open(target.repoRoot), target);
+    if (target.repoRoot.empty())
+        throw Error::input(target.gitDir + ": a bare repository has no work tree to review");
+    Repository repo = Repository::open(target.repoRoot);
+    if (target.head.isPatch()) {
+        // Applied again here, capped as it was (not by the default cap), to the same tree.
+        const Revision again =
+            repo.resolvePatch(target.head.spec, target.base, target.config.patchMaxBytes);
+        if (again.tree != target.head.tree)
+            throw Error::input(target.head.patchFile + ": the patch file changed since '" +
+                               target.head.spec + "' was resolved; resolve it again");
+    }
+    return PreparedReview(std::move(repo), target);
 }
 
 } // namespace pw::core

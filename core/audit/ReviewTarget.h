@@ -38,8 +38,9 @@ public:
     // base's `patch_max_bytes`) and reads the configuration. Every problem with the request
     // is Error::input naming what is wrong (the path, the revision, the file and line).
     static PreparedReview prepare(const AuditRequest &request);
-    // The same target opened in this thread: a PATCH head is applied again and must give
-    // the same tree (Error::input when the file changed since).
+    // The same target opened in this thread: a PATCH head is applied again, capped by the
+    // config's `patch_max_bytes`, and must give the same tree (Error::input when the file
+    // changed since).
     static PreparedReview reopen(const ReviewTarget &target);
 
     const Repository &repo() const { return m_repo; }

@@ -14,6 +14,11 @@ RunPool::RunPool(int workers)
 {
 }
 
+void RunPool::setWorkers(int workers)
+{
+    m_workers = workers > 0 ? workers : std::max(1, QThread::idealThreadCount());
+}
+
 void RunPool::cancelAll()
 {
     std::lock_guard<std::mutex> lock(m_mutex);

@@ -23,6 +23,9 @@ public:
     explicit RunPool(int workers = 0); // 0: QThread::idealThreadCount()
 
     int workers() const { return m_workers; }
+    // Before run(), on the thread that will call it: the count a RunContext resolved (a
+    // pool made before the context, so that another thread can cancel while it prepares).
+    void setWorkers(int workers);
 
     // Blocking. A spec that never started because of cancelAll() comes back Cancelled
     // (a harness error, never a pass or fail). An exception from a run (Error::input: the

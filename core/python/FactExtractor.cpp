@@ -264,6 +264,10 @@ std::vector<FileFacts> FactExtractor::runBatch(const std::vector<const SourceRef
         const std::string input =
             json{{"files", files}}.dump(-1, ' ', false, json::error_handler_t::replace);
 
+        if (m_stop.stop_requested()) { // asked before this chunk's interpreter starts
+            killAll();
+            throw Error::interrupted("fact extraction stopped");
+        }
         checkBlockingWorkAllowed("FactExtractor (the Python extractor)");
         job.process = std::make_unique<QProcess>();
         job.process->setProgram(QString::fromStdString(m_python));

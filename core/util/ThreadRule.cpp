@@ -11,6 +11,7 @@ namespace {
 
 // A count, not a stack: a window and the desks it owns are destroyed in no set order.
 thread_local int t_marks = 0;
+thread_local int t_allowed = 0; // BlockingWorkAllowed scopes open on this thread
 thread_local const char *t_name = "";
 
 // Read on each violation (there are none when all is well).
@@ -33,19 +34,19 @@ NoBlockingWorkHere::~NoBlockingWorkHere()
     --t_marks;
 }
 
-BlockingWorkAllowed::BlockingWorkAllowed() : m_marks(t_marks)
+BlockingWorkAllowed::BlockingWorkAllowed()
 {
-    t_marks = 0;
+    ++t_allowed;
 }
 
 BlockingWorkAllowed::~BlockingWorkAllowed()
 {
-    t_marks = m_marks;
+    --t_allowed;
 }
 
 bool blockingWorkAllowed()
 {
-    return t_marks <= 0;
+    return t_marks == 0 || t_allowed > 0;
 }
 
 void checkBlockingWorkAllowed(const char *what)

@@ -25,8 +25,9 @@ public:
     NoBlockingWorkHere &operator=(const NoBlockingWorkHere &) = delete;
 };
 
-// Lifts the mark for the object's lifetime: for code that blocks on purpose and knows it
-// may (a test's fixture built on the test's thread while a window lives).
+// Lifts the mark for the object's lifetime (nests; marks made or ended meanwhile still
+// count): for code that blocks on purpose and knows it may (a test's fixture built on the
+// test's thread while a window lives).
 class BlockingWorkAllowed
 {
 public:
@@ -34,9 +35,6 @@ public:
     ~BlockingWorkAllowed();
     BlockingWorkAllowed(const BlockingWorkAllowed &) = delete;
     BlockingWorkAllowed &operator=(const BlockingWorkAllowed &) = delete;
-
-private:
-    int m_marks;
 };
 
 // Whether the calling thread may block on git or a child process now.

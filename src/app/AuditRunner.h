@@ -4,10 +4,10 @@
 #include "audit/Audit.h"
 #include "audit/ReviewTarget.h"
 #include "execution/Sandbox.h"
-#include "forms/HeadTests.h"
 #include "ledger/Config.h"
 #include "ledger/LedgerSet.h"
 #include "ledger/RunRecords.h"
+#include "ledgers/HeadTests.h"
 #include "repo/Codeowners.h"
 #include "repo/PatchDiff.h"
 

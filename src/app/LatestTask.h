@@ -31,7 +31,8 @@ namespace pw::gui {
 // and processes on the GUI thread, which core::checkBlockingWorkAllowed forbids. With
 // `cancelUnstarted` (an owner going away) a task not started yet is cancelled, so it never
 // starts, and a running one is waited for; else the event loop runs until the watcher says
-// the task finished (its finished() is delivered on the way).
+// the task finished (its finished() is delivered on the way, and so are timers and queued
+// calls meanwhile, as processEvents() would; user input waits).
 inline void waitWithoutRunning(QFutureWatcherBase &watcher, bool cancelUnstarted)
 {
     if (cancelUnstarted) {

@@ -138,7 +138,7 @@ private:
     std::unique_ptr<ViewedMarks> m_viewed;
     RepositoryWatcher *m_watcher;
     RevisionLoader *m_revisions;
-    LatestTask<DemoLoad> m_demo; // after the members its delivery uses
+    LatestTask<DemoLoad> m_demo; // delivers only while the event loop runs
 
     QString m_repo;     // as opened
     QString m_repoRoot; // work tree root from the last audit

@@ -5,6 +5,8 @@
 
 #include "RepoBuilder.h"
 #include "TestSupport.h"
+#include "audit/Audit.h"
+#include "audit/ReviewTarget.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
 
@@ -127,6 +129,7 @@ private Q_SLOTS:
     void notARegularFile();
     void tooLarge();
     void tooLargeFromConfig();
+    void reopenKeepsTheTargetsCap();
     void binaryDeclaresOverCap();
     void corruptBinary_data();
     void corruptBinary();
@@ -258,6 +261,33 @@ void TstPatchInput::tooLargeFromConfig()
     QVERIFY2(r.err.contains(qs(file) + QStringLiteral(": the patch file is larger than "
                                                       "`patch_max_bytes` (4096 bytes)")),
              qPrintable(r.err));
+}
+
+// A review target opened again on another thread (the runs, the ledger desk's lookups)
+// applies a PATCH head again with the target's cap, not the default one: a cap raised for a
+// repository of large assets holds there too, and a lower one refuses there too.
+void TstPatchInput::reopenKeepsTheTargetsCap()
+{
+    const std::string file = writeFile(*m_files, "big.patch", m_patch);
+    pw::core::AuditRequest request;
+    request.repoPath = m_repo->root();
+    request.base = m_base;
+    request.head = "PATCH:" + file;
+    request.python = pw::test::testPython();
+    const pw::core::PreparedReview review = pw::core::PreparedReview::prepare(request);
+    QCOMPARE(pw::core::PreparedReview::reopen(review.target()).head().tree, review.head().tree);
+
+    pw::core::ReviewTarget capped = review.target();
+    capped.config.patchMaxBytes = 4096;
+    try {
+        (void)pw::core::PreparedReview::reopen(capped);
+        QFAIL("a patch over the target's cap was applied again");
+    } catch (const Error &e) {
+        QCOMPARE(e.kind(), Error::Kind::Input);
+        QVERIFY2(qs(e.what()).contains(qs(file + ": the patch file is larger than "
+                                                 "`patch_max_bytes` (4096 bytes)")),
+                 e.what());
+    }
 }
 
 // A few hundred bytes of patch that inflate to 100 000: the size a literal declares is

@@ -1011,6 +1011,18 @@ void TestRepo::markedThreadsNestInAnyOrder()
     QVERIFY(!blockingWorkAllowed());
     desk.reset();
     QVERIFY(blockingWorkAllowed());
+    // Marks that begin or end inside an allowed scope count as any other.
+    auto early = std::make_unique<pw::core::NoBlockingWorkHere>("GUI");
+    std::unique_ptr<pw::core::NoBlockingWorkHere> late;
+    {
+        const pw::core::BlockingWorkAllowed fixture;
+        early.reset();
+        late = std::make_unique<pw::core::NoBlockingWorkHere>("GUI");
+        QVERIFY(blockingWorkAllowed());
+    }
+    QVERIFY(!blockingWorkAllowed());
+    late.reset();
+    QVERIFY(blockingWorkAllowed());
     // Other threads never carry this thread's mark.
     const pw::core::NoBlockingWorkHere gui("GUI");
     bool otherAllowed = false;

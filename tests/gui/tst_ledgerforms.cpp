@@ -4,15 +4,15 @@
 #include "AuditRunner.h"
 #include "RepoBuilder.h"
 #include "TestSupport.h"
-#include "forms/FixtureNoteForm.h"
-#include "forms/FreezeForm.h"
-#include "forms/JournalCloseForm.h"
-#include "forms/LedgerDesk.h"
-#include "forms/LedgerFormDialog.h"
-#include "forms/RenewForm.h"
-#include "forms/WaiverForm.h"
 #include "ledger/QuarantineLedger.h"
 #include "ledger/SeedJournal.h"
+#include "ledgers/FixtureNoteForm.h"
+#include "ledgers/FreezeForm.h"
+#include "ledgers/JournalCloseForm.h"
+#include "ledgers/LedgerDesk.h"
+#include "ledgers/LedgerFormDialog.h"
+#include "ledgers/RenewForm.h"
+#include "ledgers/WaiverForm.h"
 
 #include <QComboBox>
 #include <QDateEdit>

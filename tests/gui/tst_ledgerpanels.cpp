@@ -7,12 +7,12 @@
 #include "ledger/LedgerSet.h"
 #include "ledger/LedgerValidator.h"
 #include "ledger/RunRecords.h"
+#include "ledgers/LedgerEventsModel.h"
+#include "ledgers/LedgerHistoryPanel.h"
+#include "ledgers/LedgersModel.h"
 #include "panels/EvidencePanel.h"
 #include "panels/EvidenceProxyModel.h"
 #include "panels/EvidenceRoles.h"
-#include "panels/LedgerEventsModel.h"
-#include "panels/LedgerHistoryPanel.h"
-#include "panels/LedgersModel.h"
 #include "panels/SeverityStyle.h"
 
 #include <QBrush>

@@ -9,8 +9,8 @@
 #include "panels/LatitudeModel.h"
 #include "panels/LogModel.h"
 #include "panels/ManifestModel.h"
-#include "panels/RunsModel.h"
 #include "panels/StrengthModel.h"
+#include "runs/RunsModel.h"
 
 #include <QAction>
 #include <QBrush>

@@ -113,12 +113,13 @@ void RunController::launch(Pending pending, bool fromQueue)
     m_done = 0;
     m_total = 0;
     m_clock.start();
-    m_pool = std::make_shared<core::RunPool>(request.workers.value_or(0));
+    m_pool = std::make_shared<core::RunPool>(); // here, so that cancel() reaches it at once
     const std::shared_ptr<core::RunPool> pool = m_pool;
     m_watcher.setFuture(QtConcurrent::run([request, job, pool]() -> Outcome {
         Outcome out;
         try {
             const core::RunContext context = core::RunContext::open(request);
+            pool->setWorkers(context.workers()); // config `workers`, or the request's
             job(context, *pool, out);
         } catch (const std::exception &e) {
             out.error = QString::fromUtf8(e.what());

@@ -3,10 +3,10 @@
 #include "RunController.h"
 #include "RunsPanel.h"
 #include "execution/Sandbox.h"
-#include "panels/AttributionModel.h"
-#include "panels/CensusModel.h"
 #include "panels/EvidencePanel.h"
-#include "panels/ShadowModel.h"
+#include "runs/AttributionModel.h"
+#include "runs/CensusModel.h"
+#include "runs/ShadowModel.h"
 
 #include <QAction>
 #include <QApplication>

@@ -3,7 +3,7 @@
 #include "RunController.h"
 #include "panels/EvidencePanel.h"
 #include "panels/EvidenceProxyModel.h"
-#include "panels/RunsModel.h"
+#include "runs/RunsModel.h"
 
 #include <QFontDatabase>
 #include <QHBoxLayout>

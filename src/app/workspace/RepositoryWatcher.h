@@ -46,9 +46,9 @@ public:
 
     QStringList watchedPaths() const; // absolute, sorted
 
-    // The git directories of the repository at `repoRoot`, as libgit2 resolves them (a
-    // linked worktree's `.git` file and its `commondir`). Empty members when there is no
-    // repository there. Reads git: not on the GUI thread.
+    // The git directories of the repository `repoRoot` belongs to (it or a directory above
+    // it), as libgit2 resolves them (a linked worktree's `.git` file and its `commondir`).
+    // Empty members when there is none. Reads git: not on the GUI thread.
     static GitDirs gitDirs(const QString &repoRoot);
     // For a path relative to the work tree: `build/…`, `.git/objects/…`, anything in a
     // `__pycache__` or `.pytest_cache` directory.

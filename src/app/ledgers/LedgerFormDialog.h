@@ -1,7 +1,7 @@
 #pragma once
 
-#include "forms/LedgerForm.h"
 #include "ledger/LedgerStore.h"
+#include "ledgers/LedgerForm.h"
 
 #include <QDialog>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "forms/FreezeForm.h"
+#include "ledgers/FreezeForm.h"
 
 #include "ledger/LedgerDate.h"
 #include "ui_FreezeForm.h"

@@ -1,4 +1,4 @@
-#include "forms/HeadTests.h"
+#include "ledgers/HeadTests.h"
 
 #include "ledger/TestIndex.h"
 #include "util/Error.h"
@@ -21,11 +21,16 @@ HeadTests::~HeadTests()
     // ~jthread joins; an extractor it runs ends within its start timeout.
 }
 
-HeadTests::Files HeadTests::read(core::TestLookup &lookup, const std::vector<std::string> &files)
+HeadTests::Files HeadTests::read(core::TestLookup &lookup, const std::vector<std::string> &files,
+                                 std::stop_token stop)
 {
+    if (stop.stop_requested())
+        return {};
     lookup.preload(files);
     Files out;
     for (const std::string &file : files) {
+        if (stop.stop_requested()) // a closing desk waits for this thread: no new extractor
+            return out;
         const core::TestLookup::FileTests &tests = lookup.load(file);
         File f;
         f.ids = tests.ids;
@@ -113,7 +118,7 @@ void HeadTests::work(std::stop_token stop)
             }
         }
         if (lookup) {
-            found = read(*lookup, batch);
+            found = read(*lookup, batch, stop);
         } else {
             for (const std::string &file : batch)
                 found[file].problem = openProblem;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "forms/LedgerForm.h"
+#include "ledgers/LedgerForm.h"
 
 #include <memory>
 

@@ -1,8 +1,8 @@
 #include "AttributionModel.h"
 
-#include "EvidenceRoles.h"
-#include "PanelText.h"
 #include "execution/CensusDump.h"
+#include "panels/EvidenceRoles.h"
+#include "panels/PanelText.h"
 #include "util/Format.h"
 
 namespace pw::gui {

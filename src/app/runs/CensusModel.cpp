@@ -1,7 +1,7 @@
 #include "CensusModel.h"
 
-#include "EvidenceRoles.h"
-#include "PanelText.h"
+#include "panels/EvidenceRoles.h"
+#include "panels/PanelText.h"
 
 namespace pw::gui {
 

@@ -38,7 +38,9 @@ public:
     ~HeadTests() override; // stops the lookup thread and waits for it
 
     // The files of `lookup`'s revision, as File values (on the calling thread).
-    static Files read(core::TestLookup &lookup, const std::vector<std::string> &files);
+    // Stops between files when `stop` is requested (what was read so far).
+    static Files read(core::TestLookup &lookup, const std::vector<std::string> &files,
+                      std::stop_token stop = {});
 
     // The tests of `file` when known; else null, and a lookup is started (changed() follows).
     const File *find(const std::string &file);

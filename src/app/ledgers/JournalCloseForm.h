@@ -1,26 +1,25 @@
 #pragma once
 
-#include "forms/LedgerForm.h"
-#include "ledger/QuarantineLedger.h"
+#include "ledger/SeedJournal.h"
+#include "ledgers/LedgerForm.h"
 
 #include <memory>
 
 namespace Ui {
-class RenewForm;
+class JournalCloseForm;
 }
 
 namespace pw::gui {
 
-// Renew freeze (quarantine.toml): a new expiry within freeze_max_days of today, resting on
-// a reproduction within renewal_recency_days. Edits the entry in place.
-class RenewForm : public LedgerForm
+// Close journal row (seed_journal.jsonl): allowed only when the row records two
+// consecutive passing replays on its env digest. Edits that row's line only.
+class JournalCloseForm : public LedgerForm
 {
     Q_OBJECT
 public:
-    // `current` is the freeze as the ledger holds it (for the summary line and its test).
-    RenewForm(const core::QuarantineEntry &current, const LedgerFormContext &context,
-              QWidget *parent = nullptr);
-    ~RenewForm() override;
+    JournalCloseForm(const core::JournalRow &row, const LedgerFormContext &context,
+                     QWidget *parent = nullptr);
+    ~JournalCloseForm() override;
 
     QString title() const override;
     QString fileName() const override;
@@ -33,9 +32,10 @@ public:
                       const core::LedgerActions &actions) const override;
 
 private:
-    std::string test() const;
+    std::string id() const;
+    std::string by() const;
 
-    std::unique_ptr<Ui::RenewForm> m_ui;
+    std::unique_ptr<Ui::JournalCloseForm> m_ui;
 };
 
 } // namespace pw::gui

@@ -1,9 +1,9 @@
 #include "LedgerEventsModel.h"
 
-#include "EvidenceRoles.h"
-#include "PanelText.h"
-#include "SeverityStyle.h"
 #include "ledger/LedgerDate.h"
+#include "panels/EvidenceRoles.h"
+#include "panels/PanelText.h"
+#include "panels/SeverityStyle.h"
 #include "util/Format.h"
 
 #include <QDateTime>

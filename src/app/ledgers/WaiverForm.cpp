@@ -1,4 +1,4 @@
-#include "forms/WaiverForm.h"
+#include "ledgers/WaiverForm.h"
 
 #include "ledger/WaiverLedger.h"
 #include "ui_WaiverForm.h"

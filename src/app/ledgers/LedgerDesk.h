@@ -1,11 +1,11 @@
 #pragma once
 
 #include "AuditRunner.h"
-#include "forms/FixtureNoteForm.h"
-#include "forms/FreezeForm.h"
-#include "forms/HeadTests.h"
-#include "forms/LedgerForm.h"
-#include "forms/WaiverForm.h"
+#include "ledgers/FixtureNoteForm.h"
+#include "ledgers/FreezeForm.h"
+#include "ledgers/HeadTests.h"
+#include "ledgers/LedgerForm.h"
+#include "ledgers/WaiverForm.h"
 #include "util/ThreadRule.h"
 
 #include <QList>

@@ -1,4 +1,4 @@
-#include "forms/LedgerForm.h"
+#include "ledgers/LedgerForm.h"
 
 #include <QAbstractSpinBox>
 #include <QComboBox>

@@ -1,4 +1,4 @@
-#include "forms/JournalCloseForm.h"
+#include "ledgers/JournalCloseForm.h"
 
 #include "ui_JournalCloseForm.h"
 

@@ -1,4 +1,4 @@
-#include "forms/RenewForm.h"
+#include "ledgers/RenewForm.h"
 
 #include "ledger/LedgerDate.h"
 #include "ui_RenewForm.h"

@@ -1,7 +1,7 @@
 #include "RunsModel.h"
 
-#include "EvidenceRoles.h"
-#include "PanelText.h"
+#include "panels/EvidenceRoles.h"
+#include "panels/PanelText.h"
 #include "util/Format.h"
 
 namespace pw::gui {

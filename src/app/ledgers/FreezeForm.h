@@ -1,8 +1,8 @@
 #pragma once
 
-#include "forms/LedgerForm.h"
 #include "ledger/QuarantineLedger.h"
 #include "ledger/RunEvidence.h"
+#include "ledgers/LedgerForm.h"
 
 #include <memory>
 

@@ -1,4 +1,4 @@
-#include "forms/FixtureNoteForm.h"
+#include "ledgers/FixtureNoteForm.h"
 
 #include "ledger/FixtureDigestLedger.h"
 #include "ui_FixtureNoteForm.h"

@@ -1,4 +1,4 @@
-#include "forms/LedgerFormDialog.h"
+#include "ledgers/LedgerFormDialog.h"
 
 #include "ui_LedgerFormDialog.h"
 #include "util/Error.h"
