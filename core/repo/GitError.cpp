@@ -43,6 +43,23 @@ std::optional<std::string> permissionDenied(int klass, const std::string &gitMes
     return gitMessage.substr(open + 1, close - open - 1) + ": cannot be read: Permission denied";
 }
 
+struct LastError
+{
+    int klass = GIT_ERROR_NONE;
+    std::string message;
+};
+
+LastError takeLastError()
+{
+    LastError out;
+    if (const git_error *last = git_error_last()) {
+        out.klass = last->klass;
+        out.message = last->message ? last->message : "";
+    }
+    git_error_clear();
+    return out;
+}
+
 } // namespace
 
 GitError::GitError(int code, const std::string &context, const std::string &gitMessage)
@@ -59,16 +76,17 @@ void gitCheck(int code, const std::string &context)
 {
     if (code >= 0)
         return;
-    // Copy now: the next libgit2 call on this thread overwrites the last error.
-    const git_error *last = git_error_last();
-    std::string message = last && last->message && *last->message
-                              ? std::string(last->message)
-                              : "libgit2 error " + std::to_string(code);
-    const int klass = last ? last->klass : GIT_ERROR_NONE;
-    git_error_clear();
-    if (std::optional<std::string> denied = permissionDenied(klass, message))
+    LastError last = takeLastError();
+    if (last.message.empty())
+        last.message = "libgit2 error " + std::to_string(code);
+    if (std::optional<std::string> denied = permissionDenied(last.klass, last.message))
         throw GitError(Error::Kind::Input, code, *denied);
-    throw GitError(code, context, message);
+    throw GitError(code, context, last.message);
+}
+
+std::string takeGitError()
+{
+    return takeLastError().message;
 }
 
 } // namespace pw::core

@@ -26,4 +26,9 @@ private:
 // Throws GitError (with libgit2's last message) when `code` < 0.
 void gitCheck(int code, const std::string &context);
 
+// libgit2's last error message on this thread (empty when none), cleared so that it cannot
+// be reported twice. The one way the repository layer reads libgit2's errors (gitCheck
+// too): copy at once, since the next call overwrites it.
+std::string takeGitError();
+
 } // namespace pw::core

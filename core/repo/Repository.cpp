@@ -40,13 +40,6 @@ std::string shortId(const git_oid &id)
     return core::shortId(git::oidToHex(&id));
 }
 
-// The message of the libgit2 error that just happened, copied before the next call.
-std::string lastGitMessage()
-{
-    const git_error *last = git_error_last();
-    return last && last->message ? last->message : "";
-}
-
 bool readTrustFileMode(git_repository *repo)
 {
     git_config *raw = nullptr;
@@ -101,7 +94,7 @@ git_oid revparseCommit(git_repository *repo, const std::string &spec)
     git_object *raw = nullptr;
     const int rc = git_revparse_single(&raw, repo, spec.c_str());
     if (rc < 0) {
-        const std::string message = lastGitMessage();
+        const std::string message = takeGitError();
         if (git_repository_head_unborn(repo) == 1 && !hasAnyReference(repo))
             throw Error::input("cannot resolve '" + spec + "': the repository has no commits yet");
         if (rc == GIT_EAMBIGUOUS)
@@ -214,7 +207,7 @@ Repository Repository::open(const std::string &path)
     if (rc == GIT_ENOTFOUND)
         throw Error::input(path + ": not a git repository (or any parent up to /)");
     if (rc < 0) // unreadable, not owned by the user (safe.directory), corrupt: the user's to fix
-        throw Error::input(path + ": cannot open the repository: " + lastGitMessage());
+        throw Error::input(path + ": cannot open the repository: " + takeGitError());
     auto impl = std::make_unique<Impl>();
     impl->repo.reset(raw);
     impl->trustFileMode = readTrustFileMode(raw);

@@ -1,8 +1,9 @@
 #pragma once
 
 // Private to core/repo: the state behind Repository and the libgit2 helpers its
-// source files (Repository.cpp, RepositoryFiles.cpp, RepositoryDiff.cpp, PatchFile.cpp,
-// RepositoryMaterialize.cpp) share.
+// source files (Repository.cpp, RepositoryFiles.cpp, RepositoryDiff.cpp,
+// RepositoryMaterialize.cpp; PATCH revisions: PatchApply.cpp, PatchFile.cpp, MemoryOdb.cpp)
+// share.
 
 #include "repo/GitHandles.h"
 #include "repo/PatchLimits.h"
@@ -44,6 +45,8 @@ bool containsNul(const char *data, size_t size);
 
 git_oid parseOid(const std::string &hex, const std::string &what);
 git::CommitPtr lookupCommit(git_repository *repo, const git_oid &id);
+// `what` names the revision in the error.
+git::TreePtr lookupTree(git_repository *repo, const git_oid &id, const std::string &what);
 // The revision's tree; nullptr for an unborn WORKTREE (no commit: the empty tree). A
 // PATCH revision this instance did not resolve is applied again from its file.
 git::TreePtr revisionTree(const RepoState &state, const Revision &rev);
@@ -62,9 +65,6 @@ std::optional<FileEntry> hashWorkdirFile(const RepoState &impl, const std::strin
 
 // Every blob and symlink of `tree` (submodule commits skipped), in tree order.
 std::vector<FileEntry> listTree(const git_tree *tree);
-
-// libgit2's last error message (empty when none), cleared so it cannot be reported twice.
-std::string takeGitError();
 
 // PATCH revisions ------------------------------------------------------------
 
