@@ -122,6 +122,20 @@ const char kQuarantineWithComments[] = "# Freezes granted by reviewers (SPEC §6
                                        "last_reproduced = 2024-04-25\n"
                                        "ticket = \"DB-12\"  # unknown fields survive\n";
 
+// The workbench's audit of `repo`'s HEAD against `base` on 2024-05-01, as the desk gets it.
+AuditOutcome auditHead(const pw::test::RepoBuilder &repo, const std::string &base,
+                       const QTemporaryDir &cache)
+{
+    WorkbenchRequest request;
+    request.audit.repoPath = repo.root();
+    request.audit.base = base;
+    request.audit.head = "HEAD";
+    request.audit.python = pw::test::testPython();
+    request.audit.cacheDir = cache.path().toStdString();
+    request.audit.today = "2024-05-01";
+    return AuditRunner::runNow(request);
+}
+
 } // namespace
 
 class TestLedgerForms : public QObject
@@ -491,14 +505,7 @@ void TestLedgerForms::deskPrefillsFromEvidence()
                "\"attribution\": \"clock\", \"recorded\": \"2024-04-30\"}\n");
 
     QTemporaryDir cache;
-    WorkbenchRequest request;
-    request.audit.repoPath = repo.root();
-    request.audit.base = base;
-    request.audit.head = "HEAD";
-    request.audit.python = pw::test::testPython();
-    request.audit.cacheDir = cache.path().toStdString();
-    request.audit.today = "2024-05-01";
-    const AuditOutcome outcome = AuditRunner::runNow(request);
+    const AuditOutcome outcome = auditHead(repo, base, cache);
     QVERIFY2(outcome.ok, qPrintable(outcome.error));
     QCOMPARE(outcome.ledgerDir, QString::fromStdString(repo.root()) + "/.patchwitness");
     QCOMPARE(outcome.ledgerPrefix, QStringLiteral(".patchwitness/"));
@@ -575,14 +582,7 @@ void TestLedgerForms::deskFreezeFollowsTheCellsRecord()
                    "\", \"replay\": \"patchwitness-cli attribute x\", "
                    "\"recorded\": \"2024-04-29\"}\n");
     QTemporaryDir cache;
-    WorkbenchRequest request;
-    request.audit.repoPath = repo.root();
-    request.audit.base = base;
-    request.audit.head = "HEAD";
-    request.audit.python = pw::test::testPython();
-    request.audit.cacheDir = cache.path().toStdString();
-    request.audit.today = "2024-05-01";
-    const AuditOutcome outcome = AuditRunner::runNow(request);
+    const AuditOutcome outcome = auditHead(repo, base, cache);
     QVERIFY2(outcome.ok, qPrintable(outcome.error));
     QWidget window;
     LedgerDesk desk(&window);
@@ -658,14 +658,7 @@ void TestLedgerForms::deskLooksUpOtherTestsOffTheGuiThread()
     repo.commit("agent: drop test_two");
 
     QTemporaryDir cache;
-    WorkbenchRequest request;
-    request.audit.repoPath = repo.root();
-    request.audit.base = base;
-    request.audit.head = "HEAD";
-    request.audit.python = pw::test::testPython();
-    request.audit.cacheDir = cache.path().toStdString();
-    request.audit.today = "2024-05-01";
-    const AuditOutcome outcome = AuditRunner::runNow(request);
+    const AuditOutcome outcome = auditHead(repo, base, cache);
     QVERIFY2(outcome.ok, qPrintable(outcome.error));
     // Read with the audit: the changed test file; not: the file the patch leaves alone.
     QVERIFY(outcome.headTests.count("tests/test_calc.py"));
