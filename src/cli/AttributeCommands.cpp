@@ -583,7 +583,8 @@ int attributeCommand(const QStringList &arguments, FILE *out, FILE *err)
         option("seed", "matched: the seed of every run (default 0).", "s", "0");
     const QCommandLineOption noRecord = option("no-record", "Do not write the evidence record.");
     const QCommandLineOption noCoverage =
-        option("no-coverage", "Skip the diff-coverage rerun of a failing head (SPEC §10).");
+        option("no-coverage", "Skip the diff-coverage rerun of a failing head (does the failing "
+                              "test run the lines the patch changed?).");
     p.addOptions({mode, runs, seed, noRecord, noCoverage});
 
     const ShardOptions sharding; // --shard i/n, --out

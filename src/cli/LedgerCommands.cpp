@@ -172,7 +172,8 @@ int ledgerCheck(const QStringList &args, FILE *out, FILE *err)
 {
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
-        "Validates every ledger of the ledger directory on disk (SPEC §6). Exit 0 when all "
+        "Validates every ledger of the ledger directory on disk (waivers, freezes, the seed "
+        "journal, fixture notes, as the audit reads them). Exit 0 when all "
         "hold up, 1 when any entry has a problem, 3 on an input error."));
     Common c;
     c.addTo(p);
@@ -411,7 +412,7 @@ int freezeCommand(const QStringList &args, FILE *out, FILE *err)
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral(
         "Grants a freeze (quarantine.toml) for TEST, refusing one that would not validate "
-        "(SPEC §6: every field required, verdict PRE_EXISTING, expiry within "
+        "(every field required, verdict PRE_EXISTING, expiry within "
         "freeze_max_days, a substitute that exists at head)."));
     Common c;
     c.addTo(p);
