@@ -4,8 +4,8 @@
 #include "ledger/LedgerSet.h"
 #include "ledger/LedgerSnapshot.h"
 #include "ledger/LedgerValidator.h"
-#include "ledger/TestIndex.h"
 #include "python/FactExtractor.h"
+#include "python/TestsAtRevision.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
 
@@ -200,7 +200,7 @@ private:
             const bool skip = f.code == "T-SKIP" || f.code == "BLOCKER:marker";
             if (deletion && !f.test.empty()) {
                 // A waiver for a whole removed file covers each of its tests.
-                const std::string file = TestIndex::fileOf(f.test);
+                const std::string file = TestsAtRevision::fileOf(f.test);
                 if (validWaiver(f.test))
                     f.satisfiedBy = std::string(WaiverLedger::kFileName) + ": " + f.test;
                 else if (validWaiver(file))
@@ -426,10 +426,10 @@ CountingLedgers CountingLedgers::compute(const CountingLedgersInput &in)
     }
 
     out.m_counting = countingOf(out.m_base, out.m_head, out.m_unreadableAtHead);
-    const TestIndex index =
-        TestIndex::build(in.repo, in.head, out.m_counting.referencedTests(), in.extractor);
+    const TestsAtRevision index =
+        TestsAtRevision::read(in.repo, in.head, out.m_counting.referencedTests(), in.extractor);
     ValidationContext context = validationContext(in.config, today);
-    context.testExistsAtHead = [index](const std::string &id) { return index.contains(id); };
+    context.testExistsAtHead = [index](const std::string &id) { return index.listed(id); };
     for (const FileDiff &f : in.diff.files) {
         if (!f.oldPath.empty())
             context.patchedFiles.insert(f.oldPath);

@@ -5,8 +5,8 @@
 #include "execution/RunPool.h"
 #include "execution/Sandbox.h"
 #include "ledger/LedgerDate.h"
-#include "ledger/TestIndex.h"
 #include "python/FactExtractor.h"
+#include "python/TestsAtRevision.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
 #include "util/Files.h"
@@ -61,10 +61,10 @@ CensusRemovals censusRemovals(const Repository &repo, const RunContext &ctx,
         if (!collectedAt(head, fn))
             removed.insert(fn);
     }
-    const TestIndex atHead = TestIndex::build(
+    const TestsAtRevision atHead = TestsAtRevision::read(
         repo, ctx.head(), std::vector<std::string>(removed.begin(), removed.end()), extractor);
     for (const std::string &fn : removed) {
-        if (atHead.contains(fn))
+        if (atHead.listed(fn))
             continue;
         removals.goneAtHead.insert(fn);
         if (!repo.entry(ctx.head(), fileOf(fn)))

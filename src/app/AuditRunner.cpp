@@ -3,9 +3,8 @@
 #include "ledger/LedgerDate.h"
 #include "ledger/LedgerValidator.h"
 #include "ledger/RunEvidence.h"
-#include "ledger/TestIndex.h"
-#include "ledger/TestLookup.h"
 #include "python/FactExtractor.h"
+#include "python/TestsAtRevision.h"
 #include "repo/Codeowners.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
@@ -58,9 +57,9 @@ void loadLedgers(const core::PreparedReview &review, AuditOutcome &out)
         extractor.setMaxFileBytes(out.config.testFileMaxBytes);
         extractor.setStartTimeout(core::Config::milliseconds(out.config.timeoutProbe));
         extractor.setStopToken(out.request.audit.stop);
-        auto index = std::make_shared<core::TestIndex>(core::TestIndex::build(
+        auto index = std::make_shared<core::TestsAtRevision>(core::TestsAtRevision::read(
             review.repo(), review.head(), out.ledgers.referencedTests(), extractor));
-        ctx.testExistsAtHead = [index](const std::string &id) { return index->contains(id); };
+        ctx.testExistsAtHead = [index](const std::string &id) { return index->listed(id); };
     } catch (const core::Error &e) {
         if (e.kind() == core::Error::Kind::Interrupted)
             throw; // stopped, not a problem of the ledgers
@@ -83,10 +82,10 @@ HeadTests::Files deskTests(const core::PreparedReview &review, const AuditOutcom
 {
     std::vector<std::string> files;
     for (const std::string &id : out.ledgers.referencedTests())
-        files.push_back(core::TestIndex::fileOf(id));
+        files.push_back(core::TestsAtRevision::fileOf(id));
     for (const core::Finding &f : out.report.findings) {
         if (!f.test.empty())
-            files.push_back(core::TestIndex::fileOf(f.test));
+            files.push_back(core::TestsAtRevision::fileOf(f.test));
     }
     for (const core::ChangedFile &f : out.report.changedFiles) {
         if (f.testFile && f.status != "D")
@@ -96,7 +95,7 @@ HeadTests::Files deskTests(const core::PreparedReview &review, const AuditOutcom
     files.erase(std::unique(files.begin(), files.end()), files.end());
     // Not owned: the lookup lives only as long as this call, the review longer.
     const std::shared_ptr<const core::Repository> repo(std::shared_ptr<void>(), &review.repo());
-    core::TestLookup lookup(repo, review.head(), out.config.python, review.target().cacheDir);
+    core::TestsAtRevision lookup(repo, review.head(), out.config.python, review.target().cacheDir);
     lookup.extractor().setMaxFileBytes(out.config.testFileMaxBytes);
     lookup.extractor().setStartTimeout(core::Config::milliseconds(out.config.timeoutProbe));
     lookup.extractor().setStopToken(stop);

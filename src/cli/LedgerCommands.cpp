@@ -10,8 +10,8 @@
 #include "ledger/LedgerStore.h"
 #include "ledger/LedgerValidator.h"
 #include "ledger/RunEvidence.h"
-#include "ledger/TestIndex.h"
 #include "python/FactExtractor.h"
+#include "python/TestsAtRevision.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
 #include "util/Files.h"
@@ -105,10 +105,10 @@ core::ValidationContext context(const Workspace &ws, const QCommandLineParser &p
     core::FactExtractor extractor(ws.config.python, ws.cacheDir);
     extractor.setMaxFileBytes(ws.config.testFileMaxBytes);
     extractor.setStartTimeout(core::Config::milliseconds(ws.config.timeoutProbe));
-    auto index = std::make_shared<core::TestIndex>(
-        core::TestIndex::build(ws.repo, head, testIds, extractor));
+    auto index = std::make_shared<core::TestsAtRevision>(
+        core::TestsAtRevision::read(ws.repo, head, testIds, extractor));
     core::ValidationContext ctx = core::validationContext(ws.config, ws.today);
-    ctx.testExistsAtHead = [index](const std::string &id) { return index->contains(id); };
+    ctx.testExistsAtHead = [index](const std::string &id) { return index->listed(id); };
     if (headOut)
         *headOut = head;
     return ctx;

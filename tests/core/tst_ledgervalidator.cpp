@@ -4,7 +4,7 @@
 #include "TestSupport.h"
 #include "ledger/LedgerSet.h"
 #include "ledger/LedgerValidator.h"
-#include "ledger/TestLookup.h"
+#include "python/TestsAtRevision.h"
 #include "util/Error.h"
 
 #include <QtTest>
@@ -454,7 +454,7 @@ void TstLedgerValidator::rules()
     const std::set<std::string> head = {"tests/test_calc.py::test_sub",
                                         "tests/test_calc.py::test_mul"};
     ctx.testExistsAtHead = [&head](const std::string &id) {
-        if (id.starts_with("tests/test_broken.py")) // as TestLookup says it
+        if (id.starts_with("tests/test_broken.py")) // as TestsAtRevision says it
             throw pw::core::Error::harness("tests/test_broken.py:3:5: does not parse (invalid "
                                            "syntax)");
         return head.count(id.substr(0, id.find('['))) > 0;
@@ -541,7 +541,8 @@ void TstLedgerValidator::testLookupTellsMissingFromUnknown()
         std::make_shared<const pw::core::Repository>(pw::core::Repository::open(builder.root()));
     const pw::core::Revision head = repo->resolve("HEAD");
     QTemporaryDir cache;
-    pw::core::TestLookup lookup(repo, head, pw::test::testPython(), cache.path().toStdString());
+    pw::core::TestsAtRevision lookup(repo, head, pw::test::testPython(),
+                                     cache.path().toStdString());
     QVERIFY(lookup.contains("tests/test_ok.py::test_a"));
     QVERIFY(!lookup.contains("tests/test_ok.py::test_gone"));
     QVERIFY(!lookup.contains("tests/test_absent.py::test_a"));
@@ -554,7 +555,8 @@ void TstLedgerValidator::testLookupTellsMissingFromUnknown()
     }
 
     QTemporaryDir emptyCache; // the first cache already holds these facts
-    pw::core::TestLookup blind(repo, head, "/nonexistent/python3", emptyCache.path().toStdString());
+    pw::core::TestsAtRevision blind(repo, head, "/nonexistent/python3",
+                                    emptyCache.path().toStdString());
     try {
         blind.contains("tests/test_ok.py::test_a");
         QFAIL("no interpreter is not an empty file");

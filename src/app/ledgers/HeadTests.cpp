@@ -1,6 +1,6 @@
 #include "ledgers/HeadTests.h"
 
-#include "ledger/TestIndex.h"
+#include "python/TestsAtRevision.h"
 #include "util/Error.h"
 
 #include <QMetaObject>
@@ -21,8 +21,8 @@ HeadTests::~HeadTests()
     // ~jthread joins; an extractor it runs ends within its start timeout.
 }
 
-HeadTests::Files HeadTests::read(core::TestLookup &lookup, const std::vector<std::string> &files,
-                                 std::stop_token stop)
+HeadTests::Files HeadTests::read(core::TestsAtRevision &lookup,
+                                 const std::vector<std::string> &files, std::stop_token stop)
 {
     if (stop.stop_requested())
         return {};
@@ -31,7 +31,7 @@ HeadTests::Files HeadTests::read(core::TestLookup &lookup, const std::vector<std
     for (const std::string &file : files) {
         if (stop.stop_requested()) // a closing desk waits for this thread: no new extractor
             return out;
-        const core::TestLookup::FileTests &tests = lookup.load(file);
+        const core::TestsAtRevision::FileTests &tests = lookup.load(file);
         File f;
         f.ids = tests.ids;
         f.problem = tests.problem;
@@ -58,10 +58,10 @@ const HeadTests::File *HeadTests::find(const std::string &file)
 
 bool HeadTests::contains(const std::string &testId)
 {
-    const std::string name = core::TestIndex::nameOf(testId);
+    const std::string name = core::TestsAtRevision::nameOf(testId);
     if (name.empty())
         return false;
-    const std::string file = core::TestIndex::fileOf(testId);
+    const std::string file = core::TestsAtRevision::fileOf(testId);
     const File *tests = find(file);
     if (!tests)
         throw core::Error::harness("the tests of " + file + " at head are being looked up");
@@ -90,7 +90,7 @@ void HeadTests::deliver(Files files)
 
 void HeadTests::work(std::stop_token stop)
 {
-    std::unique_ptr<core::TestLookup> lookup; // opened on this thread, on the first request
+    std::unique_ptr<core::TestsAtRevision> lookup; // opened on this thread, on the first request
     std::string openProblem;
     for (;;) {
         std::vector<std::string> batch;
@@ -107,7 +107,7 @@ void HeadTests::work(std::stop_token stop)
                 // A PATCH head is applied again in this thread's repository.
                 auto repo = std::make_shared<const core::Repository>(
                     core::Repository::open(m_target.repoRoot));
-                lookup = std::make_unique<core::TestLookup>(
+                lookup = std::make_unique<core::TestsAtRevision>(
                     repo, m_target.head, m_target.config.python, m_target.cacheDir);
                 lookup->extractor().setMaxFileBytes(m_target.config.testFileMaxBytes);
                 lookup->extractor().setStartTimeout(

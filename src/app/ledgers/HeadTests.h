@@ -1,7 +1,7 @@
 #pragma once
 
 #include "audit/ReviewTarget.h"
-#include "ledger/TestLookup.h"
+#include "python/TestsAtRevision.h"
 
 #include <QObject>
 #include <condition_variable>
@@ -26,8 +26,8 @@ class HeadTests : public QObject
 public:
     struct File
     {
-        std::vector<std::string> ids;    // "path::name", as TestLookup lists them
-        std::vector<std::string> guards; // TestLookup::guardsFor
+        std::vector<std::string> ids;    // "path::name", as TestsAtRevision lists them
+        std::vector<std::string> guards; // TestsAtRevision::guardsFor
         std::string problem;             // why the file's tests are unknown; "" when known
     };
     using Files = std::map<std::string, File>;
@@ -39,7 +39,7 @@ public:
 
     // The files of `lookup`'s revision, as File values (on the calling thread).
     // Stops between files when `stop` is requested (what was read so far).
-    static Files read(core::TestLookup &lookup, const std::vector<std::string> &files,
+    static Files read(core::TestsAtRevision &lookup, const std::vector<std::string> &files,
                       std::stop_token stop = {});
 
     // The tests of `file` when known; else null, and a lookup is started (changed() follows).

@@ -1,7 +1,6 @@
 #include "ledgers/LedgerDesk.h"
 
 #include "ledger/RunEvidence.h"
-#include "ledger/TestIndex.h"
 #include "ledgers/JournalCloseForm.h"
 #include "ledgers/LedgerFormDialog.h"
 #include "ledgers/LedgerHistoryPanel.h"
@@ -10,6 +9,7 @@
 #include "panels/EvidencePanel.h"
 #include "panels/EvidenceProxyModel.h"
 #include "panels/EvidenceRoles.h"
+#include "python/TestsAtRevision.h"
 #include "repo/Codeowners.h"
 #include "util/Error.h"
 #include "util/Files.h"
@@ -234,9 +234,9 @@ WaiverSeed LedgerDesk::waiverSeed(const QString &node)
     seed.node = node;
     QStringList candidates;
     const std::string id = node.toStdString();
-    if (const HeadTests::File *tests = headTestsOf(core::TestIndex::fileOf(id))) {
+    if (const HeadTests::File *tests = headTestsOf(core::TestsAtRevision::fileOf(id))) {
         for (const std::string &t : tests->ids) {
-            if (core::TestIndex::fileOf(id) + "::" + core::TestIndex::nameOf(id) != t)
+            if (core::TestsAtRevision::fileOf(id) + "::" + core::TestsAtRevision::nameOf(id) != t)
                 candidates << QString::fromStdString(t);
         }
     }
@@ -260,7 +260,7 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test, const QString &recordFile
     core::QuarantineEntry &e = seed.entry;
     if (!test.isEmpty())
         e.test = test.toStdString();
-    const std::string file = core::TestIndex::fileOf(test.toStdString());
+    const std::string file = core::TestsAtRevision::fileOf(test.toStdString());
     if (!test.isEmpty()) {
         const std::string runs =
             QDir(m_ledgerDir)
@@ -327,7 +327,7 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test, const QString &recordFile
         if (!e.guards && !tests->guards.empty())
             e.guards = tests->guards;
         for (const std::string &t : tests->ids) {
-            if (t != file + "::" + core::TestIndex::nameOf(test.toStdString()))
+            if (t != file + "::" + core::TestsAtRevision::nameOf(test.toStdString()))
                 seed.substituteCandidates << QString::fromStdString(t);
         }
     }

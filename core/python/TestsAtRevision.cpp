@@ -1,35 +1,79 @@
-#include "ledger/TestLookup.h"
+#include "python/TestsAtRevision.h"
 
-#include "ledger/TestIndex.h"
 #include "util/Error.h"
 
 #include <set>
 
 namespace pw::core {
 
-TestLookup::TestLookup(std::shared_ptr<const Repository> repo, Revision rev, std::string python,
-                       std::string cacheDir)
-    : m_repo(std::move(repo)), m_rev(std::move(rev)),
-      m_extractor(std::move(python), std::move(cacheDir))
+TestsAtRevision::TestsAtRevision(const Repository &repo, Revision rev, FactExtractor &extractor)
+    : m_repo(&repo), m_rev(std::move(rev)), m_extractor(&extractor)
 {
 }
 
-std::optional<FileEntry> TestLookup::entryOf(const std::string &file) const
+TestsAtRevision::TestsAtRevision(std::shared_ptr<const Repository> repo, Revision rev,
+                                 std::string python, std::string cacheDir)
+    : m_ownedRepo(std::move(repo)), m_repo(m_ownedRepo.get()), m_rev(std::move(rev)),
+      m_ownedExtractor(std::make_shared<FactExtractor>(std::move(python), std::move(cacheDir))),
+      m_extractor(m_ownedExtractor.get())
+{
+}
+
+TestsAtRevision TestsAtRevision::read(const Repository &repo, const Revision &rev,
+                                      const std::vector<std::string> &testIds,
+                                      FactExtractor &extractor)
+{
+    TestsAtRevision tests(repo, rev, extractor);
+    std::vector<std::string> files;
+    for (const std::string &id : testIds) {
+        if (!nameOf(id).empty())
+            files.push_back(fileOf(id));
+    }
+    tests.readFiles(files, /*rethrow=*/true);
+    return tests;
+}
+
+std::string TestsAtRevision::fileOf(const std::string &testId)
+{
+    const size_t sep = testId.find("::");
+    return sep == std::string::npos ? testId : testId.substr(0, sep);
+}
+
+std::string TestsAtRevision::nameOf(const std::string &testId)
+{
+    const size_t sep = testId.find("::");
+    if (sep == std::string::npos)
+        return {};
+    std::string name = testId.substr(sep + 2);
+    const size_t bracket = name.find('[');
+    if (bracket != std::string::npos)
+        name.resize(bracket);
+    return name;
+}
+
+std::optional<FileEntry> TestsAtRevision::entryOf(const std::string &file) const
 {
     if (file.size() < 4 || !file.ends_with(".py"))
         return std::nullopt;
     try {
         return m_repo->entry(m_rev, file);
     } catch (const std::exception &) {
-        return std::nullopt; // a path git cannot name holds no tests
+        return std::nullopt; // a path git cannot name ("../x.py") holds no tests
     }
 }
 
-void TestLookup::preload(const std::vector<std::string> &files)
+std::string TestsAtRevision::parseProblem(const FileFacts &facts)
+{
+    const ParseError &e = *facts.error;
+    return facts.path + ":" + std::to_string(e.line) + ":" + std::to_string(e.column) +
+           ": does not parse (" + e.message + ")";
+}
+
+void TestsAtRevision::readFiles(const std::vector<std::string> &files, bool rethrow)
 {
     std::vector<SourceRef> refs;
     std::set<std::string> asked;
-    const Repository *repo = m_repo.get();
+    const Repository *repo = m_repo;
     const Revision *rev = &m_rev;
     for (const std::string &file : files) {
         if (m_files.count(file) || !asked.insert(file).second)
@@ -46,15 +90,16 @@ void TestLookup::preload(const std::vector<std::string> &files)
         return;
     std::vector<FileFacts> facts;
     try {
-        facts = m_extractor.extract(refs);
+        facts = m_extractor->extract(refs);
     } catch (const std::exception &) {
+        if (rethrow)
+            throw;
         return; // each file is read on its own when asked for, and says why
     }
     for (const FileFacts &f : facts) {
         FileTests &tests = m_files[f.path];
-        if (const std::optional<ParseError> &e = f.error) {
-            tests.problem = f.path + ":" + std::to_string(e->line) + ":" +
-                            std::to_string(e->column) + ": does not parse (" + e->message + ")";
+        if (f.error) {
+            tests.problem = parseProblem(f);
             continue;
         }
         for (const std::string &name : f.defs)
@@ -63,7 +108,12 @@ void TestLookup::preload(const std::vector<std::string> &files)
     }
 }
 
-const TestLookup::FileTests &TestLookup::load(const std::string &file)
+void TestsAtRevision::preload(const std::vector<std::string> &files)
+{
+    readFiles(files, /*rethrow=*/false);
+}
+
+const TestsAtRevision::FileTests &TestsAtRevision::load(const std::string &file)
 {
     const auto found = m_files.find(file);
     if (found != m_files.end())
@@ -72,16 +122,15 @@ const TestLookup::FileTests &TestLookup::load(const std::string &file)
     const std::optional<FileEntry> entry = entryOf(file);
     if (!entry)
         return tests;
-    const Repository *repo = m_repo.get();
+    const Repository *repo = m_repo;
     const Revision *rev = &m_rev;
     try {
-        const std::vector<FileFacts> facts = m_extractor.extract(
+        const std::vector<FileFacts> facts = m_extractor->extract(
             {{file, entry->blob, [repo, rev, file] { return repo->readFile(*rev, file); }}});
         if (facts.empty()) {
             tests.problem = file + ": the fact extractor returned nothing";
-        } else if (const std::optional<ParseError> &e = facts.front().error) {
-            tests.problem = file + ":" + std::to_string(e->line) + ":" + std::to_string(e->column) +
-                            ": does not parse (" + e->message + ")";
+        } else if (facts.front().error) {
+            tests.problem = parseProblem(facts.front());
         } else {
             for (const std::string &name : facts.front().defs)
                 tests.ids.push_back(file + "::" + name);
@@ -94,28 +143,40 @@ const TestLookup::FileTests &TestLookup::load(const std::string &file)
     return tests;
 }
 
-bool TestLookup::contains(const std::string &testId)
+bool TestsAtRevision::listed(const std::string &testId) const
 {
-    const std::string name = TestIndex::nameOf(testId);
+    const std::string name = nameOf(testId);
     if (name.empty())
         return false;
-    const std::string wanted = TestIndex::fileOf(testId) + "::" + name;
-    const FileTests &tests = load(TestIndex::fileOf(testId));
-    for (const std::string &id : tests.ids) {
+    const auto found = m_files.find(fileOf(testId));
+    if (found == m_files.end())
+        return false;
+    const std::string wanted = found->first + "::" + name;
+    for (const std::string &id : found->second.ids) {
         if (id == wanted)
             return true;
     }
+    return false;
+}
+
+bool TestsAtRevision::contains(const std::string &testId)
+{
+    const std::string name = nameOf(testId);
+    if (name.empty())
+        return false;
+    const FileTests &tests = load(fileOf(testId));
+    if (listed(testId))
+        return true;
     if (!tests.problem.empty())
         throw Error::harness(tests.problem);
     return false;
 }
 
-std::vector<std::string> TestLookup::testsIn(const std::string &file)
+std::vector<std::string> TestsAtRevision::testsIn(const std::string &file)
 {
     return load(file).ids;
 }
-
-std::vector<std::string> TestLookup::guardsFor(const std::string &testFile)
+std::vector<std::string> TestsAtRevision::guardsFor(const std::string &testFile)
 {
     std::vector<std::string> guards;
     std::set<std::string> seen;
