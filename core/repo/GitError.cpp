@@ -2,6 +2,7 @@
 
 #include <git2.h>
 #include <optional>
+#include <string_view>
 
 namespace pw::core {
 
@@ -52,7 +53,10 @@ struct LastError
 LastError takeLastError()
 {
     LastError out;
-    if (const git_error *last = git_error_last()) {
+    const git_error *last = git_error_last();
+    // libgit2 1.8 and later answer "no error" (class NONE) instead of null when nothing failed.
+    if (last && !(last->klass == GIT_ERROR_NONE && last->message &&
+                  std::string_view(last->message) == "no error")) {
         out.klass = last->klass;
         out.message = last->message ? last->message : "";
     }
