@@ -30,6 +30,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QtTest>
 #include <atomic>
 #include <thread>
@@ -116,6 +117,7 @@ private Q_SLOTS:
     // LatestTask (the audit, the revision list and the ledger history share it)
     void latestTaskDeliversOnlyTheNewestAnswer();
     void latestTaskCancelStopsAndStillDelivers();
+    void latestTaskNeverRunsOnTheWaitingThread();
     // RecentRepositories
     void recentMostRecentFirstDeduplicatedCapped();
     void recentPrunesMissingDirectories();
@@ -880,6 +882,62 @@ void TstWorkspace::latestTaskCancelStopsAndStillDelivers()
     task.waitForIdle();
     QVERIFY(!waitingRan);
     QCOMPARE(delivered, std::vector<QString>{QStringLiteral("stopped")});
+}
+
+// Issue 19: waiting for a task never runs it on the waiting (GUI) thread. The pool is kept
+// busy so that the task has not started when waitForIdle() begins — QFuture::waitForFinished
+// would then run it right here — and when the window goes away, a task not started yet
+// never starts at all.
+void TstWorkspace::latestTaskNeverRunsOnTheWaitingThread()
+{
+    QThreadPool *pool = QThreadPool::globalInstance();
+    const struct Restore
+    {
+        QThreadPool *pool;
+        int threads;
+        ~Restore() { pool->setMaxThreadCount(threads); } // also when a check fails
+    } restore{pool, pool->maxThreadCount()};
+    pool->setMaxThreadCount(1);
+    std::atomic<bool> release{false};
+    std::atomic<bool> blocking{false};
+    pool->start([&] {
+        blocking = true;
+        while (!release)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    });
+    QTRY_VERIFY(blocking.load());
+
+    std::vector<std::thread::id> ranOn;
+    {
+        LatestTask<std::thread::id> task(this, [&](std::thread::id id) { ranOn.push_back(id); });
+        task.start([](std::stop_token) { return std::this_thread::get_id(); });
+        std::thread releaser([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            release = true;
+        });
+        task.waitForIdle();
+        releaser.join();
+    }
+    QCOMPARE(ranOn.size(), size_t(1));
+    QVERIFY(ranOn.front() != std::this_thread::get_id());
+
+    // Destroyed before the pool picks it up: the task never runs, here or anywhere.
+    release = false;
+    blocking = false;
+    pool->start([&] {
+        blocking = true;
+        while (!release)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    });
+    QTRY_VERIFY(blocking.load());
+    std::atomic<bool> ran{false};
+    {
+        LatestTask<int> task(this, [](int) {});
+        task.start([&](std::stop_token) { return ran = true, 1; });
+    } // ~LatestTask while the only pool thread is busy
+    release = true;
+    pool->waitForDone();
+    QVERIFY(!ran.load());
 }
 
 QTEST_MAIN(TstWorkspace)
