@@ -61,6 +61,9 @@ std::vector<RunResult> RunPool::run(const std::vector<RunSpec> &specs, const Pro
                     running->cancel();
                 return;
             }
+            // Held from the count to the call: the calls come one at a time with `done`
+            // counting up (a count taken outside could reach the callback after a later one).
+            const std::lock_guard<std::mutex> inOrder(progressMutex);
             int doneNow = 0;
             {
                 std::lock_guard<std::mutex> lock(m_mutex);
@@ -68,10 +71,8 @@ std::vector<RunResult> RunPool::run(const std::vector<RunSpec> &specs, const Pro
                 results[index] = std::move(result);
                 doneNow = ++done;
             }
-            if (progress) {
-                std::lock_guard<std::mutex> lock(progressMutex);
+            if (progress)
                 progress(doneNow, int(total), *results[index]);
-            }
         }
     };
 

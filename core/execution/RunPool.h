@@ -17,7 +17,8 @@ namespace pw::core {
 class RunPool
 {
 public:
-    // Called from worker threads (one call at a time) after each run ends.
+    // Called from worker threads after each run ends: one call at a time, `done` counting up
+    // 1, 2, … `total`.
     using Progress = std::function<void(int done, int total, const RunResult &finished)>;
 
     explicit RunPool(int workers = 0); // 0: QThread::idealThreadCount()
