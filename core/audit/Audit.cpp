@@ -384,10 +384,7 @@ GateReport Audit::run(const PreparedReview &review, const AuditRequest &request)
     }
     say(request, std::to_string(diff.files.size()) + " file(s) changed");
 
-    FactExtractor extractor(config.python, review.target().cacheDir);
-    extractor.setMaxFileBytes(config.testFileMaxBytes);
-    extractor.setStartTimeout(Config::milliseconds(config.timeoutProbe));
-    extractor.setStopToken(request.stop);
+    FactExtractor extractor = extractorFor(config, review.target().cacheDir, request.stop);
     const std::vector<TestFileChange> changes =
         collectTestChanges(diff, cls, repo, base, head, extractor, report.stats);
     say(request, std::to_string(changes.size()) + " test file(s) read");

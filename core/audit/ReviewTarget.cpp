@@ -58,6 +58,15 @@ void chooseExtractorPython(const AuditRequest &request, const std::string &workd
 
 } // namespace
 
+FactExtractor extractorFor(const Config &config, std::string cacheDir, std::stop_token stop)
+{
+    FactExtractor extractor(config.python, std::move(cacheDir));
+    extractor.setMaxFileBytes(config.testFileMaxBytes);
+    extractor.setStartTimeout(Config::milliseconds(config.timeoutProbe));
+    extractor.setStopToken(std::move(stop));
+    return extractor;
+}
+
 PreparedReview PreparedReview::prepare(const AuditRequest &request)
 {
     Repository repo = Repository::open(request.repoPath);

@@ -2,8 +2,10 @@
 
 #include "ledger/Config.h"
 #include "ledger/LedgerLocation.h"
+#include "python/FactExtractor.h"
 #include "repo/Repository.h"
 
+#include <stop_token>
 #include <string>
 
 namespace pw::core {
@@ -25,6 +27,11 @@ struct ReviewTarget
     LedgerLocation ledgers;
     std::string cacheDir; // the fact cache; empty when the request turned the cache off
 };
+
+// A fact extractor that reads tests as `config` says: its interpreter, the size cap of a test
+// file, the probe timeout for the interpreter's start; `stop` kills it. `cacheDir` empty: no
+// disk cache.
+FactExtractor extractorFor(const Config &config, std::string cacheDir, std::stop_token stop = {});
 
 // A ReviewTarget with the Repository it was resolved in. A PATCH head's tree lives in that
 // instance's memory, so everything done with it reads the one application of the patch;

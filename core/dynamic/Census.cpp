@@ -350,11 +350,9 @@ CensusReport Census::run(const RunContext &ctx, const CensusOptions &options, Ru
         baseFiles.insert(fileOf(n.nodeId));
     for (const CensusNode &n : head.dump.nodes)
         headFiles.insert(fileOf(n.nodeId));
-    FactExtractor extractor(ctx.config().python, ctx.target().cacheDir.empty()
-                                                     ? FactExtractor::defaultCacheDir()
-                                                     : ctx.target().cacheDir);
-    extractor.setMaxFileBytes(ctx.config().testFileMaxBytes);
-    extractor.setStartTimeout(Config::milliseconds(ctx.config().timeoutProbe));
+    FactExtractor extractor =
+        extractorFor(ctx.config(), ctx.target().cacheDir.empty() ? FactExtractor::defaultCacheDir()
+                                                                 : ctx.target().cacheDir);
     for (const auto &[file, message] : head.collectErrors)
         baseFiles.insert(file); // the base facts of a file that breaks at head
     const CensusStatic baseStatic = censusStaticFacts(repo, ctx.base(), extractor, baseFiles);

@@ -12,9 +12,9 @@ TestsAtRevision::TestsAtRevision(const Repository &repo, Revision rev, FactExtra
 }
 
 TestsAtRevision::TestsAtRevision(std::shared_ptr<const Repository> repo, Revision rev,
-                                 std::string python, std::string cacheDir)
+                                 FactExtractor extractor)
     : m_ownedRepo(std::move(repo)), m_repo(m_ownedRepo.get()), m_rev(std::move(rev)),
-      m_ownedExtractor(std::make_shared<FactExtractor>(std::move(python), std::move(cacheDir))),
+      m_ownedExtractor(std::make_shared<FactExtractor>(std::move(extractor))),
       m_extractor(m_ownedExtractor.get())
 {
 }

@@ -30,8 +30,7 @@ public:
     // copies that only ask it need neither).
     TestsAtRevision(const Repository &repo, Revision rev, FactExtractor &extractor);
     // With a repository handle and an extractor of its own (the desk's lookup thread).
-    TestsAtRevision(std::shared_ptr<const Repository> repo, Revision rev, std::string python,
-                    std::string cacheDir);
+    TestsAtRevision(std::shared_ptr<const Repository> repo, Revision rev, FactExtractor extractor);
 
     // The files `testIds` name, read now with one extractor call; what the extractor throws
     // (no interpreter, stopped) is thrown — the caller reports the lookup as not done.

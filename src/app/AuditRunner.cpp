@@ -53,10 +53,8 @@ void loadLedgers(const core::PreparedReview &review, AuditOutcome &out)
     core::ValidationContext ctx = core::validationContext(out.config, out.today);
     ctx.patchedFiles = core::patchedFiles(out.report.changedFiles);
     try {
-        core::FactExtractor extractor(out.config.python, review.target().cacheDir);
-        extractor.setMaxFileBytes(out.config.testFileMaxBytes);
-        extractor.setStartTimeout(core::Config::milliseconds(out.config.timeoutProbe));
-        extractor.setStopToken(out.request.audit.stop);
+        core::FactExtractor extractor =
+            core::extractorFor(out.config, review.target().cacheDir, out.request.audit.stop);
         auto index = std::make_shared<core::TestsAtRevision>(core::TestsAtRevision::read(
             review.repo(), review.head(), out.ledgers.referencedTests(), extractor));
         ctx.testExistsAtHead = [index](const std::string &id) { return index->listed(id); };
@@ -93,12 +91,8 @@ HeadTests::Files deskTests(const core::PreparedReview &review, const AuditOutcom
     }
     std::sort(files.begin(), files.end());
     files.erase(std::unique(files.begin(), files.end()), files.end());
-    // Not owned: the lookup lives only as long as this call, the review longer.
-    const std::shared_ptr<const core::Repository> repo(std::shared_ptr<void>(), &review.repo());
-    core::TestsAtRevision lookup(repo, review.head(), out.config.python, review.target().cacheDir);
-    lookup.extractor().setMaxFileBytes(out.config.testFileMaxBytes);
-    lookup.extractor().setStartTimeout(core::Config::milliseconds(out.config.timeoutProbe));
-    lookup.extractor().setStopToken(stop);
+    core::FactExtractor extractor = core::extractorFor(out.config, review.target().cacheDir, stop);
+    core::TestsAtRevision lookup(review.repo(), review.head(), extractor); // both outlive it
     HeadTests::Files read = HeadTests::read(lookup, files);
     if (stop.stop_requested())
         throw core::Error::interrupted("the audit was stopped");

@@ -2,6 +2,7 @@
 
 #include "Cli.h"
 #include "CliSupport.h"
+#include "audit/ReviewTarget.h"
 #include "ledger/Config.h"
 #include "ledger/LedgerActions.h"
 #include "ledger/LedgerDate.h"
@@ -102,9 +103,7 @@ core::ValidationContext context(const Workspace &ws, const QCommandLineParser &p
 {
     const core::Revision head =
         p.isSet(c.head) ? ws.repo.resolve(p.value(c.head).toStdString()) : ws.repo.defaultHead();
-    core::FactExtractor extractor(ws.config.python, ws.cacheDir);
-    extractor.setMaxFileBytes(ws.config.testFileMaxBytes);
-    extractor.setStartTimeout(core::Config::milliseconds(ws.config.timeoutProbe));
+    core::FactExtractor extractor = core::extractorFor(ws.config, ws.cacheDir);
     auto index = std::make_shared<core::TestsAtRevision>(
         core::TestsAtRevision::read(ws.repo, head, testIds, extractor));
     core::ValidationContext ctx = core::validationContext(ws.config, ws.today);

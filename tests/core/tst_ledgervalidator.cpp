@@ -541,8 +541,8 @@ void TstLedgerValidator::testLookupTellsMissingFromUnknown()
         std::make_shared<const pw::core::Repository>(pw::core::Repository::open(builder.root()));
     const pw::core::Revision head = repo->resolve("HEAD");
     QTemporaryDir cache;
-    pw::core::TestsAtRevision lookup(repo, head, pw::test::testPython(),
-                                     cache.path().toStdString());
+    pw::core::TestsAtRevision lookup(
+        repo, head, pw::core::FactExtractor(pw::test::testPython(), cache.path().toStdString()));
     QVERIFY(lookup.contains("tests/test_ok.py::test_a"));
     QVERIFY(!lookup.contains("tests/test_ok.py::test_gone"));
     QVERIFY(!lookup.contains("tests/test_absent.py::test_a"));
@@ -555,8 +555,9 @@ void TstLedgerValidator::testLookupTellsMissingFromUnknown()
     }
 
     QTemporaryDir emptyCache; // the first cache already holds these facts
-    pw::core::TestsAtRevision blind(repo, head, "/nonexistent/python3",
-                                    emptyCache.path().toStdString());
+    pw::core::TestsAtRevision blind(
+        repo, head,
+        pw::core::FactExtractor("/nonexistent/python3", emptyCache.path().toStdString()));
     try {
         blind.contains("tests/test_ok.py::test_a");
         QFAIL("no interpreter is not an empty file");

@@ -104,15 +104,12 @@ void HeadTests::work(std::stop_token stop)
         Files found;
         if (!lookup && openProblem.empty()) {
             try {
-                // A PATCH head is applied again in this thread's repository.
-                auto repo = std::make_shared<const core::Repository>(
-                    core::Repository::open(m_target.repoRoot));
+                // This thread's repository: a PATCH head is applied again, with its cap.
+                auto review = std::make_shared<const core::PreparedReview>(
+                    core::PreparedReview::reopen(m_target));
                 lookup = std::make_unique<core::TestsAtRevision>(
-                    repo, m_target.head, m_target.config.python, m_target.cacheDir);
-                lookup->extractor().setMaxFileBytes(m_target.config.testFileMaxBytes);
-                lookup->extractor().setStartTimeout(
-                    core::Config::milliseconds(m_target.config.timeoutProbe));
-                lookup->extractor().setStopToken(stop);
+                    std::shared_ptr<const core::Repository>(review, &review->repo()), m_target.head,
+                    core::extractorFor(m_target.config, m_target.cacheDir, stop));
             } catch (const core::Error &e) {
                 openProblem = std::string("tests at head cannot be looked up: ") + e.what();
             }
