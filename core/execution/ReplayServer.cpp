@@ -152,8 +152,34 @@ ReplayMatrix forkReplays(const ReplayRequest &request, RunPool &pool)
         RunSpec spec;
         std::vector<size_t> nodes;
         std::vector<size_t> seeds; // indices into m.seeds
+        size_t skip = 0;           // cells of its plan a server before it ran
+        int budget = 0;            // its trials (0: no cap)
     };
     std::vector<Server> servers;
+    int serversStarted = 0;
+    // A server's run: its plan (its nodes x seeds x replays, from `skip` on) and spec.
+    auto prepare = [&](Server &server) {
+        server.spec = replaySpec(request, root + "/replays-" + std::to_string(++serversStarted));
+        RunSpec &spec = server.spec;
+        json plan = {{"nodeids", json::array()},
+                     {"seeds", json::array()},
+                     {"replays", m.replays},
+                     {"skip", server.skip}};
+        for (size_t node : server.nodes) {
+            plan["nodeids"].push_back(m.nodeIds[node]);
+            spec.selection.push_back(m.nodeIds[node]);
+        }
+        for (size_t seed : server.seeds)
+            plan["seeds"].push_back(m.seeds[seed]);
+        PluginOptions &w = spec.env.witness;
+        w.replayPlan = spec.runDir + "/replays.json";
+        if (!writeFileReplacing(w.replayPlan, plan.dump() + "\n"))
+            throw Error::input(w.replayPlan + ": cannot write the replay plan");
+        w.replayTimeoutMs = request.perReplayTimeoutMs;
+        w.budget = server.budget;
+        if (request.inProcess)
+            spec.extraArgs << QStringLiteral("--pw-replay-nofork");
+    };
     int64_t left = capped ? request.budget : INT64_MAX;
     for (const std::vector<size_t> &group : byFile(m.nodeIds)) {
         const int64_t trials = int64_t(group.size() * perNode);
@@ -175,88 +201,106 @@ ReplayMatrix forkReplays(const ReplayRequest &request, RunPool &pool)
             for (size_t i = shard * m.seeds.size() / shards;
                  i < (shard + 1) * m.seeds.size() / shards; ++i)
                 server.seeds.push_back(i);
-            server.spec =
-                replaySpec(request, root + "/replays-" + std::to_string(servers.size() + 1));
-            RunSpec &spec = server.spec;
-            json plan = {
-                {"nodeids", json::array()}, {"seeds", json::array()}, {"replays", m.replays}};
-            for (size_t node : group) {
-                plan["nodeids"].push_back(m.nodeIds[node]);
-                spec.selection.push_back(m.nodeIds[node]);
-            }
-            for (size_t seed : server.seeds)
-                plan["seeds"].push_back(m.seeds[seed]);
-            PluginOptions &w = spec.env.witness;
-            w.replayPlan = spec.runDir + "/replays.json";
-            if (!writeFileReplacing(w.replayPlan, plan.dump() + "\n"))
-                throw Error::input(w.replayPlan + ": cannot write the replay plan");
-            w.replayTimeoutMs = request.perReplayTimeoutMs;
             if (capped && trials > left)
-                w.budget = int(left);
-            if (request.inProcess)
-                spec.extraArgs << QStringLiteral("--pw-replay-nofork");
+                server.budget = int(left);
+            prepare(server);
             servers.push_back(std::move(server));
         }
         left -= trials;
     }
 
-    std::vector<RunSpec> specs;
-    for (const Server &server : servers)
-        specs.push_back(server.spec);
-    m.runs = pool.run(specs);
-    for (size_t s = 0; s < servers.size(); ++s) {
-        const Server &server = servers[s];
-        const RunResult &result = m.runs[s];
-        const OutcomeRowsFile rows = readOutcomeRows(server.spec.env.witness.outFile);
-        std::map<std::string, size_t> nodeIndex;
-        for (size_t node : server.nodes)
-            nodeIndex.emplace(m.nodeIds[node], node);
-        std::map<uint32_t, size_t> seedIndex;
-        for (size_t seed : server.seeds)
-            seedIndex.emplace(m.seeds[seed], seed);
-        std::vector<bool> filled(m.cells.size(), false);
-        auto cellIndex = [&](size_t node, size_t seed, int replay) {
-            return (node * m.seeds.size() + seed) * size_t(m.replays) + size_t(replay);
-        };
-        for (const Trial &trial : foldTrials(rows.rows)) {
-            const auto node = nodeIndex.find(trial.nodeId);
-            if (node == nodeIndex.end())
-                continue;
-            if (trial.outcome == Outcome::NotCollected) {
-                for (size_t seed : server.seeds) {
-                    for (int r = 0; r < m.replays; ++r) {
-                        ReplayCell &cell = m.at(node->second, seed, r);
+    // A replay that writes into its tree (or HOME) stops its server, which would otherwise
+    // hand what it wrote to the replays after it; the rest of that plan runs in a new
+    // server, in a fresh copy. Each round runs at least one replay of every plan it
+    // continues, so the rounds end.
+    while (!servers.empty()) {
+        std::vector<RunSpec> specs;
+        for (const Server &server : servers)
+            specs.push_back(server.spec);
+        std::vector<RunResult> results = pool.run(specs);
+        const bool cancelled = pool.lastRunCancelled();
+        std::vector<Server> continued;
+        for (size_t s = 0; s < servers.size(); ++s) {
+            const Server &server = servers[s];
+            const RunResult &result = results[s];
+            const OutcomeRowsFile rows = readOutcomeRows(server.spec.env.witness.outFile);
+            // The server's cells in its plan's order, from its skip on.
+            std::vector<std::tuple<size_t, size_t, int>> order;
+            for (size_t node : server.nodes)
+                for (size_t seed : server.seeds)
+                    for (int r = 0; r < m.replays; ++r)
+                        order.emplace_back(node, seed, r);
+            std::map<std::tuple<std::string, uint32_t, int>, size_t> position;
+            for (size_t i = server.skip; i < order.size(); ++i) {
+                const auto [node, seed, r] = order[i];
+                position.emplace(std::make_tuple(m.nodeIds[node], m.seeds[seed], r), i);
+            }
+            std::vector<bool> filled(order.size(), false);
+            for (const Trial &trial : foldTrials(rows.rows)) {
+                if (trial.outcome == Outcome::NotCollected) {
+                    for (size_t i = server.skip; i < order.size(); ++i) {
+                        const auto [node, seed, r] = order[i];
+                        if (m.nodeIds[node] != trial.nodeId)
+                            continue;
+                        ReplayCell &cell = m.at(node, seed, r);
                         cell.outcome = Outcome::NotCollected;
                         cell.detail = "not collected by the replay run";
-                        filled[cellIndex(node->second, seed, r)] = true;
+                        filled[i] = true;
                     }
+                    continue;
                 }
-                continue;
+                const auto at = position.find({trial.nodeId, trial.seed, trial.replay});
+                if (at == position.end())
+                    continue;
+                const auto [node, seed, r] = order[at->second];
+                fill(m.at(node, seed, r), trial);
+                filled[at->second] = true;
             }
-            const auto seed = seedIndex.find(trial.seed);
-            if (seed == seedIndex.end() || trial.replay < 0 || trial.replay >= m.replays)
-                continue;
-            fill(m.at(node->second, seed->second, trial.replay), trial);
-            filled[cellIndex(node->second, seed->second, trial.replay)] = true;
-        }
-        const bool budgetHit = budgetRow(rows.rows) != nullptr;
-        m.budgetExhausted = m.budgetExhausted || budgetHit;
-        // Cells without a trial: past the budget, or the run never got to them.
-        const std::string problem = runProblem(result, rows);
-        for (size_t node : server.nodes) {
-            for (size_t seed : server.seeds) {
-                for (int r = 0; r < m.replays; ++r) {
-                    if (filled[cellIndex(node, seed, r)])
-                        continue;
-                    ReplayCell &cell = m.at(node, seed, r);
-                    cell.outcome = Outcome::HarnessError;
-                    if (!problem.empty())
-                        cell.detail = problem;
-                    else if (budgetHit)
-                        cell.detail = kBudgetDetail;
+            const OutcomeRow *changed = nullptr;
+            for (const OutcomeRow &row : rows.rows)
+                if (row.when == "server" && row.outcome == "tree_changed" && !changed)
+                    changed = &row;
+            if (changed && !cancelled) {
+                const auto from =
+                    position.find({changed->nodeId, changed->seed, changed->replay.value_or(-1)});
+                if (from != position.end() && from->second > server.skip) {
+                    m.restarts.push_back(changed->detail);
+                    Server next;
+                    next.nodes = server.nodes;
+                    next.seeds = server.seeds;
+                    next.skip = from->second;
+                    if (server.budget > 0) {
+                        size_t ran = 0;
+                        for (size_t i = server.skip; i < from->second; ++i)
+                            ran += filled[i] ? 1 : 0;
+                        next.budget = std::max(1, server.budget - int(ran));
+                    }
+                    prepare(next);
+                    continued.push_back(std::move(next));
+                    m.runs.push_back(result);
+                    continue;
                 }
             }
+            m.runs.push_back(result);
+            const bool budgetHit = budgetRow(rows.rows) != nullptr;
+            m.budgetExhausted = m.budgetExhausted || budgetHit;
+            // Cells without a trial: past the budget, or the run never got to them.
+            const std::string problem = runProblem(result, rows);
+            for (size_t i = server.skip; i < order.size(); ++i) {
+                if (filled[i])
+                    continue;
+                const auto [node, seed, r] = order[i];
+                ReplayCell &cell = m.at(node, seed, r);
+                cell.outcome = Outcome::HarnessError;
+                if (!problem.empty())
+                    cell.detail = problem;
+                else if (budgetHit)
+                    cell.detail = kBudgetDetail;
+                else if (changed)
+                    cell.detail = "cancelled before a fresh copy ran it";
+            }
         }
+        servers = std::move(continued);
     }
     m.durationMs = clock.elapsed();
     return m;

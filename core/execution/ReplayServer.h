@@ -52,6 +52,9 @@ struct ReplayMatrix
     int replays = 0;
     std::vector<ReplayCell> cells; // node-major: [node][seed][replay]
     std::vector<RunResult> runs;   // the pytest runs behind the cells
+    // Fork servers only: why a server stopped early and the rest of its plan ran in a new
+    // one ("replay 0 of f.py::test_x at seed 3 wrote tests/data.txt"), in order.
+    std::vector<std::string> restarts;
     bool budgetExhausted = false;
     int64_t durationMs = 0; // wall clock of the whole matrix
 
@@ -72,7 +75,11 @@ struct ReplayMatrix
 // a forked child per replay. One run per test file of `nodeIds` (the file's nodes
 // selected, so a replay sees the imports a fresh run of its node would, and no other
 // file's); a large file's seeds are split over up to pool.workers() runs side by side
-// (kTrialsPerShard replays at least each), as fresh runs share the pool. A child killed
+// (kTrialsPerShard replays at least each), as fresh runs share the pool. The replays of a
+// server share its copy of the tree and its HOME, so a replay that writes into either
+// (the plugin watches them) stops the server after it, and the rest of the plan runs in a
+// new server in a fresh copy: every replay starts from what a fresh run would (restarts
+// says why each stop happened; each child also has a TMPDIR of its own). A child killed
 // by a signal, exiting early or outliving perReplayTimeoutMs is a HarnessError cell; the
 // others complete. Cells a run never reached (it timed out, crashed, or failed to
 // collect) are HarnessError with the run's harness reason. Blocking; cancel with

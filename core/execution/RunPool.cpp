@@ -19,6 +19,12 @@ void RunPool::setWorkers(int workers)
     m_workers = workers > 0 ? workers : std::max(1, QThread::idealThreadCount());
 }
 
+bool RunPool::lastRunCancelled()
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_lastCancelled;
+}
+
 void RunPool::cancelAll()
 {
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -86,6 +92,7 @@ std::vector<RunResult> RunPool::run(const std::vector<RunSpec> &specs, const Pro
 
     {
         std::lock_guard<std::mutex> lock(m_mutex);
+        m_lastCancelled = m_cancelled;
         m_cancelled = false;
     }
     if (failure)

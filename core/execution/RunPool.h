@@ -39,11 +39,15 @@ public:
     // returns, so a cancel that arrives just before run() starts is not lost (and one
     // made while the pool is idle cancels the next run()).
     void cancelAll();
+    // Whether the last run() was cancelled: a caller that runs the pool again for what a
+    // run left over (a fork server's continuation) stops instead.
+    bool lastRunCancelled();
 
 private:
     int m_workers;
     std::mutex m_mutex;
     bool m_cancelled = false;       // guarded by m_mutex; reset when run() returns
+    bool m_lastCancelled = false;   // guarded by m_mutex
     std::set<PytestRun *> m_active; // guarded by m_mutex
 };
 

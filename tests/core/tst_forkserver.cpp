@@ -351,6 +351,70 @@ private Q_SLOTS:
         QVERIFY2(sameOutcomes(forked, fresh, &difference), difference.c_str());
     }
 
+    // A replay that writes into its tree or HOME hands nothing to the replays after it:
+    // its server stops and the rest runs in a new server on a fresh copy, so the cells
+    // equal fresh interpreters'. A file next to the test, a data file rewritten with its
+    // size and mtime kept, a cache in HOME; a fixed name in gettempdir() is kept apart by
+    // the child's own TMPDIR (no restart); a test that only reads costs none.
+    void aReplayThatWritesIntoItsTreeDoesNotReachTheNext()
+    {
+        Fixture f(m_python);
+        pw::test::writeText(f.tree(), "tests/data.txt", "clean\n");
+        pw::test::writeText(f.tree(), "tests/test_writes.py",
+                            "import os, pathlib, tempfile\n"
+                            "HERE = pathlib.Path(__file__).parent\n\n"
+                            "def test_next_to_itself():\n"
+                            "    marker = HERE / 'written.txt'\n"
+                            "    assert not marker.exists()\n"
+                            "    marker.write_text('x')\n\n"
+                            "def test_rewrites_keeping_mtime():\n"
+                            "    path = HERE / 'data.txt'\n"
+                            "    assert path.read_text() == 'clean\\n'\n"
+                            "    st = path.stat()\n"
+                            "    path.write_text('dirty\\n')\n"
+                            "    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))\n\n"
+                            "def test_home_cache():\n"
+                            "    seen = pathlib.Path(os.environ['HOME']) / '.cache' / 'seen'\n"
+                            "    assert not seen.exists()\n"
+                            "    seen.parent.mkdir(parents=True, exist_ok=True)\n"
+                            "    seen.write_text('1')\n\n"
+                            "def test_fixed_temp_name():\n"
+                            "    fixed = pathlib.Path(tempfile.gettempdir()) / 'pw-fixed'\n"
+                            "    assert not fixed.exists()\n"
+                            "    fixed.write_text('1')\n\n"
+                            "def test_reads_only():\n"
+                            "    assert (HERE / 'data.txt').read_text() == 'clean\\n'\n");
+        const std::string file = "tests/test_writes.py::";
+        const std::vector<std::string> nodes = {
+            file + "test_next_to_itself", file + "test_rewrites_keeping_mtime",
+            file + "test_home_cache", file + "test_fixed_temp_name", file + "test_reads_only"};
+        RunPool pool(2);
+        const ReplayMatrix forked = forkReplays(f.request(nodes, {1}, 2, "fork"), pool);
+        QVERIFY2(forked.count(Outcome::Pass) == 10, dump(forked).c_str());
+        // The three writers' six replays each stop a server; the rest share the last one.
+        QCOMPARE(forked.restarts.size(), size_t(6));
+        QCOMPARE(forked.runs.size(), size_t(7));
+        QVERIFY2(forked.restarts[0] == "replay 0 of " + file + "test_next_to_itself" +
+                                           " at seed 1 wrote tests/written.txt",
+                 forked.restarts[0].c_str());
+        QVERIFY2(forked.restarts[2].find("wrote tests/data.txt") != std::string::npos,
+                 forked.restarts[2].c_str());
+        QVERIFY2(forked.restarts[4].find("wrote HOME/.cache") != std::string::npos,
+                 forked.restarts[4].c_str());
+        const ReplayMatrix fresh = freshReplays(f.request(nodes, {1}, 2, "fresh"), pool);
+        std::string difference;
+        QVERIFY2(sameOutcomes(forked, fresh, &difference), difference.c_str());
+
+        // A budget still counts every replay once across the servers.
+        ReplayRequest capped = f.request(nodes, {1}, 2, "capped");
+        capped.budget = 3;
+        const ReplayMatrix three = forkReplays(capped, pool);
+        QVERIFY2(three.count(Outcome::Pass) == 3, dump(three).c_str());
+        QVERIFY(three.budgetExhausted);
+        QCOMPARE(three.at(1, 0, 1).detail, std::string("not run: trial budget exhausted"));
+        QCOMPARE(three.at(4, 0, 1).detail, std::string("not run: trial budget exhausted"));
+    }
+
     void probeLeaksLandInTheirCells()
     {
         Fixture f(m_python);

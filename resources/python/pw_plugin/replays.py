@@ -1,16 +1,19 @@
 """Fork server (--pw-replays): collect once, fork a child per (node, seed, replay)."""
 
 import gc
+import itertools
 import os
 import random
 import select
 import signal
 import sys
+import tempfile
 import time
 
 import pytest
 
 from .session import _state, reseed_randomly
+from .treewatch import Watch
 
 
 def _flush(config):
@@ -98,10 +101,26 @@ def _await_child(pid, verdict_fd, timeout):
             os.close(pidfd)
 
 
+def _private_tmpdir():
+    """A TMPDIR of the child's own below the server's: a fresh run's would be empty, and
+    what one replay leaves there (a fixed name in gettempdir()) must not meet the next.
+    pytest's tmp_path stays below the server's base temp, numbered per child."""
+    try:
+        own = tempfile.mkdtemp(prefix="replay-", dir=tempfile.gettempdir())
+    except OSError:
+        return
+    os.environ["TMPDIR"] = own
+    tempfile.tempdir = None
+
+
 def _run_child(item, state, seed, replay, verdict_fd):
     """In the forked child: never returns."""
     code = 0
     try:
+        # Bytecode a fresh run would write is no part of what it leaves for the next
+        # replay, so a child writes none (the server watches its tree for writes).
+        sys.dont_write_bytecode = True
+        _private_tmpdir()
         _reseed(state, item.session, seed)
         item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
         _flush(item.config)
@@ -224,9 +243,15 @@ def pytest_runtestloop(session):
         # rows), and formatting it was a quarter of a replay's cost. Unhooked meanwhile;
         # fixtures that reach it through the config (record_xml_attribute) still do.
         session.config.pluginmanager.unregister(junit)
+    watch = None
+    if not state.nofork:
+        tree = os.environ.get("PATCHWITNESS_TREE") or str(session.config.rootpath)
+        watch = Watch([("", tree), ("HOME", os.environ.get("HOME", ""))])
     try:
-        return _replay_all(session, state, items)
+        return _replay_all(session, state, items, watch)
     finally:
+        if watch is not None:
+            watch.close()
         if junit is not None:
             session.config.pluginmanager.register(junit)
 
@@ -240,37 +265,54 @@ def _junit_reporter(config):
     return junit if junit is not None and config.pluginmanager.is_registered(junit) else None
 
 
-def _replay_all(session, state, items):
-    nodeids, seeds, replays = state.plan
+def _replay_all(session, state, items, watch):
+    nodeids, seeds, replays, skip = state.plan
     trials = failed = harness = 0
     original_seed = state.seed
-    for nodeid in nodeids:
+    cells = ((nodeid, seed, replay) for nodeid in nodeids for seed in seeds
+             for replay in range(replays))
+    unknown = set()
+    wrote = None  # (what the last replay changed, its cell)
+    for nodeid, seed, replay in itertools.islice(cells, skip, None):
         item = items[nodeid]
         if item is None:
-            state.seed = original_seed
-            state.row(nodeid, "collect", "not_collected")
+            if nodeid not in unknown:
+                unknown.add(nodeid)
+                state.seed = original_seed
+                state.row(nodeid, "collect", "not_collected")
             continue
-        for seed in seeds:
-            for replay in range(replays):
-                if state.budget and trials >= state.budget:
-                    state.seed, state.replay = seed, replay
-                    state.row(nodeid, "budget", "budget_exhausted", budget=state.budget)
-                    state.replay = None
-                    return _finish(session, state, original_seed, trials, failed, harness)
-                trials += 1
-                state.replay = replay
-                if state.nofork:
-                    _reseed(state, session, seed)
-                    item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
-                    verdict = _verdict(state)
-                else:
-                    state.seed = seed  # for a harness_error row
-                    verdict = _fork_replay(session, item, state, seed, replay)
-                state.replay = None
-                if verdict is None or verdict == "h":
-                    harness += 1
-                elif verdict == "f":
-                    failed += 1
+        if state.budget and trials >= state.budget:
+            state.seed, state.replay = seed, replay
+            state.row(nodeid, "budget", "budget_exhausted", budget=state.budget)
+            state.replay = None
+            break
+        if wrote is not None:
+            # The replays left would start from what the last one left behind: this
+            # server stops, and patchwitness runs the rest from this cell in a fresh copy.
+            path, (last_node, last_seed, last_replay) = wrote
+            state.seed, state.replay = seed, replay
+            state.row(nodeid, "server", "tree_changed",
+                      detail="replay %d of %s at seed %d wrote %s"
+                      % (last_replay, last_node, last_seed, path))
+            state.replay = None
+            break
+        trials += 1
+        state.replay = replay
+        if state.nofork:
+            _reseed(state, session, seed)
+            item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
+            verdict = _verdict(state)
+        else:
+            state.seed = seed  # for a harness_error row
+            verdict = _fork_replay(session, item, state, seed, replay)
+        state.replay = None
+        if verdict is None or verdict == "h":
+            harness += 1
+        elif verdict == "f":
+            failed += 1
+        path = watch.changed() if watch is not None else None
+        if path is not None:
+            wrote = (path, (nodeid, seed, replay))
     return _finish(session, state, original_seed, trials, failed, harness)
 
 

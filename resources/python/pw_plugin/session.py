@@ -109,9 +109,13 @@ def _read_plan(path):
     nodeids = [str(n) for n in plan.get("nodeids", [])]
     seeds = [int(s) for s in plan.get("seeds", [])]
     replays = int(plan.get("replays", 1))
-    if not nodeids or not seeds or replays < 1:
-        raise pytest.UsageError("--pw-replays %s: needs nodeids, seeds and replays >= 1" % path)
-    return nodeids, seeds, replays
+    # Cells already run (node-major, then seed, then replay) by a server that stopped
+    # because a replay wrote into its tree: this one goes on from there.
+    skip = int(plan.get("skip", 0))
+    if not nodeids or not seeds or replays < 1 or skip < 0:
+        raise pytest.UsageError("--pw-replays %s: needs nodeids, seeds, replays >= 1 and "
+                                "skip >= 0" % path)
+    return nodeids, seeds, replays, skip
 
 
 def _open_append(path):
