@@ -6,6 +6,7 @@
 #include "execution/Sandbox.h"
 #include "execution/StrayProcesses.h"
 #include "execution/TreeBytecode.h"
+#include "execution/TreeCache.h"
 #include "execution/TreeCopy.h"
 #include "util/Error.h"
 #include "util/Files.h"
@@ -398,6 +399,17 @@ RunResult PytestRun::execute(const std::string &runDir)
         } catch (const Error &e) {
             result.status = RunStatus::FailedToStart;
             result.harnessReason = std::string("the run's copy of the tree: ") + e.what();
+            return result;
+        }
+        // The copy is what the run's evidence starts from: checked by content, as the
+        // acquire checked the tree (which something could have written since).
+        if (const std::optional<std::string> differs =
+                copyDiffersFromTree(m_spec.treeDir, copy.path())) {
+            result.status = RunStatus::FailedToStart;
+            result.harnessReason =
+                "the run's copy of the tree is not the revision: " + copy.toPristine(*differs) +
+                " (something wrote into the cached tree); the run was not "
+                "started, and the next acquire rebuilds the tree";
             return result;
         }
         // Bytecode patchwitness compiled from the pristine tree, never a run's: an

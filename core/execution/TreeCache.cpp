@@ -162,8 +162,13 @@ std::optional<std::string> entryBytes(const std::string &path, bool link, off_t 
 bool holdsExactly(const std::string &dir, const std::vector<FileEntry> &files,
                   const std::map<std::string, std::string> &rawIds,
                   std::map<std::string, std::string> *collect = nullptr, size_t *count = nullptr,
-                  std::stop_token stop = {})
+                  std::stop_token stop = {}, std::string *why = nullptr)
 {
+    const auto differs = [why](const std::string &what) {
+        if (why)
+            *why = what;
+        return false;
+    };
     std::map<std::string, const FileEntry *> expected;
     std::set<std::string> parents;
     for (const FileEntry &f : files) {
@@ -176,43 +181,44 @@ bool holdsExactly(const std::string &dir, const std::vector<FileEntry> &files,
     std::error_code ec;
     fs::recursive_directory_iterator it(dir, ec), end;
     if (ec)
-        return false;
+        return differs(dir + ": cannot be listed: " + ec.message());
     for (; it != end; it.increment(ec)) {
         if (ec || stop.stop_requested())
-            return false;
+            return differs(dir + ": cannot be listed" + (ec ? ": " + ec.message() : ""));
         const std::string abs = it->path().string();
         const std::string rel = it->path().lexically_relative(dir).generic_string();
         struct stat st;
         if (::lstat(abs.c_str(), &st) != 0)
-            return false;
+            return differs(rel + ": cannot be read");
         if (S_ISDIR(st.st_mode)) {
-            if (!parents.count(rel))
-                return false; // __pycache__, .pytest_cache, a directory a run made
+            if (!parents.count(rel)) // __pycache__, .pytest_cache, a directory a run made
+                return differs(rel + "/: a directory the revision does not have");
             continue;
         }
         const auto found = expected.find(rel);
         if (found == expected.end() || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
-            return false;
+            return differs(rel + ": a file the revision does not have");
         const FileEntry &f = *found->second;
         const bool link = S_ISLNK(st.st_mode);
         if (link != (f.mode == kModeLink))
-            return false;
+            return differs(rel + ": " + (link ? "a symlink" : "not a symlink") + " here");
         if (!link && bool(st.st_mode & S_IXUSR) != (f.mode == kModeExecutable))
-            return false;
+            return differs(rel + ": its executable bit differs");
         const std::optional<std::string> bytes = entryBytes(abs, link, st.st_size);
         if (!bytes)
-            return false;
+            return differs(rel + ": cannot be read");
         const std::string id = gitBlobId(bytes->data(), bytes->size());
         const auto raw = rawIds.find(rel);
         if (id != (raw != rawIds.end() ? raw->second : f.blob)) {
             if (!collect)
-                return false;
+                return differs(rel + ": its content differs");
             (*collect)[rel] = id;
         }
         ++seen;
     }
     if (ec || seen != expected.size())
-        return false;
+        return differs(ec ? dir + ": cannot be listed: " + ec.message()
+                          : std::to_string(expected.size() - seen) + " of its files missing");
     if (count)
         *count = seen;
     return true;
@@ -226,9 +232,24 @@ std::optional<json> readMarker(const std::string &markerPath, const std::string 
         return std::nullopt;
     json marker = json::parse(*text, nullptr, false);
     if (!marker.is_object() || marker.value("key", std::string()) != key ||
-        marker.value("check", std::string()) != "content")
+        marker.value("check", std::string()) != "content" || !marker.contains("listing") ||
+        !marker["listing"].is_array())
         return std::nullopt;
     return marker;
+}
+
+// The marker's listing (path, mode, id of the bytes on disk): what a run's copy holds.
+std::optional<std::vector<FileEntry>> markerListing(const json &marker)
+{
+    std::vector<FileEntry> files;
+    for (const json &entry : marker["listing"]) {
+        if (!entry.is_array() || entry.size() != 3 || !entry[0].is_string() ||
+            !entry[1].is_number_unsigned() || !entry[2].is_string())
+            return std::nullopt;
+        files.push_back(
+            {entry[0].get<std::string>(), entry[2].get<std::string>(), entry[1].get<uint32_t>()});
+    }
+    return files;
 }
 
 bool isIntact(const std::string &dir, const std::string &markerPath, const std::string &key,
@@ -322,13 +343,41 @@ void rebuild(const Repository &repo, const Revision &rev, const std::string &key
     if (!rev.isWorktree() && !raw.empty())
         throw Error::harness(dir + "/" + raw.begin()->first +
                              ": the materialised file is not the blob it was written from");
-    const json marker = {{"key", key},         {"revision", rev.spec}, {"commit", rev.commit},
-                         {"check", "content"}, {"files", count},       {"raw", raw}};
+    json listing = json::array();
+    for (const FileEntry &f : files) {
+        const auto id = raw.find(f.path);
+        listing.push_back({f.path, f.mode, id != raw.end() ? id->second : f.blob});
+    }
+    const json marker = {{"key", key},
+                         {"revision", rev.spec},
+                         {"commit", rev.commit},
+                         {"check", "content"},
+                         {"files", count},
+                         {"raw", raw},
+                         {"listing", std::move(listing)}};
     if (!writeFileReplacing(markerPath, marker.dump(1) + "\n"))
         throw Error::input(markerPath + ": cannot write the cache marker");
 }
 
 } // namespace
+
+std::optional<std::string> copyDiffersFromTree(const std::string &pristine, const std::string &copy)
+{
+    const std::string markerPath = pristine + ".marker";
+    const std::optional<std::string> text = readWholeFile(markerPath);
+    if (!text)
+        return std::nullopt; // not a cached tree: nothing to check against
+    const json marker = json::parse(*text, nullptr, false);
+    if (!marker.is_object() || !marker.contains("listing") || !marker["listing"].is_array())
+        return std::nullopt;
+    const std::optional<std::vector<FileEntry>> files = markerListing(marker);
+    if (!files)
+        return markerPath + ": its listing is not one this version wrote";
+    std::string why;
+    if (holdsExactly(copy, *files, {}, nullptr, nullptr, {}, &why))
+        return std::nullopt;
+    return why;
+}
 
 TreeCache::TreeCache(std::string root, int maxTrees)
     : m_root(std::move(root)), m_maxTrees(std::max(1, maxTrees))

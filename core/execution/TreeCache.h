@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -90,5 +91,14 @@ private:
     int m_maxTrees;
     int m_lockTimeoutMs = 10 * 60 * 1000;
 };
+
+// Whether a run's copy of a cached tree (TreeCopy of `pristine`) holds exactly what the
+// tree's marker lists, by content as acquire checks the tree: the copy is what the run's
+// evidence starts from, and the pristine tree could have been written between the acquire
+// and the copy (without the sandbox a test of another run can reach it). nullopt: it does,
+// or `pristine` is no cached tree (no marker to check against); else what differs first
+// ("pkg/mod.py: its content differs").
+std::optional<std::string> copyDiffersFromTree(const std::string &pristine,
+                                               const std::string &copy);
 
 } // namespace pw::core

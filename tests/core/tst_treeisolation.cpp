@@ -25,8 +25,10 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <fcntl.h>
 #include <filesystem>
 #include <memory>
+#include <sys/stat.h>
 
 using pw::core::Arm;
 using pw::core::Attribution;
@@ -181,6 +183,7 @@ private Q_SLOTS:
     void theCopyIsGoneAfterATimeout_data() { sandboxRows(); }
     void theCopyIsGoneAfterATimeout();
     void aReplayByHandLeavesTheTreeIntact();
+    void aTreeWrittenAfterItsAcquireIsNotRun();
     void theCopyStartsWithTrustedBytecode_data() { sandboxRows(); }
     void theCopyStartsWithTrustedBytecode();
     void bytecodeWrittenIntoTheStoreIsNotUsed_data() { sandboxRows(); }
@@ -344,6 +347,42 @@ void TestTreeIsolation::aReplayByHandLeavesTheTreeIntact()
     QVERIFY(!fs::exists(tree + "/tests/__pycache__"));
     const RunContext again = open(false); // throws when the held tree was changed
     QCOMPARE(again.treeDir(Arm::Base), tree);
+}
+
+// Without the sandbox a test can reach the cached tree of another run (the acquire checked
+// it, the copy is made later): every run's copy is checked by content before the run
+// starts, so a module rewritten with its size and mtime kept, or a file added, is a run
+// that never started — never evidence from code the revision does not hold.
+void TestTreeIsolation::aTreeWrittenAfterItsAcquireIsNotRun()
+{
+    const RunContext ctx = open(false);
+    const std::string tree = ctx.treeDir(Arm::Base);
+    const std::string mod = tree + "/src/mod.py";
+    const std::string original = *pw::core::readWholeFile(mod);
+    const auto rewrite = [&](const std::string &text) {
+        struct stat st;
+        QVERIFY(::stat(mod.c_str(), &st) == 0);
+        QVERIFY(pw::core::writeFileReplacing(mod, text));
+        const struct timespec times[2] = {st.st_atim, st.st_mtim};
+        QVERIFY(::utimensat(AT_FDCWD, mod.c_str(), times, 0) == 0);
+    };
+    rewrite("def value():\n    return 0\n");
+    const RunResult poisoned = runOne(ctx, "tests/test_value.py::test_value");
+    QVERIFY2(poisoned.status == RunStatus::FailedToStart && poisoned.outcomes.empty(),
+             describe(poisoned).c_str());
+    QVERIFY2(poisoned.harnessReason.find("src/mod.py: its content differs") != std::string::npos,
+             poisoned.harnessReason.c_str());
+    rewrite(original);
+    QVERIFY(pw::core::writeFileReplacing(tree + "/src/extra.py", "VALUE = 0\n"));
+    const RunResult extra = runOne(ctx, "tests/test_value.py::test_value");
+    QVERIFY2(extra.status == RunStatus::FailedToStart &&
+                 extra.harnessReason.find("src/extra.py: a file the revision does not have") !=
+                     std::string::npos,
+             describe(extra).c_str());
+    QVERIFY(fs::remove(tree + "/src/extra.py"));
+    const RunResult clean = runOne(ctx, "tests/test_value.py::test_value");
+    QVERIFY2(clean.exitCode == 0 && clean.count(Outcome::Pass) == 1, describe(clean).c_str());
+    QVERIFY(copiesOf(tree).empty());
 }
 
 // The first run writes the store; every run's copy starts with its files (pytest's
