@@ -272,7 +272,7 @@ void treeCosts(const std::string &tree, int reps)
     const Revision rev = repo.resolve("HEAD");
     std::string dir;
     const Sample build = measure([&] { dir = cache.acquire(repo, rev).path(); });
-    std::vector<Sample> check, statWalk, bigCopy;
+    std::vector<Sample> check, statWalk, bigCopy, copyCheck;
     for (int i = 0; i < std::max(5, reps); ++i) {
         check.push_back(measure([&] { cache.acquire(repo, rev); }));
         statWalk.push_back(measure([&] {
@@ -283,12 +283,19 @@ void treeCosts(const std::string &tree, int reps)
             }
         }));
         bigCopy.push_back(measure([&] { TreeCopy::make(dir); }));
+        const TreeCopy copy = TreeCopy::make(dir);
+        copyCheck.push_back(measure([&] {
+            if (copyDiffersFromTree(dir, copy.path()))
+                std::abort(); // the bench's own copy must be the revision
+        }));
     }
-    const Sample a = median(check), s = median(statWalk), b = median(bigCopy);
+    const Sample a = median(check), s = median(statWalk), b = median(bigCopy),
+                 cc = median(copyCheck);
     std::printf("    2,000-file tree: materialised in %.1f ms\n", build.wall);
     line("reference: a stat walk of it (the old intact check)", s);
     line("TreeCache::acquire of it, reused (listing + content check)", a);
     line("a run's copy of it (make + remove)", b);
+    line("the check of that copy before its run (content)", cc);
     std::printf("  %-58s %8.2fx\n", "content check over stat walk (wall)", a.wall / s.wall);
 }
 
