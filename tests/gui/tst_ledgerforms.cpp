@@ -652,6 +652,10 @@ void TestLedgerForms::deskLooksUpOtherTestsOffTheGuiThread()
                "def test_two():\n    assert calc.add(2, 2) == 4\n");
     repo.write("tests/test_other.py",
                "import calc\n\ndef test_alpha():\n    assert calc.add(0, 1) == 1\n");
+    repo.write("tests/test_third.py", "import calc\n\ndef test_x():\n    assert calc.add(1, 2)\n\n"
+                                      "def test_y():\n    pass\n\ndef test_z():\n    pass\n");
+    repo.write("tests/test_fourth.py", "import calc\n\ndef test_p():\n    assert calc.add(1, 2)\n\n"
+                                       "def test_q():\n    pass\n");
     const std::string base = repo.commit("base");
     repo.write("tests/test_calc.py",
                "import calc\n\ndef test_one():\n    assert calc.add(1, 1) == 2\n");
@@ -690,6 +694,31 @@ void TestLedgerForms::deskLooksUpOtherTestsOffTheGuiThread()
     QVERIFY2(form->reason(QStringLiteral("witness")).contains(QStringLiteral("not collected")),
              qPrintable(form->reason(QStringLiteral("witness"))));
     dialog->reject();
+
+    // A freeze for a test of a file the audit did not read: its substitutes and guards are
+    // not known when the form opens; they fill in when the lookup answers, what the
+    // reviewer typed stays.
+    LedgerFormDialog *freeze = desk.grantFreeze(QStringLiteral("tests/test_third.py::test_x"));
+    QVERIFY(freeze);
+    auto *substitute = child<QComboBox>(freeze->form(), "substituteCombo");
+    auto *guards = child<QLineEdit>(freeze->form(), "guardsEdit");
+    QCOMPARE(substitute->count(), 0);
+    QVERIFY(guards->text().isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(substitute->count(), 2, 60000);
+    QCOMPARE(substitute->itemText(0), QStringLiteral("tests/test_third.py::test_y"));
+    QCOMPARE(substitute->currentText(), QStringLiteral("tests/test_third.py::test_y"));
+    QVERIFY2(guards->text().contains(QStringLiteral("calc.py")), qPrintable(guards->text()));
+    freeze->reject();
+
+    // The same with something typed first: offered, not overwritten.
+    LedgerFormDialog *again = desk.grantFreeze(QStringLiteral("tests/test_fourth.py::test_p"));
+    QVERIFY(again);
+    auto *typed = child<QComboBox>(again->form(), "substituteCombo");
+    typed->setCurrentText(QStringLiteral("tests/test_calc.py::test_one"));
+    QTRY_COMPARE_WITH_TIMEOUT(typed->count(), 1, 60000);
+    QCOMPARE(typed->itemText(0), QStringLiteral("tests/test_fourth.py::test_q"));
+    QCOMPARE(typed->currentText(), QStringLiteral("tests/test_calc.py::test_one"));
+    again->reject();
 }
 
 QTEST_MAIN(TestLedgerForms)

@@ -173,6 +173,14 @@ FreezeForm::FreezeForm(const FreezeSeed &seed, const LedgerFormContext &context,
 
 FreezeForm::~FreezeForm() = default;
 
+void FreezeForm::offerHeadTests(const QStringList &substitutes,
+                                const std::vector<std::string> &guards)
+{
+    offerItems(m_ui->substituteCombo, substitutes);
+    if (m_ui->guardsEdit->text().trimmed().isEmpty() && !guards.empty())
+        m_ui->guardsEdit->setText(joined(guards));
+}
+
 QString FreezeForm::title() const
 {
     return tr("Grant Freeze");

@@ -50,6 +50,10 @@ public:
 
     // The entry as typed; `problems` gets what cannot be read (a seed that is no integer).
     core::QuarantineEntry entry(std::vector<core::LedgerProblem> *problems = nullptr) const;
+    // What a lookup of head's tests answered after the form opened: new substitute
+    // candidates are offered (an empty field takes the first), and an empty guards field
+    // takes the test's guards.
+    void offerHeadTests(const QStringList &substitutes, const std::vector<std::string> &guards);
 
 private:
     std::unique_ptr<Ui::FreezeForm> m_ui;

@@ -19,6 +19,7 @@
 #include <QFileInfo>
 #include <QItemSelectionModel>
 #include <QMenu>
+#include <QPointer>
 #include <QRegularExpression>
 #include <QTreeView>
 #include <algorithm>
@@ -326,14 +327,25 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test, const QString &recordFile
     if (const HeadTests::File *tests = file.empty() ? nullptr : headTestsOf(file)) {
         if (!e.guards && !tests->guards.empty())
             e.guards = tests->guards;
-        for (const std::string &t : tests->ids) {
-            if (t != file + "::" + core::TestsAtRevision::nameOf(test.toStdString()))
-                seed.substituteCandidates << QString::fromStdString(t);
-        }
     }
+    seed.substituteCandidates = substitutesFor(test);
     if (!file.empty()) // the base's CODEOWNERS: the patch must not pick its own owner
         seed.ownerCandidates = toList(m_owners.ownersOf(file));
     return seed;
+}
+
+QStringList LedgerDesk::substitutesFor(const QString &test)
+{
+    QStringList out;
+    const std::string id = test.toStdString();
+    const std::string file = core::TestsAtRevision::fileOf(id);
+    if (const HeadTests::File *tests = file.empty() ? nullptr : headTestsOf(file)) {
+        for (const std::string &t : tests->ids) {
+            if (t != file + "::" + core::TestsAtRevision::nameOf(id))
+                out << QString::fromStdString(t);
+        }
+    }
+    return out;
 }
 
 FixtureNoteSeed LedgerDesk::fixtureSeed(const QString &path) const
@@ -368,12 +380,32 @@ LedgerFormDialog *LedgerDesk::open(LedgerForm *form, const LedgerFormContext &co
     return dialog;
 }
 
+void LedgerDesk::onHeadTestsAnswer(LedgerForm *form, std::function<void()> refill)
+{
+    if (!m_headTests)
+        return;
+    // Only while the desk still answers from the lookups the form was opened with (a
+    // re-audit brings others: the form keeps what it has).
+    const HeadTests *opened = m_headTests.get();
+    QPointer<LedgerDesk> desk(this);
+    connect(m_headTests.get(), &HeadTests::changed, form,
+            [desk, opened, refill = std::move(refill)] {
+                if (desk && desk->m_headTests.get() == opened)
+                    refill();
+            });
+}
+
 LedgerFormDialog *LedgerDesk::approveWaiver(const QString &node)
 {
     if (!ready())
         return nullptr;
     const LedgerFormContext c = formContext();
-    return open(new WaiverForm(waiverSeed(node), c), c);
+    auto *form = new WaiverForm(waiverSeed(node), c);
+    LedgerFormDialog *dialog = open(form, c);
+    // Candidates in a file the audit did not read arrive with its lookup.
+    onHeadTestsAnswer(
+        form, [this, form, node] { form->offerWitnesses(waiverSeed(node).witnessCandidates); });
+    return dialog;
 }
 
 LedgerFormDialog *LedgerDesk::grantFreeze(const QString &test, const QString &record)
@@ -381,7 +413,15 @@ LedgerFormDialog *LedgerDesk::grantFreeze(const QString &test, const QString &re
     if (!ready())
         return nullptr;
     const LedgerFormContext c = formContext();
-    return open(new FreezeForm(freezeSeed(test, record), c), c);
+    auto *form = new FreezeForm(freezeSeed(test, record), c);
+    LedgerFormDialog *dialog = open(form, c);
+    onHeadTestsAnswer(form, [this, form, test] {
+        const HeadTests::File *tests =
+            headTestsOf(core::TestsAtRevision::fileOf(test.toStdString()));
+        form->offerHeadTests(substitutesFor(test),
+                             tests ? tests->guards : std::vector<std::string>());
+    });
+    return dialog;
 }
 
 LedgerFormDialog *LedgerDesk::renewFreeze(const QString &test)

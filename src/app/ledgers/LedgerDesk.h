@@ -11,6 +11,7 @@
 #include <QList>
 #include <QObject>
 #include <QPointer>
+#include <functional>
 #include <memory>
 
 class QAction;
@@ -71,6 +72,10 @@ public:
     LedgerFormContext formContext();
     WaiverSeed waiverSeed(const QString &node);
     FreezeSeed freezeSeed(const QString &test, const QString &record = {});
+    // Tests at head in `test`'s file other than itself (as far as they are known yet).
+    QStringList substitutesFor(const QString &test);
+    // `refill` runs on `form`'s behalf each time a lookup of head's tests answers.
+    void onHeadTestsAnswer(LedgerForm *form, std::function<void()> refill);
     FixtureNoteSeed fixtureSeed(const QString &path) const;
 
 Q_SIGNALS:

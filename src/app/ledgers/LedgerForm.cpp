@@ -111,4 +111,19 @@ std::optional<std::string> LedgerForm::optionalText(const QString &text)
     return t.toStdString();
 }
 
+void LedgerForm::offerItems(QComboBox *combo, const QStringList &candidates)
+{
+    QStringList fresh;
+    for (const QString &c : candidates) {
+        if (combo->findText(c) < 0 && !fresh.contains(c))
+            fresh << c;
+    }
+    if (fresh.isEmpty())
+        return;
+    const QString typed = combo->currentText();
+    combo->addItems(fresh);
+    // addItems makes an empty combo select its first item; what was typed stays.
+    combo->setCurrentText(typed.trimmed().isEmpty() ? fresh.constFirst() : typed);
+}
+
 } // namespace pw::gui

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+class QComboBox;
 class QFormLayout;
 class QLabel;
 
@@ -72,6 +73,9 @@ protected:
     void addField(QFormLayout *layout, QWidget *widget, const QStringList &fields);
     // Empty (or blank) text as an absent value: the validator names missing fields.
     static std::optional<std::string> optionalText(const QString &text);
+    // Adds the `candidates` `combo` does not list yet; an editable combo left empty takes
+    // the first of them (what it would have shown had they been known when it opened).
+    static void offerItems(QComboBox *combo, const QStringList &candidates);
 
 private:
     struct Field

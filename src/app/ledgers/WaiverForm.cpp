@@ -27,6 +27,11 @@ WaiverForm::WaiverForm(const WaiverSeed &seed, const LedgerFormContext &context,
 
 WaiverForm::~WaiverForm() = default;
 
+void WaiverForm::offerWitnesses(const QStringList &candidates)
+{
+    offerItems(m_ui->witnessCombo, candidates);
+}
+
 QString WaiverForm::title() const
 {
     return tr("Approve Waiver");

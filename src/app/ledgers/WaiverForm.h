@@ -39,6 +39,9 @@ public:
                       const core::LedgerActions &actions) const override;
 
     core::WaiverEntry entry() const;
+    // Witness candidates learnt after the form opened (a lookup of head's tests answered):
+    // the new ones are offered; an empty witness field takes the first.
+    void offerWitnesses(const QStringList &candidates);
 
 private:
     std::unique_ptr<Ui::WaiverForm> m_ui;
