@@ -1098,17 +1098,30 @@ class FileAnalyzer(object):
 # source (a 4 MiB file: over 600 MB), so a file larger than PIECE_BYTES is
 # parsed in pieces of whole top-level statements, one piece in memory at a
 # time; only the facts and the few nodes that name resolution needs (imports,
-# mark aliases, pytestmark) are kept.  The result equals one whole-file parse,
-# or the pieces are dropped and the file is parsed whole: when a piece does not
-# parse (a cut inside a string or brackets, or a real syntax error, which the
-# whole-file parse then reports), when the encoding is not plain UTF-8, or when
-# a top-level name is defined in two pieces (shadowing decides what a test is).
+# mark aliases, pytestmark) are kept.  A top-level class larger than
+# PIECE_BYTES is split too, into pieces of its header (decorators and the
+# `class ...:` lines) and a run of whole members of its body, each member at
+# its own line and column (blank lines stand in for the rest): a test's facts
+# read nothing of its class but the decorators, the class-level pytestmark and
+# which names the body defines (shadowing), so a class without pytestmark whose
+# members define every name once gives each test the facts it has in the whole
+# class.  The result equals one whole-file parse, or the pieces are dropped and
+# the file is parsed whole: when a piece does not parse (a cut inside a string
+# or brackets, or a real syntax error, which the whole-file parse then
+# reports), when the encoding is not plain UTF-8, or when a top-level name is
+# defined in two pieces (shadowing decides what a test is).  A big class is
+# kept in one piece when its text mentions pytestmark, when two members define
+# the same name, when its header or body indentation is unusual, or when one of
+# its pieces does not parse on its own (the file is then split again without
+# cutting that class).
 # ---------------------------------------------------------------------------
 
 PIECE_BYTES = 256 * 1024
 _PIECE_BYTES_ENV = "PW_FACTS_PIECE_BYTES"  # tests force tiny pieces with it
 _CONTINUATIONS = ("else", "elif", "except", "finally")
+_NOT_CODE = ("", " ", "\t", "#", ")", "]", "}", "\x0c", "\r")  # can't begin a statement
 _MAX_JOINS = 8
+_CLASS_HEADER_LINES = 64  # a longer `class ...:` header keeps its class in one piece
 
 
 def piece_bytes():
@@ -1119,26 +1132,142 @@ def piece_bytes():
         return PIECE_BYTES
 
 
-def split_pieces(text, limit):
-    """[(first line, source)] of at least `limit` characters each (the last
-    one excepted), cut only before a line that starts in column 0 with code
-    that can begin a statement, or None when no cut was possible."""
+def statement_cuts(lines, begin, end, indent):
+    """Indices in (begin, end) of the lines that may begin a statement at
+    `indent`: the indentation, then code that can begin a statement, not a
+    continuation (else, except, ...) and not right after a decorator line.
+    Cutting before one of them is right unless the line is inside a string,
+    brackets or a backslash continuation, and then the text before the cut
+    does not parse."""
+    cuts, after_decorator, width = [], False, len(indent)
+    for index in range(begin, end):
+        line = lines[index]
+        first = line[width:width + 1]
+        if first in _NOT_CODE or not line.startswith(indent):
+            continue
+        words = line.split(None, 1)  # empty for a line of one "\x0b"
+        word = words[0].rstrip(":") if words else ""
+        if index > begin and not after_decorator and word not in _CONTINUATIONS:
+            cuts.append(index)
+        after_decorator = first == "@"
+    return cuts
+
+
+def split_pieces(text, limit, whole=()):
+    """[(first line, source, header)]: pieces of at least `limit` characters
+    each (the last one excepted), cut only before a line that starts in column
+    0 with code that can begin a statement (header None), and the pieces of
+    every top-level class over `limit` characters that class_pieces splits
+    (header: the class's), or None when no cut was possible.  `whole`: first
+    lines of the classes to keep in one piece."""
     lines = text.split("\n")
-    pieces, start, size, after_decorator = [], 0, 0, False
-    for index, line in enumerate(lines):
-        first = line[:1]
-        starts_code = first not in ("", " ", "\t", "#", ")", "]", "}", "\x0c", "\r")
-        if starts_code:
-            words = line.split(None, 1)  # empty for a line of one "\x0b"
-            word = words[0].rstrip(":") if words else ""
-            if size >= limit and not after_decorator and word not in _CONTINUATIONS:
-                pieces.append((start + 1, "\n".join(lines[start:index]) + "\n"))
-                start, size = index, 0
-            after_decorator = first == "@"
-        size += len(line) + 1
+    pieces, start, size = [], 0, 0
+    bounds = [0] + statement_cuts(lines, 0, len(lines), "") + [len(lines)]
+    for begin, end in zip(bounds, bounds[1:]):
+        unit = sum(len(line) + 1 for line in lines[begin:end])
+        members = class_pieces(lines, begin, end, limit, whole) if unit > limit else None
+        if members is not None:
+            if start < begin:
+                pieces.append((start + 1, "\n".join(lines[start:begin]) + "\n", None))
+            pieces.extend(members)
+            start, size = end, 0
+            continue
+        if size >= limit:
+            pieces.append((start + 1, "\n".join(lines[start:begin]) + "\n", None))
+            start, size = begin, 0
+        size += unit
     if not pieces:
         return None
-    pieces.append((start + 1, "\n".join(lines[start:])))
+    if start < len(lines):
+        pieces.append((start + 1, "\n".join(lines[start:]), None))
+    return pieces
+
+
+def _blank_or_comment(line):
+    rest = line.lstrip(" \t\x0c")
+    return rest in ("", "\r") or rest[:1] == "#"
+
+
+def class_pieces(lines, begin, end, limit, whole):
+    """The pieces of the top-level statement lines[begin:end] when it is a
+    class that can be split: (first line, members, header) with members a run
+    of at least `limit` characters of whole members of its body (the last run
+    excepted) and header (first line, text) its decorators and `class ...:`
+    lines, the same tuple in each; None to keep the statement in one piece."""
+    head = None
+    for index in range(begin, end):
+        line = lines[index]
+        if line[:1] in _NOT_CODE:
+            if head is None and not _blank_or_comment(line):
+                return None
+            continue
+        if head is None:
+            head = index
+        if line[:1] != "@":
+            break
+    else:
+        return None
+    if not (line.startswith("class") and line[5:6] in (" ", "\t")) or head + 1 in whole:
+        return None
+    class_line = index
+    # pytestmark in a class body marks every test of it: one piece would miss
+    # the marks of another.  Any mention keeps the class whole (a nested class's
+    # own pytestmark would be safe, but this is cheap and sure).
+    for index in range(head, end):
+        if "pytestmark" in lines[index]:
+            return None
+    # Where the header ends: the first line after which the header parses with a
+    # body at the indentation of the next code line.  Two statements, so that a
+    # header ending in a backslash (`class X: \`, a body on the same logical
+    # line) is not taken for one.
+    for last in range(class_line, min(class_line + _CLASS_HEADER_LINES, end)):
+        body = last + 1
+        while body < end and _blank_or_comment(lines[body]):
+            body += 1
+        if body == end:
+            return None
+        line = lines[body]
+        indent = line[:len(line) - len(line.lstrip(" \t"))]
+        if not indent or line[len(indent)] in _NOT_CODE or line[len(indent)] == "\x0b":
+            continue
+        header = "\n".join(lines[head:last + 1]) + "\n"
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(header + indent + "pass\n" + indent + "pass\n")
+        except (SyntaxError, ValueError):
+            continue
+        if len(tree.body) == 1 and isinstance(tree.body[0], ast.ClassDef) and \
+                [s.__class__ for s in tree.body[0].body] == [ast.Pass, ast.Pass]:
+            break
+    else:
+        return None
+    del tree
+    # A name defined twice in the body: the later one shadows the earlier, which
+    # a piece holding only one of them cannot tell.  Every member that defines a
+    # name starts a line at the body's indentation.
+    import re
+    definition = re.compile(r"(?:async[ \t\x0c]+)?(?:def|class)[ \t\x0c]+(\w+)")
+    names, width = set(), len(indent)
+    for index in range(body, end):
+        line = lines[index]
+        if line.startswith(indent) and line[width:width + 1] not in _NOT_CODE:
+            match = definition.match(line, width)
+            if match:
+                if match.group(1) in names:
+                    return None
+                names.add(match.group(1))
+    header = (head + 1, header)
+    pieces, start, size, prev = [], body, 0, body
+    for cut in statement_cuts(lines, body, end, indent):
+        size += sum(len(line) + 1 for line in lines[prev:cut])
+        prev = cut
+        if size >= limit:
+            pieces.append((start + 1, "\n".join(lines[start:cut]) + "\n", header))
+            start, size = cut, 0
+    if not pieces:
+        return None
+    pieces.append((start + 1, "\n".join(lines[start:end]) + "\n", header))
     return pieces
 
 
@@ -1159,10 +1288,18 @@ def plain_utf8(data):
         return None
 
 
-def _parse_piece(first_line, source, path):
+def _parse_piece(piece, path):
+    """The tree of one piece, every node at its line and column in the file."""
+    first_line, source, header = piece
+    if header is None:
+        source = "\n" * (first_line - 1) + source
+    else:
+        head_line, head = header
+        source = "".join(("\n" * (head_line - 1), head,
+                          "\n" * (first_line - head_line - head.count("\n")), source))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return ast.parse("\n" * (first_line - 1) + source, filename=path)
+        return ast.parse(source, filename=path)
 
 
 def _alias_state(analyzer):
@@ -1170,37 +1307,79 @@ def _alias_state(analyzer):
             sorted((k, v[0], id(v[1])) for k, v in analyzer.mark_alias.items()))
 
 
+class _KeepWhole(Exception):
+    """Split the file again with this class (its first line) in one piece."""
+
+
 def analyze_in_pieces(data, path, limit):
     """FileAnalyzer(ast.parse(data)).run(), one piece at a time, or None."""
-    text = plain_utf8(data)
-    pieces = split_pieces(text, limit) if text is not None else None
-    if pieces is None:
-        return None
-    del text
+    whole = set()
+    while len(whole) <= _MAX_JOINS:
+        text = plain_utf8(data)
+        pieces = split_pieces(text, limit, whole) if text is not None else None
+        if pieces is None:
+            return None
+        del text
+        try:
+            return _analyze_pieces(pieces, path)
+        except _KeepWhole as exc:
+            whole.add(exc.args[0])
+    return None
+
+
+def _analyze_pieces(pieces, path):
+    """analyze_in_pieces for one split of the file, or None; raises _KeepWhole
+    when a class should not have been split."""
     module_imports, test_imports, alias_stmts, module_marks = [], [], [], []
     marker_parts = []  # (dotted parts, attr) of every candidate <x>.mark.<attr>
-    owner = {}         # top-level def/class name -> index of its piece
+    owner = {}         # top-level def/class name -> its piece (a split class: its header)
+    members = {}       # split class -> {name its body defines -> index of its piece}
     results = []       # per piece: [tests, alias state they were computed with]
     final = FileAnalyzer(None)
+    defines = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
-    index, failures = 0, 0
+    index, failures = 0, {}  # joins: of module-level pieces (None), of each class
     while index < len(pieces):
-        first_line, source = pieces[index]
+        first_line, source, header = pieces[index]
         try:
-            tree = _parse_piece(first_line, source, path)
+            tree = _parse_piece(pieces[index], path)
         except (SyntaxError, ValueError):
             # A cut inside brackets or a string: join the next piece and try
             # again, a few times; a real syntax error goes to the whole file.
-            failures += 1
-            if failures > _MAX_JOINS or index + 1 == len(pieces):
+            # Pieces of one class join member runs under the one header (a few
+            # times per class, then it is kept in one piece); a join across a
+            # class's header would not be the file's text, so that class is
+            # kept in one piece instead.
+            group = header[0] if header is not None else None
+            failures[group] = failures.get(group, 0) + 1
+            if index + 1 == len(pieces):
                 return None
-            pieces[index:index + 2] = [(first_line, source + pieces[index + 1][1])]
+            following = pieces[index + 1][2]
+            if following is not header or failures[group] > _MAX_JOINS:
+                if header is not None or following is not None:
+                    raise _KeepWhole((header or following)[0])
+                return None
+            pieces[index:index + 2] = [(first_line, source + pieces[index + 1][1], header)]
             continue
+        key = index
+        if header is not None:
+            # One class statement (its header is the same text in each piece),
+            # no pytestmark and no name defined in two of its pieces; a member
+            # (a method, a nested class, an if/try block) reads nothing of the
+            # others, so each test gets its whole-class facts.
+            key = header
+            if len(tree.body) != 1 or not isinstance(tree.body[0], ast.ClassDef) or \
+                    FileAnalyzer(None).pytestmark_exprs(tree.body[0].body):
+                raise _KeepWhole(header[0])
+            names = members.setdefault(header[0], {})
+            for stmt in tree.body[0].body:
+                if isinstance(stmt, defines) and names.setdefault(stmt.name, index) != index:
+                    raise _KeepWhole(header[0])
         for stmt in tree.body:
             if index and isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
                 return None
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                if owner.setdefault(stmt.name, index) != index:
+            if isinstance(stmt, defines):
+                if owner.setdefault(stmt.name, key) != key:
                     return None
         analyzer = FileAnalyzer(tree)
         found = analyzer.iter_tests()
@@ -1231,8 +1410,7 @@ def analyze_in_pieces(data, path, limit):
     for index, result in enumerate(results):
         if result[1] == state:
             continue
-        first_line, source = pieces[index]
-        analyzer = FileAnalyzer(_parse_piece(first_line, source, path))
+        analyzer = FileAnalyzer(_parse_piece(pieces[index], path))
         analyzer.imports, analyzer.import_alias, analyzer.mark_alias = \
             final.imports, final.import_alias, final.mark_alias
         result[0] = [_dumps(analyzer.test_facts(*((q, fn, chain) + analyzer.walk_test(fn))))

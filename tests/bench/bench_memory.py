@@ -2,6 +2,7 @@
 """Memory of the fact extractor and of an audit on one large generated test file.
 
     bench_memory.py --python PY --extractor pw_facts.py [--cli patchwitness-cli] [--mib 4]
+                    [--one-class]
 
 Prints the peak RSS of each process (os.wait4's ru_maxrss), side by side with the
 reference, a bare `ast.parse` of the same file by the same interpreter:
@@ -10,6 +11,8 @@ reference, a bare `ast.parse` of the same file by the same interpreter:
   pieces        the extractor as shipped (files over 256 KiB in pieces)
   audit cold    patchwitness-cli audit of a commit adding the file, empty fact cache
   audit warm    the same audit again (facts from the cache)
+The file is classes of 50 tests with a class pytestmark each; with --one-class it is one
+class of all the tests (no pytestmark), which the extractor splits member by member.
 Each row is the median of --repeat runs. A benchmark, never a test: it prints, it does not
 judge. Standard library only.
 """
@@ -25,11 +28,15 @@ import tempfile
 import time
 
 
-def generate(mib):
+def generate(mib, one_class=False):
     out = ["import pytest", "from math import isclose", ""]
     size, i = 0, 0
     while size < mib * 1024 * 1024 - 2000:
-        if i % 50 == 0:
+        if one_class and i == 0:
+            chunk = "class TestAll:\n"
+            out.append(chunk)
+            size += len(chunk)
+        elif i % 50 == 0 and not one_class:
             chunk = "class TestGroup%d:\n    pytestmark = pytest.mark.slow\n" % i
             out.append(chunk)
             size += len(chunk)
@@ -69,12 +76,13 @@ def main():
     parser.add_argument("--cli")
     parser.add_argument("--mib", type=float, default=4.0)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--one-class", action="store_true")
     args = parser.parse_args()
     args.extractor = os.path.abspath(args.extractor)
     if args.cli:
         args.cli = os.path.abspath(args.cli)
 
-    data, tests = generate(args.mib)
+    data, tests = generate(args.mib, args.one_class)
     work = tempfile.mkdtemp(prefix="pw-bench-memory-")
     big = os.path.join(work, "test_big.py")
     with open(big, "wb") as f:
