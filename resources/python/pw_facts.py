@@ -1448,8 +1448,10 @@ def _dumps(value):
     return json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
 
 
-def dumps_answer(out):
-    """json.dumps of the answer, with every RawTests list spliced in as is."""
+def answer_chunks(out):
+    """json.dumps of the answer in pieces, with every RawTests list spliced in
+    as is: written one by one, the answer is never one string (nor its bytes)
+    in memory beside the tests it holds."""
     import os
     token = "\x00pw-raw-tests-" + binascii.hexlify(os.urandom(8)).decode("ascii")
     raw = []
@@ -1458,17 +1460,20 @@ def dumps_answer(out):
             raw.append(result["tests"])
             result["tests"] = token
     if not raw:
-        return _dumps(out)
+        yield _dumps(out)
+        return
     # The token is unguessable, so the source's own strings never match it; the
     # placeholders are found in the answer before anything is spliced in.
     chunks = _dumps(out).split(_dumps(token))
     if len(chunks) != len(raw) + 1:
         raise RuntimeError("raw tests placeholder lost")
-    spliced = [chunks[0]]
+    yield chunks[0]
     for tests, chunk in zip(raw, chunks[1:]):
-        spliced.append("[" + ",".join(tests) + "]")
-        spliced.append(chunk)
-    return "".join(spliced)
+        yield "["
+        for index, test in enumerate(tests):
+            yield "," + test if index else test
+        yield "]"
+        yield chunk
 
 
 def _is_none(node):
@@ -1636,9 +1641,11 @@ def main():
             files.append(result)
     out = {"extractor": EXTRACTOR_VERSION, "python": _python_version(),
            "files": files}
-    payload = dumps_answer(out)
     try:
-        sys.stdout.buffer.write(payload.encode("ascii") + b"\n")
+        write = sys.stdout.buffer.write
+        for chunk in answer_chunks(out):
+            write(chunk.encode("ascii"))
+        write(b"\n")
         sys.stdout.buffer.flush()
     except BrokenPipeError:
         pass
