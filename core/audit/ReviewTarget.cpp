@@ -88,6 +88,10 @@ PreparedReview PreparedReview::prepare(const AuditRequest &request)
     }
     if (t.base.isWorktree())
         throw Error::input("WORKTREE can only be the head revision");
+    // The work tree read once: the audit, the diff shown beside it, the ledger checks and
+    // the runs all see this state of it.
+    if (t.head.isWorktree())
+        t.head = repo.snapshot(t.head);
     chooseExtractorPython(request, t.repoRoot, t.config);
     t.cacheDir = !request.useCache          ? std::string()
                  : request.cacheDir.empty() ? FactExtractor::defaultCacheDir()
@@ -108,6 +112,10 @@ PreparedReview PreparedReview::reopen(const ReviewTarget &target)
             throw Error::input(target.head.patchFile + ": the patch file changed since '" +
                                target.head.spec + "' was resolved; resolve it again");
     }
+    // A WORKTREE head is read here again and must be what the review read (Error::input
+    // when the work tree changed since): runs test the state that was audited.
+    if (target.head.isWorktree() && !target.head.snapshot.empty())
+        (void)repo.listFiles(target.head);
     return PreparedReview(std::move(repo), target);
 }
 

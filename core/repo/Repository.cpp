@@ -310,6 +310,16 @@ Revision Repository::resolve(const std::string &spec) const
     return commitRevision(repo, spec, revparseCommit(repo, spec));
 }
 
+Revision Repository::snapshot(const Revision &worktree) const
+{
+    checkBlockingWorkAllowed("Repository::snapshot");
+    if (!worktree.isWorktree())
+        throw Error::input("'" + worktree.spec + "' is not WORKTREE: only a work tree is read");
+    Revision rev = worktree;
+    snapshotWorktree(*d, rev);
+    return rev;
+}
+
 Revision Repository::resolvePatch(const std::string &spec, const Revision &base,
                                   long long maxBytes) const
 {

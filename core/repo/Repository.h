@@ -36,6 +36,10 @@ struct Revision
     // base commit the patch applies onto.
     std::string commit;
     std::string tree; // 40-hex tree id (PATCH: the in-memory result); empty for WORKTREE and unborn
+    // WORKTREE: the in-memory tree the work tree was read into when resolved, which every
+    // later read of the revision gives (another Repository reads the work tree again and
+    // refuses a change); empty: the disk is read live.
+    std::string snapshot;
     // First line of the commit message (empty for WORKTREE); for PATCH the mail's
     // `Subject:` without "[PATCH n/m]", else the file name.
     std::string subject;
@@ -105,8 +109,16 @@ public:
     bool isUnborn() const; // no commit yet
     bool isDirty() const;  // uncommitted or untracked (not ignored) changes
 
-    // Any revision but PATCH:<file>, which needs a base (Error::input says so).
+    // Any revision but PATCH:<file>, which needs a base (Error::input says so). WORKTREE
+    // is the disk, read live by every call that takes it.
     Revision resolve(const std::string &spec) const;
+    // `worktree` (WORKTREE) read once into memory: HEAD's files with every changed one as
+    // it is on disk now, untracked included, ignored not (the listing the disk gives).
+    // Every later read of the returned revision through this instance gives those bytes,
+    // whatever happens on disk; another instance reads the work tree again on first use
+    // and refuses (Error::input) a work tree that changed. The changed files' bytes stay in
+    // memory as long as this instance. What a review takes (PreparedReview::prepare).
+    Revision snapshot(const Revision &worktree) const;
     // `PATCH:<file>` (absolute, or relative to the current directory): a unified diff,
     // `git diff` or `git format-patch` output applied onto `base` (a commit) in memory;
     // the repository is not modified. A format-patch series (several mails) is applied

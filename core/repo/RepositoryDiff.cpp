@@ -40,11 +40,13 @@ git::DiffPtr makeDiff(const RepoState &state, const Revision &base, const Revisi
                       const DiffOptions &options)
 {
     git_repository *repo = state.get();
-    const git_diff_options opts = diffOptions(options, head.isWorktree());
+    // A WORKTREE snapshot is a tree like any other; only a live work tree is diffed on disk.
+    const bool onDisk = head.isWorktree() && head.snapshot.empty();
+    const git_diff_options opts = diffOptions(options, onDisk);
     git::TreePtr baseTree = revisionTree(state, base);
     git_diff *raw = nullptr;
     const std::string context = "diffing '" + base.spec + "' and '" + head.spec + "'";
-    if (head.isWorktree()) {
+    if (onDisk) {
         absoluteWorkdirPath(repo, {}); // throws for a bare repository
         gitCheck(git_diff_tree_to_workdir_with_index(&raw, repo, baseTree.get(), &opts), context);
     } else {
@@ -57,7 +59,7 @@ git::DiffPtr makeDiff(const RepoState &state, const Revision &base, const Revisi
         gitCheck(git_diff_find_options_init(&find, GIT_DIFF_FIND_OPTIONS_VERSION),
                  "rename options");
         find.flags = GIT_DIFF_FIND_RENAMES;
-        if (head.isWorktree())
+        if (onDisk)
             find.flags |= GIT_DIFF_FIND_FOR_UNTRACKED;
         find.rename_threshold = kRenameThreshold;
         gitCheck(git_diff_find_similar(diff.get(), &find), "detecting renames");
@@ -300,7 +302,7 @@ PatchDiff Repository::diff(const Revision &base, const Revision &head,
     if (base.isWorktree())
         throw Error::input("WORKTREE can only be the head of a comparison, not the base");
     git_repository *repo = d->get();
-    const bool toWorktree = head.isWorktree();
+    const bool toWorktree = head.isWorktree() && head.snapshot.empty();
     git::DiffPtr diff = makeDiff(*d, base, head, options);
 
     PatchDiff result;

@@ -20,36 +20,6 @@ using namespace repo_detail;
 
 namespace {
 
-// Paths the status of the working tree mentions: anything that may differ from HEAD.
-std::set<std::string> changedWorkdirPaths(git_repository *repo)
-{
-    git_status_options opts;
-    gitCheck(git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION), "status options");
-    opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
-    opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
-                 GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
-    git_status_list *raw = nullptr;
-    gitCheck(git_status_list_new(&raw, repo, &opts), "reading status");
-    git::StatusListPtr status(raw);
-
-    std::set<std::string> paths;
-    auto add = [&paths](const git_diff_delta *delta) {
-        if (!delta)
-            return;
-        for (const char *p : {delta->old_file.path, delta->new_file.path}) {
-            if (p && *p && std::string_view(p).back() != '/') // '/' = a nested repository
-                paths.insert(p);
-        }
-    };
-    const size_t count = git_status_list_entrycount(status.get());
-    for (size_t i = 0; i < count; ++i) {
-        const git_status_entry *entry = git_status_byindex(status.get(), i);
-        add(entry->head_to_index);
-        add(entry->index_to_workdir);
-    }
-    return paths;
-}
-
 std::vector<FileEntry> listWorktree(const RepoState &impl)
 {
     git_repository *repo = impl.get();
@@ -149,8 +119,9 @@ std::string blobContent(const git_blob *blob)
 std::vector<FileEntry> Repository::listFiles(const Revision &rev) const
 {
     checkBlockingWorkAllowed("Repository::listFiles");
-    std::vector<FileEntry> files =
-        rev.isWorktree() ? listWorktree(*d) : listTree(revisionTree(*d, rev).get());
+    std::vector<FileEntry> files = rev.isWorktree() && rev.snapshot.empty()
+                                       ? listWorktree(*d)
+                                       : listTree(revisionTree(*d, rev).get());
     std::sort(files.begin(), files.end(),
               [](const FileEntry &a, const FileEntry &b) { return a.path < b.path; });
     return files;
@@ -160,16 +131,21 @@ std::optional<FileEntry> Repository::entry(const Revision &rev, const std::strin
 {
     checkBlockingWorkAllowed("Repository::entry");
     checkRelativePath(path);
-    return rev.isWorktree() ? worktreeEntry(*d, path) : treeEntry(*d, rev, path);
+    return rev.isWorktree() && rev.snapshot.empty() ? worktreeEntry(*d, path)
+                                                : treeEntry(*d, rev, path);
 }
 
 std::string Repository::readFile(const Revision &rev, const std::string &path) const
 {
     checkBlockingWorkAllowed("Repository::readFile");
     checkRelativePath(path);
-    if (rev.isWorktree())
+    if (rev.isWorktree() && rev.snapshot.empty())
         return readDiskFile(d->get(), path);
     const auto file = treeEntry(*d, rev, path);
+    // A snapshot's file as the disk held it (its blob went through git's filters).
+    if (const std::string *raw = rev.isWorktree() ? worktreeRawBytes(*d, rev, path) : nullptr;
+        raw && file)
+        return *raw;
     if (!file)
         throw Error::input("'" + path + "' does not exist at '" + rev.spec + "'");
     return readBlob(file->blob);

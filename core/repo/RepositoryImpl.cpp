@@ -76,6 +76,8 @@ git::TreePtr revisionTree(const RepoState &state, const Revision &rev)
     git_repository *repo = state.get();
     if (rev.isPatch())
         return patchTree(state, rev);
+    if (rev.isWorktree() && !rev.snapshot.empty())
+        return worktreeTree(state, rev);
     if (!rev.isWorktree() && !rev.tree.empty())
         return lookupTree(repo, parseOid(rev.tree, "tree"), rev.spec);
     if (rev.commit.empty())

@@ -11,7 +11,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +34,10 @@ struct RepoState
     // The cap the last PATCH revision was read with; applying it again (revisionTree of
     // a PATCH revision this instance no longer holds) reads the file with the same.
     mutable long long patchMaxBytes = kDefaultPatchMaxBytes;
+    // WORKTREE snapshots this instance took (WorktreeSnapshot.cpp), by tree id: the bytes
+    // on disk of each file whose blob went through git's filters (eol, ident) and so holds
+    // other bytes; readFile and materialize give these, as the disk did.
+    mutable std::map<std::string, std::map<std::string, std::string>> worktreeRaw;
 
     git_repository *get() const { return repo.get(); }
 };
@@ -65,6 +71,22 @@ std::optional<FileEntry> hashWorkdirFile(const RepoState &impl, const std::strin
 
 // Every blob and symlink of `tree` (submodule commits skipped), in tree order.
 std::vector<FileEntry> listTree(const git_tree *tree);
+
+// WORKTREE revisions (WorktreeSnapshot.cpp) -------------------------------------
+
+// Paths the status of the working tree mentions: anything that may differ from HEAD.
+std::set<std::string> changedWorkdirPaths(git_repository *repo);
+// Reads the working tree once into the in-memory object store: HEAD's files with every
+// changed path as it is on disk (through git's filters), untracked files included,
+// ignored ones not; sets `rev.snapshot` to that tree. The listing equals what the work tree
+// gave file by file before (ids after filters, modes by core.filemode).
+void snapshotWorktree(const RepoState &state, Revision &rev);
+// A snapshot's tree; one this instance did not take is taken again here and must be the
+// same (Error::input when the work tree changed since).
+git::TreePtr worktreeTree(const RepoState &state, const Revision &rev);
+// The bytes on disk of a snapshot's file when they are not its blob's, else null.
+const std::string *worktreeRawBytes(const RepoState &state, const Revision &rev,
+                                    const std::string &path);
 
 // PATCH revisions ------------------------------------------------------------
 

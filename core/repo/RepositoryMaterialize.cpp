@@ -89,8 +89,9 @@ std::vector<FileEntry> Repository::materialize(const Revision &rev, const std::s
         fs::create_directories(parent, ec);
         if (ec)
             throw Error::input(parent.string() + ": cannot create directory: " + ec.message());
-        // WORKTREE files come from the disk (readFile reads symlinks as their target, the
-        // way git stores them); every other revision's from the object database.
+        // WORKTREE files as the disk held them when the revision was read (readFile: a
+        // filtered file's bytes on disk, a symlink as its target, the way git stores it);
+        // every other revision's from the object database.
         const std::string bytes =
             rev.isWorktree() ? readFile(rev, file.path) : blobBytes(d->get(), file);
         writeEntry(target, bytes, file.mode);

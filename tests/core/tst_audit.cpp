@@ -6,6 +6,7 @@
 #include "RepoBuilder.h"
 #include "TestSupport.h"
 #include "audit/Audit.h"
+#include "audit/ReviewTarget.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -103,6 +104,7 @@ private Q_SLOTS:
     void verdicts_data();
     void verdicts();
     void worktreeWithUntrackedTestFile();
+    void aWorktreeReviewIsOneReadOfIt();
     void onlyChangedTestFilesAreParsed();
     void factCacheAvoidsTheInterpreter();
     void largeFileFactsSurviveTheCache();
@@ -456,6 +458,49 @@ void TstAudit::worktreeWithUntrackedTestFile()
     QVERIFY(got.contains(QStringLiteral("T-DEL block tests/test_calc.py::test_add")));
     QVERIFY(!report.head.commit.has_value());
     QCOMPARE(report.head.rev, std::string("WORKTREE"));
+}
+
+// A WORKTREE review reads the work tree once (PreparedReview::prepare): a file changed on
+// disk after that reaches neither the audit nor the diff shown beside it, and another
+// thread's reopen of the target (the runs', the desk's lookups) refuses the changed tree.
+void TstAudit::aWorktreeReviewIsOneReadOfIt()
+{
+    RepoBuilder repo;
+    repo.write("tests/test_calc.py", kBaseTests);
+    const std::string base = repo.commit("base");
+    repo.write("tests/test_calc.py", replaced(QString::fromUtf8(kBaseTests),
+                                              "def test_add():\n    assert add(1, 2) == 3\n", "")
+                                         .toStdString());
+    AuditRequest request;
+    request.repoPath = repo.root();
+    request.base = base;
+    request.head = "WORKTREE";
+    request.python = pw::test::testPython();
+    request.cacheDir = m_cache->path().toStdString();
+    const PreparedReview review = PreparedReview::prepare(request);
+    QCOMPARE(PreparedReview::reopen(review.target()).head().snapshot, review.head().snapshot);
+
+    // The reviewer's editor puts the test back, and adds a file, after the read.
+    repo.write("tests/test_calc.py", kBaseTests);
+    repo.write("tests/test_later.py", "def test_later():\n    assert 1\n");
+    const GateReport report = Audit::run(review, request);
+    const QStringList got = describe(report);
+    QVERIFY2(got.contains(QStringLiteral("T-DEL block tests/test_calc.py::test_add")),
+             qPrintable(got.join(QLatin1Char('\n'))));
+    QVERIFY2(!got.join(QLatin1Char('\n')).contains(QStringLiteral("test_later")),
+             qPrintable(got.join(QLatin1Char('\n'))));
+    const pw::core::PatchDiff shown = review.repo().diff(review.base(), review.head(), {});
+    QCOMPARE(shown.files.size(), size_t(1));
+    QCOMPARE(shown.files[0].path(), std::string("tests/test_calc.py"));
+    QCOMPARE(shown.files[0].newBlob, report.changedFiles[0].newBlob);
+    try {
+        (void)PreparedReview::reopen(review.target());
+        QFAIL("a changed work tree was reopened as the reviewed one");
+    } catch (const Error &e) {
+        QCOMPARE(e.kind(), Error::Kind::Input);
+        QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("the working tree changed")),
+                 e.what());
+    }
 }
 
 void TstAudit::onlyChangedTestFilesAreParsed()

@@ -9,6 +9,7 @@
 #include "repo/RepoWriter.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
+#include "util/Files.h"
 #include "util/ThreadRule.h"
 
 #include <QCryptographicHash>
@@ -35,6 +36,8 @@ using pw::core::RefInfo;
 using pw::core::Repository;
 using pw::core::Revision;
 using pw::test::RepoBuilder;
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -185,6 +188,7 @@ private Q_SLOTS:
     void openRejectsPathsOutsideRepositories_data();
     void openRejectsPathsOutsideRepositories();
     void emptyRepository();
+    void aSnapshotIsTheWorkTreeAsItWasRead();
     void userNameFromRepositoryConfig_data();
     void userNameFromRepositoryConfig();
     void resolve_data();
@@ -292,6 +296,93 @@ void TestRepo::emptyRepository()
     const auto error = errorOf([&] { r.defaultBase(worktree); });
     QVERIFY(error);
     QCOMPARE(error->kind(), Error::Kind::Input);
+}
+
+// Repository::snapshot: the work tree read once. Its listing is the live one of that moment
+// (tracked edits, untracked files, deletions, the executable bit, a symlink, a file git's
+// filters change); afterwards the disk can change in every way and the snapshot's listing,
+// files, diff and materialised tree stay what was read. Another instance reads it again
+// and refuses a work tree that changed.
+void TestRepo::aSnapshotIsTheWorkTreeAsItWasRead()
+{
+    RepoBuilder repo;
+    repo.write(".gitattributes", "*.txt text eol=crlf\n");
+    repo.write("a.py", "A = 1\n");
+    repo.write("gone.py", "G = 1\n");
+    repo.write("run.sh", "echo\n");
+    repo.write("kept.txt", "a\r\nb\r\n"); // stored as "a\nb\n", unchanged on disk
+    const std::string c1 = repo.commit("init");
+    repo.write("a.py", "A = 2\n");
+    repo.remove("gone.py");
+    repo.write("pkg/new.py", "N = 1\n");
+    repo.write("notes.txt", "one\r\ntwo\r\n");
+    makeExecutable(repo, "run.sh");
+    fs::create_symlink("a.py", repo.root() + "/link.py");
+
+    const Repository r = Repository::open(repo.root());
+    const Revision live = r.resolve("WORKTREE");
+    const std::vector<pw::core::FileEntry> before = r.listFiles(live);
+    const Revision snap = r.snapshot(live);
+    QVERIFY(snap.isWorktree());
+    QVERIFY(!snap.snapshot.empty());
+    QVERIFY(snap.tree.empty()); // not a tree of the object database
+    QCOMPARE(qs(snap.commit), qs(c1));
+    const auto listed = [](const std::vector<pw::core::FileEntry> &files) {
+        std::string out;
+        for (const auto &f : files)
+            out += f.path + " " + f.blob + " " + std::to_string(f.mode) + "\n";
+        return qs(out);
+    };
+    QCOMPARE(listed(r.listFiles(snap)), listed(before));
+    QVERIFY(listed(before).contains(QStringLiteral("run.sh")));
+    QVERIFY(!listed(before).contains(QStringLiteral("gone.py")));
+    QCOMPARE(qs(r.readFile(snap, "notes.txt")), QStringLiteral("one\r\ntwo\r\n")); // as on disk
+    QCOMPARE(qs(r.readBlob(r.entry(snap, "kept.txt")->blob)), QStringLiteral("a\nb\n"));
+    QCOMPARE(qs(r.readFile(snap, "kept.txt")), QStringLiteral("a\r\nb\r\n"));
+    const PatchDiff first = r.diff(r.resolve(c1), snap, DiffOptions{});
+
+    // Everything changes on disk.
+    repo.write("a.py", "A = 3\n");
+    repo.write("pkg/new.py", "N = 2\n");
+    repo.remove("notes.txt");
+    repo.write("later.py", "L = 1\n");
+    fs::remove(repo.root() + "/link.py");
+
+    QCOMPARE(listed(r.listFiles(snap)), listed(before));
+    QCOMPARE(qs(r.readFile(snap, "a.py")), QStringLiteral("A = 2\n"));
+    QCOMPARE(qs(r.readFile(snap, "pkg/new.py")), QStringLiteral("N = 1\n"));
+    QCOMPARE(qs(r.readFile(snap, "notes.txt")), QStringLiteral("one\r\ntwo\r\n"));
+    QCOMPARE(qs(r.readFile(snap, "link.py")), QStringLiteral("a.py"));
+    QVERIFY(!r.entry(snap, "later.py"));
+    const PatchDiff again = r.diff(r.resolve(c1), snap, DiffOptions{});
+    QCOMPARE(again.files.size(), first.files.size());
+    for (size_t i = 0; i < again.files.size(); ++i) {
+        QCOMPARE(qs(again.files[i].path()), qs(first.files[i].path()));
+        QCOMPARE(qs(again.files[i].newBlob), qs(first.files[i].newBlob));
+    }
+    // The live revision sees the disk as it is now.
+    QCOMPARE(qs(r.readFile(live, "a.py")), QStringLiteral("A = 3\n"));
+    QTemporaryDir out;
+    r.materialize(snap, out.path().toStdString());
+    QCOMPARE(qs(*pw::core::readWholeFile(out.path().toStdString() + "/a.py")),
+             QStringLiteral("A = 2\n"));
+    QVERIFY(fs::is_symlink(out.path().toStdString() + "/link.py"));
+    QCOMPARE(qs(*pw::core::readWholeFile(out.path().toStdString() + "/kept.txt")),
+             QStringLiteral("a\r\nb\r\n"));
+    QVERIFY(!fs::exists(out.path().toStdString() + "/later.py"));
+
+    // Another instance (another thread's): the work tree is read again, and it changed.
+    const Repository other = Repository::open(repo.root());
+    const auto refused = errorOf([&] { other.listFiles(snap); });
+    QVERIFY(refused);
+    QCOMPARE(refused->kind(), Error::Kind::Input);
+    QVERIFY2(qs(refused->what()).contains(QStringLiteral("the working tree changed")),
+             refused->what());
+    // Unchanged since: the same snapshot.
+    const Revision now = r.snapshot(r.resolve("WORKTREE"));
+    const Repository third = Repository::open(repo.root());
+    QCOMPARE(listed(third.listFiles(now)), listed(r.listFiles(now)));
+    QCOMPARE(qs(third.readFile(now, "later.py")), QStringLiteral("L = 1\n"));
 }
 
 // ---------------------------------------------------------------------------------------
