@@ -261,15 +261,7 @@ bool Repository::isDirty() const
     checkBlockingWorkAllowed("Repository::isDirty");
     if (git_repository_is_bare(d->get()))
         return false;
-    git_status_options opts;
-    gitCheck(git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION), "status options");
-    opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
-    opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
-                 GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
-    git_status_list *raw = nullptr;
-    gitCheck(git_status_list_new(&raw, d->get(), &opts), "reading status");
-    git::StatusListPtr status(raw);
-    return git_status_list_entrycount(status.get()) > 0;
+    return git_status_list_entrycount(workdirStatus(d->get()).get()) > 0;
 }
 
 // ---------------------------------------------------------------------------------------

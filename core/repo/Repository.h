@@ -36,7 +36,8 @@ struct Revision
     // base commit the patch applies onto.
     std::string commit;
     std::string tree; // 40-hex tree id (PATCH: the in-memory result); empty for WORKTREE and unborn
-    // WORKTREE: the in-memory tree the work tree was read into when resolved, which every
+    // WORKTREE: the in-memory tree the work tree was read into (Repository::snapshot; its
+    // id, then ":" and a digest of filtered files' disk bytes when there are any), which every
     // later read of the revision gives (another Repository reads the work tree again and
     // refuses a change); empty: the disk is read live.
     std::string snapshot;

@@ -74,7 +74,10 @@ std::vector<FileEntry> listTree(const git_tree *tree);
 
 // WORKTREE revisions (WorktreeSnapshot.cpp) -------------------------------------
 
-// Paths the status of the working tree mentions: anything that may differ from HEAD.
+// The status of the working tree against HEAD and the index, untracked files included
+// (ignored ones and submodules not): what isDirty and the snapshot read.
+git::StatusListPtr workdirStatus(git_repository *repo);
+// Paths that status mentions: anything that may differ from HEAD.
 std::set<std::string> changedWorkdirPaths(git_repository *repo);
 // Reads the working tree once into the in-memory object store: HEAD's files with every
 // changed path as it is on disk (through git's filters), untracked files included,

@@ -74,7 +74,7 @@ git_oid writeBlob(git_repository *repo, const std::string &bytes, const std::str
 
 } // namespace
 
-std::set<std::string> changedWorkdirPaths(git_repository *repo)
+git::StatusListPtr workdirStatus(git_repository *repo)
 {
     git_status_options opts;
     gitCheck(git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION), "status options");
@@ -83,8 +83,12 @@ std::set<std::string> changedWorkdirPaths(git_repository *repo)
                  GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
     git_status_list *raw = nullptr;
     gitCheck(git_status_list_new(&raw, repo, &opts), "reading status");
-    git::StatusListPtr status(raw);
+    return git::StatusListPtr(raw);
+}
 
+std::set<std::string> changedWorkdirPaths(git_repository *repo)
+{
+    const git::StatusListPtr status = workdirStatus(repo);
     std::set<std::string> paths;
     auto add = [&paths](const git_diff_delta *delta) {
         if (!delta)
@@ -185,13 +189,21 @@ void snapshotWorktree(const RepoState &state, Revision &rev)
     }
     git_oid tree;
     gitCheck(git_index_write_tree_to(&tree, index.get(), repo), "reading the working tree");
+    // The tree, and the disk bytes beside it: a filtered file saved with other line ends
+    // keeps its blob, and must still make another snapshot.
     rev.snapshot = git::oidToHex(&tree);
+    if (!raw.empty()) {
+        std::string kept;
+        for (const auto &[path, bytes] : raw)
+            kept += path + '\0' + sha256Hex(bytes) + '\n';
+        rev.snapshot += ':' + sha256Hex(kept, 16);
+    }
     state.worktreeRaw[rev.snapshot] = std::move(raw);
 }
 
 git::TreePtr worktreeTree(const RepoState &state, const Revision &rev)
 {
-    const git_oid id = parseOid(rev.snapshot, "tree");
+    const git_oid id = parseOid(rev.snapshot.substr(0, rev.snapshot.find(':')), "tree");
     if (state.worktreeRaw.count(rev.snapshot))
         return lookupTree(state.get(), id, rev.spec);
     // Resolved by another Repository instance (another thread): read the work tree here,

@@ -383,6 +383,11 @@ void TestRepo::aSnapshotIsTheWorkTreeAsItWasRead()
     const Repository third = Repository::open(repo.root());
     QCOMPARE(listed(third.listFiles(now)), listed(r.listFiles(now)));
     QCOMPARE(qs(third.readFile(now, "later.py")), QStringLiteral("L = 1\n"));
+    // Line ends changed where git's filters hide it (the same blob): still another state.
+    repo.write("kept.txt", "a\nb\n");
+    const Repository fourth = Repository::open(repo.root());
+    const auto crlf = errorOf([&] { fourth.listFiles(now); });
+    QVERIFY2(crlf && crlf->kind() == Error::Kind::Input, crlf ? crlf->what() : "accepted");
 }
 
 // ---------------------------------------------------------------------------------------
