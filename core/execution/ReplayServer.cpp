@@ -260,25 +260,31 @@ ReplayMatrix forkReplays(const ReplayRequest &request, RunPool &pool)
             for (const OutcomeRow &row : rows.rows)
                 if (row.when == "server" && row.outcome == "tree_changed" && !changed)
                     changed = &row;
+            // Where this server's cells end: at the cell a continuation starts from.
+            size_t end = order.size();
             if (changed && !cancelled) {
                 const auto from =
                     position.find({changed->nodeId, changed->seed, changed->replay.value_or(-1)});
                 if (from != position.end() && from->second > server.skip) {
+                    end = from->second;
                     m.restarts.push_back(changed->detail);
                     Server next;
                     next.nodes = server.nodes;
                     next.seeds = server.seeds;
-                    next.skip = from->second;
+                    next.skip = end;
                     if (server.budget > 0) {
-                        size_t ran = 0;
-                        for (size_t i = server.skip; i < from->second; ++i)
-                            ran += filled[i] ? 1 : 0;
-                        next.budget = std::max(1, server.budget - int(ran));
+                        // Trials the server ran (a node it did not collect costs none).
+                        int ran = 0;
+                        for (size_t i = server.skip; i < end; ++i) {
+                            const auto [node, seed, r] = order[i];
+                            ran += filled[i] && m.at(node, seed, r).outcome != Outcome::NotCollected
+                                       ? 1
+                                       : 0;
+                        }
+                        next.budget = std::max(1, server.budget - ran);
                     }
                     prepare(next);
                     continued.push_back(std::move(next));
-                    m.runs.push_back(result);
-                    continue;
                 }
             }
             m.runs.push_back(result);
@@ -286,7 +292,7 @@ ReplayMatrix forkReplays(const ReplayRequest &request, RunPool &pool)
             m.budgetExhausted = m.budgetExhausted || budgetHit;
             // Cells without a trial: past the budget, or the run never got to them.
             const std::string problem = runProblem(result, rows);
-            for (size_t i = server.skip; i < order.size(); ++i) {
+            for (size_t i = server.skip; i < end; ++i) {
                 if (filled[i])
                     continue;
                 const auto [node, seed, r] = order[i];
@@ -296,7 +302,7 @@ ReplayMatrix forkReplays(const ReplayRequest &request, RunPool &pool)
                     cell.detail = problem;
                 else if (budgetHit)
                     cell.detail = kBudgetDetail;
-                else if (changed)
+                else if (changed && cancelled)
                     cell.detail = "cancelled before a fresh copy ran it";
             }
         }

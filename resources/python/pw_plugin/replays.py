@@ -118,8 +118,10 @@ def _run_child(item, state, seed, replay, verdict_fd):
     code = 0
     try:
         # Bytecode a fresh run would write is no part of what it leaves for the next
-        # replay, so a child writes none (the server watches its tree for writes).
+        # replay, so a child writes none, and neither do the interpreters it starts (the
+        # server watches its tree for writes).
         sys.dont_write_bytecode = True
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # nor an interpreter the test starts
         _private_tmpdir()
         _reseed(state, item.session, seed)
         item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
