@@ -224,20 +224,6 @@ bool holdsExactly(const std::string &dir, const std::vector<FileEntry> &files,
     return true;
 }
 
-// The marker's record of a tree, or nullopt when it is missing, garbage or another key's.
-std::optional<json> readMarker(const std::string &markerPath, const std::string &key)
-{
-    const std::optional<std::string> text = readWholeFile(markerPath);
-    if (!text)
-        return std::nullopt;
-    json marker = json::parse(*text, nullptr, false);
-    if (!marker.is_object() || marker.value("key", std::string()) != key ||
-        marker.value("check", std::string()) != "content" || !marker.contains("listing") ||
-        !marker["listing"].is_array())
-        return std::nullopt;
-    return marker;
-}
-
 // The marker's listing (path, mode, id of the bytes on disk): what a run's copy holds.
 std::optional<std::vector<FileEntry>> markerListing(const json &marker)
 {
@@ -250,6 +236,20 @@ std::optional<std::vector<FileEntry>> markerListing(const json &marker)
             {entry[0].get<std::string>(), entry[2].get<std::string>(), entry[1].get<uint32_t>()});
     }
     return files;
+}
+
+// The marker's record of a tree, or nullopt when it is missing, garbage or another key's.
+std::optional<json> readMarker(const std::string &markerPath, const std::string &key)
+{
+    const std::optional<std::string> text = readWholeFile(markerPath);
+    if (!text)
+        return std::nullopt;
+    json marker = json::parse(*text, nullptr, false);
+    if (!marker.is_object() || marker.value("key", std::string()) != key ||
+        marker.value("check", std::string()) != "content" || !marker.contains("listing") ||
+        !marker["listing"].is_array() || !markerListing(marker))
+        return std::nullopt; // a damaged listing: rebuilt, never a copy checked against it
+    return marker;
 }
 
 bool isIntact(const std::string &dir, const std::string &markerPath, const std::string &key,
