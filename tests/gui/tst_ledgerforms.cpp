@@ -654,6 +654,8 @@ void TestLedgerForms::deskLooksUpOtherTestsOffTheGuiThread()
                "import calc\n\ndef test_alpha():\n    assert calc.add(0, 1) == 1\n");
     repo.write("tests/test_third.py", "import calc\n\ndef test_x():\n    assert calc.add(1, 2)\n\n"
                                       "def test_y():\n    pass\n\ndef test_z():\n    pass\n");
+    repo.write("tests/test_fifth.py", "def test_m():\n    pass\n\ndef test_n():\n    pass\n\n"
+                                      "def test_o():\n    pass\n");
     repo.write("tests/test_fourth.py", "import calc\n\ndef test_p():\n    assert calc.add(1, 2)\n\n"
                                        "def test_q():\n    pass\n");
     const std::string base = repo.commit("base");
@@ -719,6 +721,17 @@ void TestLedgerForms::deskLooksUpOtherTestsOffTheGuiThread()
     QCOMPARE(typed->itemText(0), QStringLiteral("tests/test_fourth.py::test_q"));
     QCOMPARE(typed->currentText(), QStringLiteral("tests/test_calc.py::test_one"));
     again->reject();
+
+    // A waiver for a node of a file the audit did not read: its witness candidates (the
+    // file's other tests) arrive with the lookup, the first taken as the witness.
+    LedgerFormDialog *waiver = desk.approveWaiver(QStringLiteral("tests/test_fifth.py::test_m"));
+    QVERIFY(waiver);
+    auto *witness = child<QComboBox>(waiver->form(), "witnessCombo");
+    QCOMPARE(witness->count(), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(witness->count(), 2, 60000);
+    QCOMPARE(witness->currentText(), QStringLiteral("tests/test_fifth.py::test_n"));
+    QCOMPARE(witness->itemText(1), QStringLiteral("tests/test_fifth.py::test_o"));
+    waiver->reject();
 }
 
 QTEST_MAIN(TestLedgerForms)

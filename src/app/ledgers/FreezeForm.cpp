@@ -128,6 +128,7 @@ FreezeForm::FreezeForm(const FreezeSeed &seed, const LedgerFormContext &context,
         tr("a test at head that keeps covering the behaviour"));
     if (e.guards)
         m_ui->guardsEdit->setText(joined(*e.guards));
+    m_guardsOffered = e.guards.has_value(); // the seed had them: a lookup offers none later
     m_ui->replayEdit->setText(text(e.replay));
     if (e.lastReproduced)
         m_ui->lastReproducedEdit->setText(
@@ -177,8 +178,12 @@ void FreezeForm::offerHeadTests(const QStringList &substitutes,
                                 const std::vector<std::string> &guards)
 {
     offerItems(m_ui->substituteCombo, substitutes);
-    if (m_ui->guardsEdit->text().trimmed().isEmpty() && !guards.empty())
-        m_ui->guardsEdit->setText(joined(guards));
+    // Once, into a field nobody filled: guards the reviewer cleared stay cleared.
+    if (!m_guardsOffered && !guards.empty()) {
+        m_guardsOffered = true;
+        if (m_ui->guardsEdit->text().trimmed().isEmpty())
+            m_ui->guardsEdit->setText(joined(guards));
+    }
 }
 
 QString FreezeForm::title() const

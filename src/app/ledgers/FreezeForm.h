@@ -57,7 +57,8 @@ public:
 
 private:
     std::unique_ptr<Ui::FreezeForm> m_ui;
-    core::FreezeCase m_evidence; // the seed's, else one that judges the typed values only
+    core::FreezeCase m_evidence;  // the seed's, else one that judges the typed values only
+    bool m_guardsOffered = false; // guards were filled in (from the seed or one lookup)
 };
 
 } // namespace pw::gui
