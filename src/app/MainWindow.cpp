@@ -136,6 +136,16 @@ MainWindow::MainWindow(QWidget *parent)
             [this](const QModelIndex &current) { onFileSelected(current); });
     connect(m_ui->diffView, &DiffView::currentLineChanged, this, &MainWindow::onDiffLineChanged);
 
+    // The layout before any saved one: what View ▸ Reset Layout and a scripted window show.
+    m_defaultLayout = saveState();
+    m_ui->menuView->addSeparator();
+    QAction *showAll = m_ui->menuView->addAction(tr("Show &All Panels"));
+    showAll->setObjectName(QStringLiteral("actionShowAllPanels"));
+    connect(showAll, &QAction::triggered, this, &MainWindow::showAllPanels);
+    QAction *reset = m_ui->menuView->addAction(tr("&Reset Layout"));
+    reset->setObjectName(QStringLiteral("actionResetLayout"));
+    connect(reset, &QAction::triggered, this, &MainWindow::resetLayout);
+
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
@@ -168,17 +178,37 @@ QDockWidget *MainWindow::addPanelDock(const QString &title, const QString &objec
                     onPanelRowActivated(path, line);
                 });
     }
-    QAction *toggle = dock->toggleViewAction();
-    toggle->setShortcut(shortcut);
-    // Keyboard-first: the shortcut shows the panel and puts the focus in it.
-    connect(toggle, &QAction::triggered, this, [dock, panel](bool visible) {
-        if (visible) {
-            dock->raise();
-            panel->setFocus();
-        }
+    // The View menu's check box shows and hides the dock; the shortcut only ever shows it
+    // (and puts the focus in it): asking for a panel never closes it.
+    m_ui->menuView->addAction(dock->toggleViewAction());
+    if (!m_goToPanel)
+        m_goToPanel = m_ui->menuView->addMenu(tr("&Go to Panel"));
+    auto *goTo = new QAction(title, this);
+    goTo->setObjectName(objectName + QStringLiteral("GoTo"));
+    goTo->setShortcut(shortcut);
+    goTo->setStatusTip(tr("Show the %1 panel and move the focus into it").arg(title));
+    connect(goTo, &QAction::triggered, this, [dock, panel] {
+        dock->show();
+        dock->raise();
+        panel->setFocus();
     });
-    m_ui->menuView->addAction(toggle);
+    addAction(goTo); // the shortcut works while the menu is closed
+    m_goToPanel->addAction(goTo);
     return dock;
+}
+
+void MainWindow::resetLayout()
+{
+    restoreState(m_defaultLayout);
+    for (QDockWidget *dock : findChildren<QDockWidget *>())
+        dock->show();
+    restoreState(m_defaultLayout); // the default tab in front again
+}
+
+void MainWindow::showAllPanels()
+{
+    for (QDockWidget *dock : findChildren<QDockWidget *>())
+        dock->show();
 }
 
 bool MainWindow::showPanel(const QString &name)

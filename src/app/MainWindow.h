@@ -10,6 +10,7 @@
 class QDialog;
 class QDockWidget;
 class QLabel;
+class QMenu;
 class QToolButton;
 
 namespace Ui {
@@ -63,6 +64,11 @@ public:
     // Raises the dock of a panel ("findings", "ledgers", ...); false when there is none.
     // The history panel is shown once its events are read, newest selected.
     bool showPanel(const QString &name);
+    // Every panel shown, docked where it starts, the first tab of each group in front (View ▸
+    // Reset Layout); what a scripted window (--screenshot, --panel, --form, --run) shows,
+    // whatever layout was saved.
+    void resetLayout();
+    void showAllPanels(); // View ▸ Show All Panels: every dock visible, where it is
     // LedgerDesk::openForm: the dialog, or null.
     QDialog *openLedgerForm(const QString &kind, const QString &id = {});
     EvidencePanel *panel(const QString &objectName) const;
@@ -85,6 +91,8 @@ private:
     void setupActions();
     QDockWidget *addPanelDock(const QString &title, const QString &objectName, QWidget *panel,
                               Qt::DockWidgetArea area, const QKeySequence &shortcut);
+    QMenu *m_goToPanel = nullptr; // View ▸ Go to Panel: the panels' shortcuts
+    QByteArray m_defaultLayout;   // saveState() before a saved layout was restored
     WorkbenchRequest currentRequest() const;
     void startAudit();
     void auditEnded(); // finished or stopped: the stop action goes away

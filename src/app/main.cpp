@@ -133,6 +133,7 @@ int main(int argc, char **argv)
         window.show();
         return app.exec();
     }
+    window.resetLayout(); // what a saved layout hid is no part of a scripted window
     window.show();
     window.runner().waitForFinished();
     QApplication::processEvents();

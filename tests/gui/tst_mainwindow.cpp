@@ -15,6 +15,8 @@
 #include "workspace/ShortcutsDialog.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QDockWidget>
 #include <QImage>
 #include <QLabel>
 #include <QProcess>
@@ -105,6 +107,7 @@ private Q_SLOTS:
     void demoFillsEveryPanel();
     void runFindingsJoinTheVerdict();
     void everyShortcutReachesOneAction();
+    void aPanelShortcutShowsAndNeverHides();
     void shortcutsDialogListsEveryShortcut();
     void worktreeRunFindingsLastUntilTheCodeChanges();
     void hugePatchDoesNotBlockTheEventLoop();
@@ -389,6 +392,54 @@ void TstMainWindow::everyShortcutReachesOneAction()
             owner.insert(k, a->text());
         }
     }
+}
+
+// Alt+3 (Findings) with Findings open keeps it open and puts the focus in it; with it
+// hidden, shows it. Reset Layout brings back every panel a reviewer closed, also in a new
+// window that restored the saved layout.
+void TstMainWindow::aPanelShortcutShowsAndNeverHides()
+{
+    auto *w = new MainWindow;
+    w->resize(1280, 800);
+    w->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w));
+    auto *findings = w->findChild<QDockWidget *>(QStringLiteral("findingsDock"));
+    auto *history = w->findChild<QDockWidget *>(QStringLiteral("historyDock"));
+    QVERIFY(findings && history);
+    auto *goTo = w->findChild<QAction *>(QStringLiteral("findingsGoTo"));
+    QVERIFY(goTo);
+    QCOMPARE(goTo->shortcut(), QKeySequence(QStringLiteral("Alt+3")));
+    QVERIFY(findings->toggleViewAction()->shortcut().isEmpty());
+    QVERIFY(findings->isVisible());
+    goTo->trigger();
+    QVERIFY2(findings->isVisible(), "asking for Findings closed it");
+    QTRY_VERIFY(
+        w->panel(QStringLiteral("findingsPanel"))->isAncestorOf(QApplication::focusWidget()) ||
+        QApplication::focusWidget() == w->panel(QStringLiteral("findingsPanel")));
+    goTo->trigger();
+    QVERIFY(findings->isVisible());
+    findings->toggleViewAction()->trigger(); // View ▸ Findings unchecked: hidden
+    QVERIFY(!findings->isVisible());
+    goTo->trigger();
+    QVERIFY(findings->isVisible());
+
+    findings->close();
+    history->close();
+    w->close(); // saves the layout with both closed
+    delete w;
+    MainWindow again;
+    again.resize(1280, 800);
+    again.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&again));
+    auto *closed = again.findChild<QDockWidget *>(QStringLiteral("findingsDock"));
+    QVERIFY2(!closed->isVisible(), "the closed panel was not part of the saved layout");
+    auto *reset = again.findChild<QAction *>(QStringLiteral("actionResetLayout"));
+    QVERIFY(reset);
+    reset->trigger();
+    for (QDockWidget *dock : again.findChildren<QDockWidget *>())
+        QVERIFY2(dock->isVisible(), qPrintable(dock->objectName()));
+    QVERIFY(!closed->visibleRegion().isEmpty()); // in front of its tab group again
+    again.close(); // the default layout saved again, for the tests after this one
 }
 
 void TstMainWindow::shortcutsDialogListsEveryShortcut()
