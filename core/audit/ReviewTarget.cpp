@@ -114,7 +114,7 @@ PreparedReview PreparedReview::reopen(const ReviewTarget &target)
     }
     // A WORKTREE head is read here again and must be what the review read (Error::input
     // when the work tree changed since): runs test the state that was audited.
-    if (target.head.isWorktree() && !target.head.snapshot.empty())
+    if (target.head.isSnapshot())
         (void)repo.listFiles(target.head);
     return PreparedReview(std::move(repo), target);
 }

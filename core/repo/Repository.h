@@ -48,6 +48,10 @@ struct Revision
 
     bool isWorktree() const { return kind == Kind::Worktree; }
     bool isPatch() const { return kind == Kind::Patch; }
+    // WORKTREE not read into a snapshot: every read of it goes to the disk.
+    bool readsDisk() const { return isWorktree() && snapshot.empty(); }
+    // WORKTREE read once (Repository::snapshot).
+    bool isSnapshot() const { return isWorktree() && !snapshot.empty(); }
 };
 
 struct FileEntry

@@ -41,7 +41,7 @@ git::DiffPtr makeDiff(const RepoState &state, const Revision &base, const Revisi
 {
     git_repository *repo = state.get();
     // A WORKTREE snapshot is a tree like any other; only a live work tree is diffed on disk.
-    const bool onDisk = head.isWorktree() && head.snapshot.empty();
+    const bool onDisk = head.readsDisk();
     const git_diff_options opts = diffOptions(options, onDisk);
     git::TreePtr baseTree = revisionTree(state, base);
     git_diff *raw = nullptr;
@@ -302,7 +302,7 @@ PatchDiff Repository::diff(const Revision &base, const Revision &head,
     if (base.isWorktree())
         throw Error::input("WORKTREE can only be the head of a comparison, not the base");
     git_repository *repo = d->get();
-    const bool toWorktree = head.isWorktree() && head.snapshot.empty();
+    const bool toWorktree = head.readsDisk();
     git::DiffPtr diff = makeDiff(*d, base, head, options);
 
     PatchDiff result;

@@ -119,9 +119,8 @@ std::string blobContent(const git_blob *blob)
 std::vector<FileEntry> Repository::listFiles(const Revision &rev) const
 {
     checkBlockingWorkAllowed("Repository::listFiles");
-    std::vector<FileEntry> files = rev.isWorktree() && rev.snapshot.empty()
-                                       ? listWorktree(*d)
-                                       : listTree(revisionTree(*d, rev).get());
+    std::vector<FileEntry> files =
+        rev.readsDisk() ? listWorktree(*d) : listTree(revisionTree(*d, rev).get());
     std::sort(files.begin(), files.end(),
               [](const FileEntry &a, const FileEntry &b) { return a.path < b.path; });
     return files;
@@ -131,19 +130,18 @@ std::optional<FileEntry> Repository::entry(const Revision &rev, const std::strin
 {
     checkBlockingWorkAllowed("Repository::entry");
     checkRelativePath(path);
-    return rev.isWorktree() && rev.snapshot.empty() ? worktreeEntry(*d, path)
-                                                : treeEntry(*d, rev, path);
+    return rev.readsDisk() ? worktreeEntry(*d, path) : treeEntry(*d, rev, path);
 }
 
 std::string Repository::readFile(const Revision &rev, const std::string &path) const
 {
     checkBlockingWorkAllowed("Repository::readFile");
     checkRelativePath(path);
-    if (rev.isWorktree() && rev.snapshot.empty())
+    if (rev.readsDisk())
         return readDiskFile(d->get(), path);
     const auto file = treeEntry(*d, rev, path);
     // A snapshot's file as the disk held it (its blob went through git's filters).
-    if (const std::string *raw = rev.isWorktree() ? worktreeRawBytes(*d, rev, path) : nullptr;
+    if (const std::string *raw = rev.isSnapshot() ? worktreeRawBytes(*d, rev, path) : nullptr;
         raw && file)
         return *raw;
     if (!file)

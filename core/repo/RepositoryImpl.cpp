@@ -76,7 +76,7 @@ git::TreePtr revisionTree(const RepoState &state, const Revision &rev)
     git_repository *repo = state.get();
     if (rev.isPatch())
         return patchTree(state, rev);
-    if (rev.isWorktree() && !rev.snapshot.empty())
+    if (rev.isSnapshot())
         return worktreeTree(state, rev);
     if (!rev.isWorktree() && !rev.tree.empty())
         return lookupTree(repo, parseOid(rev.tree, "tree"), rev.spec);
@@ -116,10 +116,7 @@ std::string absoluteWorkdirPath(git_repository *repo, const std::string &relPath
     return std::string(workdir) + relPath; // workdir ends with '/'
 }
 
-namespace {
-
-std::optional<FileEntry> hashSymlink(const std::string &absPath, const std::string &relPath,
-                                     size_t sizeHint)
+std::optional<std::string> readLinkTarget(const std::string &absPath, size_t sizeHint)
 {
     std::string target(sizeHint > 0 ? sizeHint : 256, '\0');
     for (;;) {
@@ -128,12 +125,29 @@ std::optional<FileEntry> hashSymlink(const std::string &absPath, const std::stri
             return std::nullopt;
         if (static_cast<size_t>(n) < target.size()) {
             target.resize(static_cast<size_t>(n));
-            break;
+            return target;
         }
         target.resize(target.size() * 2);
     }
+}
+
+uint32_t workdirFileMode(const RepoState &impl, const struct stat &st, uint32_t trackedMode)
+{
+    if (!impl.trustFileMode)
+        return trackedMode == kModeBlob || trackedMode == kModeExecutable ? trackedMode : kModeBlob;
+    return (st.st_mode & S_IXUSR) ? kModeExecutable : kModeBlob;
+}
+
+namespace {
+
+std::optional<FileEntry> hashSymlink(const std::string &absPath, const std::string &relPath,
+                                     size_t sizeHint)
+{
+    const std::optional<std::string> target = readLinkTarget(absPath, sizeHint);
+    if (!target)
+        return std::nullopt;
     git_oid oid;
-    gitCheck(git_odb_hash(&oid, target.data(), target.size(), GIT_OBJECT_BLOB),
+    gitCheck(git_odb_hash(&oid, target->data(), target->size(), GIT_OBJECT_BLOB),
              "hashing symlink " + relPath);
     return FileEntry{relPath, git::oidToHex(&oid), kModeLink};
 }
@@ -160,12 +174,7 @@ std::optional<FileEntry> hashWorkdirFile(const RepoState &impl, const std::strin
     gitCheck(git_repository_hashfile(&oid, impl.get(), absPath.c_str(), GIT_OBJECT_BLOB,
                                      relPath.c_str()),
              "hashing " + relPath);
-    uint32_t mode = (st.st_mode & S_IXUSR) ? kModeExecutable : kModeBlob;
-    if (!impl.trustFileMode && (trackedMode == kModeBlob || trackedMode == kModeExecutable))
-        mode = trackedMode;
-    else if (!impl.trustFileMode)
-        mode = kModeBlob;
-    return FileEntry{relPath, git::oidToHex(&oid), mode};
+    return FileEntry{relPath, git::oidToHex(&oid), workdirFileMode(impl, st, trackedMode)};
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
 #include <vector>
 
 namespace pw::core {
@@ -68,6 +69,13 @@ std::string absoluteWorkdirPath(git_repository *repo, const std::string &relPath
 // already records for the path, used when core.filemode is false.
 std::optional<FileEntry> hashWorkdirFile(const RepoState &impl, const std::string &relPath,
                                          uint32_t trackedMode);
+
+// The target of the symlink `absPath` (git stores a symlink as it); nullopt when it
+// cannot be read. `sizeHint`: st_size + 1 from its lstat.
+std::optional<std::string> readLinkTarget(const std::string &absPath, size_t sizeHint);
+// A regular working-tree file's mode as git records it: the executable bit on disk, or
+// with core.filemode false the mode git already has for the path (`trackedMode`; 0: none).
+uint32_t workdirFileMode(const RepoState &impl, const struct stat &st, uint32_t trackedMode);
 
 // Every blob and symlink of `tree` (submodule commits skipped), in tree order.
 std::vector<FileEntry> listTree(const git_tree *tree);

@@ -19,21 +19,6 @@ namespace pw::core::repo_detail {
 
 namespace {
 
-std::string readLink(const std::string &absPath, const std::string &relPath, size_t sizeHint)
-{
-    std::string target(sizeHint > 0 ? sizeHint : 256, '\0');
-    for (;;) {
-        const ssize_t n = ::readlink(absPath.c_str(), target.data(), target.size());
-        if (n < 0)
-            throw Error::input(cannotBeRead(relPath, std::strerror(errno)));
-        if (size_t(n) < target.size()) {
-            target.resize(size_t(n));
-            return target;
-        }
-        target.resize(target.size() * 2);
-    }
-}
-
 // `raw` through the filters git applies on the way into the object database (eol,
 // ident), as `git hash-object --path` and git_repository_hashfile do.
 std::string toOdb(git_repository *repo, const std::string &relPath, const std::string &raw)
@@ -132,7 +117,10 @@ void snapshotWorktree(const RepoState &state, Revision &rev)
         FileEntry entry{path, {}, kModeBlob};
         if (S_ISLNK(st.st_mode)) {
             entry.mode = kModeLink;
-            const git_oid id = writeBlob(repo, readLink(abs, path, size_t(st.st_size) + 1), path);
+            const std::optional<std::string> target = readLinkTarget(abs, size_t(st.st_size) + 1);
+            if (!target)
+                throw Error::input(cannotBeRead(path, std::strerror(errno)));
+            const git_oid id = writeBlob(repo, *target, path);
             entry.blob = git::oidToHex(&id);
         } else {
             FileRead read = readFileIfPresent(abs);
@@ -148,10 +136,7 @@ void snapshotWorktree(const RepoState &state, Revision &rev)
             entry.blob = git::oidToHex(&id);
             if (stored != read.bytes)
                 raw.emplace(path, std::move(read.bytes));
-            // The executable bit as hashWorkdirFile reads it (core.filemode false: git's).
-            entry.mode = (st.st_mode & S_IXUSR) ? kModeExecutable : kModeBlob;
-            if (!state.trustFileMode)
-                entry.mode = trackedMode == kModeExecutable ? kModeExecutable : kModeBlob;
+            entry.mode = workdirFileMode(state, st, trackedMode);
         }
         files[path] = std::move(entry);
     }
