@@ -364,13 +364,13 @@ void rebuild(const Repository &repo, const Revision &rev, const std::string &key
 std::optional<std::string> copyDiffersFromTree(const std::string &pristine, const std::string &copy)
 {
     const std::string markerPath = pristine + ".marker";
-    const std::optional<std::string> text = readWholeFile(markerPath);
-    if (!text)
+    if (!fs::exists(markerPath))
         return std::nullopt; // not a cached tree: nothing to check against
-    const json marker = json::parse(*text, nullptr, false);
-    if (!marker.is_object() || !marker.contains("listing") || !marker["listing"].is_array())
-        return std::nullopt;
-    const std::optional<std::vector<FileEntry>> files = markerListing(marker);
+    // The marker the acquire accepted (its key is the tree's directory name).
+    const std::optional<json> marker =
+        readMarker(markerPath, fs::path(pristine).filename().string());
+    const std::optional<std::vector<FileEntry>> files =
+        marker ? markerListing(*marker) : std::nullopt;
     if (!files)
         return markerPath + ": its listing is not one this version wrote";
     std::string why;
