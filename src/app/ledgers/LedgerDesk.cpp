@@ -235,12 +235,7 @@ WaiverSeed LedgerDesk::waiverSeed(const QString &node)
     seed.node = node;
     QStringList candidates;
     const std::string id = node.toStdString();
-    if (const HeadTests::File *tests = headTestsOf(core::TestsAtRevision::fileOf(id))) {
-        for (const std::string &t : tests->ids) {
-            if (core::TestsAtRevision::fileOf(id) + "::" + core::TestsAtRevision::nameOf(id) != t)
-                candidates << QString::fromStdString(t);
-        }
-    }
+    candidates << otherTestsOfFile(node);
     // Tests the patch added are the usual replacements.
     for (const core::Finding &f : m_report.findings) {
         if (f.code != "T-ADD" && f.code != "NEW:test")
@@ -328,13 +323,13 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test, const QString &recordFile
         if (!e.guards && !tests->guards.empty())
             e.guards = tests->guards;
     }
-    seed.substituteCandidates = substitutesFor(test);
+    seed.substituteCandidates = otherTestsOfFile(test);
     if (!file.empty()) // the base's CODEOWNERS: the patch must not pick its own owner
         seed.ownerCandidates = toList(m_owners.ownersOf(file));
     return seed;
 }
 
-QStringList LedgerDesk::substitutesFor(const QString &test)
+QStringList LedgerDesk::otherTestsOfFile(const QString &test)
 {
     QStringList out;
     const std::string id = test.toStdString();
@@ -418,7 +413,7 @@ LedgerFormDialog *LedgerDesk::grantFreeze(const QString &test, const QString &re
     onHeadTestsAnswer(form, [this, form, test] {
         const HeadTests::File *tests =
             headTestsOf(core::TestsAtRevision::fileOf(test.toStdString()));
-        form->offerHeadTests(substitutesFor(test),
+        form->offerHeadTests(otherTestsOfFile(test),
                              tests ? tests->guards : std::vector<std::string>());
     });
     return dialog;

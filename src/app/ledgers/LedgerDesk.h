@@ -72,8 +72,9 @@ public:
     LedgerFormContext formContext();
     WaiverSeed waiverSeed(const QString &node);
     FreezeSeed freezeSeed(const QString &test, const QString &record = {});
-    // Tests at head in `test`'s file other than itself (as far as they are known yet).
-    QStringList substitutesFor(const QString &test);
+    // Tests at head in `test`'s file other than itself (as far as they are known yet): a
+    // waiver's witnesses, a freeze's substitutes.
+    QStringList otherTestsOfFile(const QString &test);
     // `refill` runs on `form`'s behalf each time a lookup of head's tests answers.
     void onHeadTestsAnswer(LedgerForm *form, std::function<void()> refill);
     FixtureNoteSeed fixtureSeed(const QString &path) const;
