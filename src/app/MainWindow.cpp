@@ -199,10 +199,7 @@ QDockWidget *MainWindow::addPanelDock(const QString &title, const QString &objec
 
 void MainWindow::resetLayout()
 {
-    restoreState(m_defaultLayout);
-    for (QDockWidget *dock : findChildren<QDockWidget *>())
-        dock->show();
-    restoreState(m_defaultLayout); // the default tab in front again
+    restoreState(m_defaultLayout); // shows every dock it saved shown, the first tabs in front
 }
 
 void MainWindow::showAllPanels()
