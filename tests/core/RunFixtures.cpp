@@ -1,6 +1,7 @@
 #include "RunFixtures.h"
 
 #include "TestSupport.h"
+#include "util/Files.h"
 
 #include <QDir>
 #include <QFile>
@@ -135,8 +136,13 @@ namespace {
 // Fields of /proc/<pid>/stat after the command name: state, ppid, pgrp, …
 bool readStat(long pid, char *state, long *pgrp)
 {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // A process that ends while its stat is read makes read(2) fail (ESRCH): gone, not an
+    // error (a stream iterator threw it out of the test).
+    const pw::core::FileRead read =
+        pw::core::readFileIfPresent("/proc/" + std::to_string(pid) + "/stat");
+    if (read.status != pw::core::FileRead::Status::Read)
+        return false;
+    const std::string &text = read.bytes;
     const size_t close = text.rfind(')');
     if (close == std::string::npos)
         return false;
