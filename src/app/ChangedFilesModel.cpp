@@ -197,6 +197,22 @@ QModelIndex ChangedFilesModel::mostSevereFile() const
     return best < 0 ? QModelIndex() : indexOfNode(best, NameColumn);
 }
 
+QStringList ChangedFilesModel::pathsInTreeOrder() const
+{
+    QStringList paths;
+    collectPaths(0, paths);
+    return paths;
+}
+
+void ChangedFilesModel::collectPaths(int node, QStringList &out) const
+{
+    const Node &n = m_nodes[size_t(node)];
+    if (n.isFile())
+        out << n.path;
+    for (int c : n.children)
+        collectPaths(c, out);
+}
+
 int ChangedFilesModel::nodeOf(const QModelIndex &index) const
 {
     return index.isValid() ? int(index.internalId()) : 0;

@@ -4,6 +4,7 @@
 #include "repo/PatchDiff.h"
 
 #include <QAbstractItemModel>
+#include <QStringList>
 #include <functional>
 #include <vector>
 
@@ -46,6 +47,9 @@ public:
     QModelIndex indexOfPath(const QString &path, int column = NameColumn) const;
     // The file a reviewer should see first: most blocking, then most review findings.
     QModelIndex mostSevereFile() const;
+    // Every file's path in the tree's order (directories first, each by name, depth first):
+    // the order Ctrl+PgDown walks and the Findings panel's Location column sorts by.
+    QStringList pathsInTreeOrder() const;
     int fileCount() const { return m_fileCount; }
     int viewedCount() const;
 
@@ -84,6 +88,7 @@ private:
     void fold(int node);
     void aggregate(int node);
     void count(const std::vector<core::Finding> &findings); // files' badges, then aggregate
+    void collectPaths(int node, QStringList &out) const;
 
     std::vector<Node> m_nodes; // m_nodes[0] is the invisible root
     IsViewed m_isViewed;

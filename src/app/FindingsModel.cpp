@@ -4,13 +4,33 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QStringList>
 
 namespace pw::gui {
 
-void FindingsModel::setFindings(std::vector<core::Finding> findings)
+void FindingsModel::setFindings(std::vector<core::Finding> findings,
+                                const QHash<QString, int> &fileRank)
 {
     beginResetModel();
     m_findings = std::move(findings);
+    m_ranks = fileRank;
+    int next = 0;
+    for (int rank : fileRank)
+        next = std::max(next, rank + 1);
+    QStringList others; // paths outside the tree, by name after it
+    for (const core::Finding &f : m_findings) {
+        const QString path = QString::fromStdString(f.path);
+        if (!path.isEmpty() && !m_ranks.contains(path) && !others.contains(path))
+            others << path;
+    }
+    others.sort();
+    for (const QString &path : std::as_const(others))
+        m_ranks.insert(path, next++);
+    m_ranks.insert(QString(), next); // no path: last
+    m_places.clear();
+    m_places.reserve(m_findings.size());
+    for (const core::Finding &f : m_findings)
+        m_places.push_back(place(m_ranks.value(QString::fromStdString(f.path)), f.line));
     endResetModel();
 }
 
@@ -75,6 +95,8 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
     case SortRole:
         if (index.column() == SeverityColumn)
             return int(f.severity) * 2 + (f.satisfiedBy ? 0 : 1);
+        if (index.column() == LocationColumn)
+            return m_places[size_t(index.row())];
         return data(index, Qt::DisplayRole);
     }
     return {};

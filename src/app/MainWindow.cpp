@@ -174,8 +174,12 @@ QDockWidget *MainWindow::addPanelDock(const QString &title, const QString &objec
     addDockWidget(area, dock);
     if (auto *evidence = qobject_cast<EvidencePanel *>(panel)) {
         connect(evidence, &EvidencePanel::rowActivated, this,
-                [this](const QString &path, int line, const QString &) {
-                    onPanelRowActivated(path, line);
+                [this, evidence](const QString &path, int line, const QString &) {
+                    // A finding clicked is a finding gone to, as F8 goes to it.
+                    if (evidence == m_findingsPanel && evidence->currentSourceRow() >= 0)
+                        goToFinding(evidence->currentSourceRow());
+                    else
+                        onPanelRowActivated(path, line);
                 });
     }
     // The View menu's check box shows and hides the dock; the shortcut only ever shows it
@@ -277,8 +281,16 @@ void MainWindow::setupPanels()
     QDockWidget *history =
         addPanelDock(tr("Ledger history"), QStringLiteral("history"), m_desk->historyPanel(),
                      Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+9")));
-    for (EvidencePanel *p : {m_findingsPanel, m_manifestPanel, m_latitudePanel, m_strengthPanel})
+    for (EvidencePanel *p : {m_findingsPanel, m_manifestPanel, m_latitudePanel, m_strengthPanel}) {
         m_desk->watchPanel(p);
+        // One current file everywhere: a chip's ✕ (or "only current file") in one panel is
+        // the reviewer's choice for all of them.
+        connect(p, &EvidencePanel::followsFileChanged, this, [this](bool follow) {
+            for (EvidencePanel *other :
+                 {m_findingsPanel, m_manifestPanel, m_latitudePanel, m_strengthPanel})
+                other->setFollowsFile(follow);
+        });
+    }
     m_runDesk = new RunDesk(this);
     QDockWidget *census =
         addPanelDock(tr("Census"), QStringLiteral("census"), m_runDesk->censusPanel(),
@@ -392,10 +404,19 @@ void MainWindow::setupActions()
 
     connect(m_ui->actionNextFinding, &QAction::triggered, this, [this] { stepFinding(true); });
     connect(m_ui->actionPreviousFinding, &QAction::triggered, this, [this] { stepFinding(false); });
-    connect(m_ui->actionNextHunk, &QAction::triggered, m_ui->diffView,
-            [this] { m_ui->diffView->nextHunk(); });
-    connect(m_ui->actionPreviousHunk, &QAction::triggered, m_ui->diffView,
-            [this] { m_ui->diffView->previousHunk(); });
+    // At either end the status bar says so, and where the next file is.
+    connect(m_ui->actionNextHunk, &QAction::triggered, m_ui->diffView, [this] {
+        if (!m_ui->diffView->nextHunk() && !m_currentPath.isEmpty())
+            statusBar()->showMessage(
+                tr("The last hunk of %1: Ctrl+PgDown goes to the next file").arg(m_currentPath),
+                6000);
+    });
+    connect(m_ui->actionPreviousHunk, &QAction::triggered, m_ui->diffView, [this] {
+        if (!m_ui->diffView->previousHunk() && !m_currentPath.isEmpty())
+            statusBar()->showMessage(
+                tr("The first hunk of %1: Ctrl+PgUp goes to the previous file").arg(m_currentPath),
+                6000);
+    });
     connect(m_ui->actionNextFile, &QAction::triggered, this, [this] { stepFile(+1); });
     connect(m_ui->actionPreviousFile, &QAction::triggered, this, [this] { stepFile(-1); });
     connect(m_ui->actionToggleViewed, &QAction::triggered, this, &MainWindow::toggleViewed);
@@ -515,7 +536,9 @@ void MainWindow::showOutcome()
     m_manifestPanel->setSummarySeverity(m_manifest->summarySeverity());
     m_strengthPanel->setSummary(m_strength->summary());
     m_strengthPanel->setSummarySeverity(m_strength->summarySeverity());
-    m_findingsPanel->sortBy(FindingsModel::SeverityColumn, Qt::DescendingOrder);
+    // The tree's order (file, then line): the order F8 walks, and the diff's own.
+    if (!sameRepo)
+        m_findingsPanel->sortBy(FindingsModel::LocationColumn, Qt::AscendingOrder);
     m_strength->setReport(r);
     m_ui->diffView->setSizeCap(out.config.diffMaxBytes);
     for (const std::string &w : r.warnings)
@@ -555,7 +578,7 @@ void MainWindow::showOutcome()
     if (!target.isValid())
         target = m_files->mostSevereFile();
     if (target.isValid()) {
-        m_ui->filesView->setCurrentIndex(target);
+        showFile(target.data(ChangedFilesModel::PathRole).toString()); // the new outcome's diff
         if (keepLine > 0 && target.data(ChangedFilesModel::PathRole).toString() == keepPath)
             m_ui->diffView->scrollToLine(keepLine);
     }
@@ -582,7 +605,19 @@ void MainWindow::showVerdict()
     if (!m_runner->outcome().ok)
         return;
     const core::GateReport r = report();
-    m_findings->setFindings(r.findings);
+    // The Findings panel's Location column sorts in the tree's order; a renamed file's old
+    // path (the base's census rows) ranks as the file.
+    QHash<QString, int> rank;
+    const QStringList order = m_files->pathsInTreeOrder();
+    for (int i = 0; i < order.size(); ++i)
+        rank.insert(order.at(i), i);
+    for (const core::ChangedFile &f : r.changedFiles) {
+        if (f.status == "R" && !f.oldPath.empty())
+            rank.insert(QString::fromStdString(f.oldPath),
+                        rank.value(QString::fromStdString(f.path)));
+    }
+    m_findings->setFindings(r.findings, rank);
+    m_findingCursor = -1;
     m_files->setFindings(r.findings);
     m_verdictChip->showReport(r, m_runDesk->dynamicSources());
     // A panel filtered to a renamed file keeps the rows of its old path (the base's census).

@@ -98,12 +98,23 @@ private:
     void auditEnded(); // finished or stopped: the stop action goes away
     void showOutcome();
     void showVerdict(); // the verdict chip and Findings panel from report()
+    // The one current file: the diff shows it, the tree selects it, the panels follow it.
     void showFile(const QString &path);
+    void selectInTree(const QString &path); // empty: nothing selected
+    void followInPanels(const QString &path);
+    void selectInPanels(int line, bool oldSide); // the rows of the current file at `line`
     void onPanelRowActivated(const QString &path, int line);
     void onDiffLineChanged(int line, bool oldSide);
     void onFileSelected(const QModelIndex &index);
     void stepFile(int delta);
+    // F8 / Shift+F8: every finding, in the Findings panel's order (by default the tree's:
+    // file, then line), whatever its filters hide; wraps with a note.
     void stepFinding(bool forward);
+    // Shows finding `row` of the Findings model: its line in the diff, or, for a file the
+    // patch leaves alone (a ledger, a run's finding), the finding named above an empty diff.
+    void goToFinding(int row, const QString &note = {});
+    QString changedPathOf(const core::Finding &f, bool *oldPath = nullptr) const;
+    bool isAtFinding(int row) const; // the diff shows that finding's place now
     void toggleViewed();
     void updateViewedStatus();
     void chooseRepository();
@@ -153,7 +164,10 @@ private:
     QString m_python;
     QString m_currentPath;
     int m_restoreLine = 0;
-    bool m_syncing = false; // a selection change made by the window itself
+    bool m_syncing = false;   // a selection change made by the window itself
+    int m_findingCursor = -1; // the Findings model row F8 or a click last went to
+    QString m_cursorPath;     // and the place it left the diff at
+    int m_cursorLine = -1;
 };
 
 } // namespace pw::gui

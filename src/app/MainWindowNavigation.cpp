@@ -8,7 +8,11 @@
 #include "panels/EvidenceProxyModel.h"
 #include "ui_MainWindow.h"
 
+#include <QItemSelectionModel>
 #include <QLabel>
+#include <QStatusBar>
+#include <QTreeView>
+#include <algorithm>
 
 namespace pw::gui {
 
@@ -16,9 +20,12 @@ void MainWindow::showFile(const QString &path)
 {
     const AuditOutcome &out = m_runner->outcome();
     const core::GateReport shown = report();
-    for (const core::FileDiff &f : out.diff.files) {
-        if (QString::fromStdString(f.path()) != path)
-            continue;
+    m_currentPath = path;
+    const auto file = std::find_if(
+        out.diff.files.begin(), out.diff.files.end(),
+        [&path](const core::FileDiff &f) { return QString::fromStdString(f.path()) == path; });
+    if (file != out.diff.files.end()) {
+        const core::FileDiff &f = *file;
         std::vector<core::Finding> findings;
         for (const core::Finding &finding : shown.findings) {
             // A renamed file's census rows of the base name its old path and base lines.
@@ -26,7 +33,6 @@ void MainWindow::showFile(const QString &path)
                                              !f.oldPath.empty() && finding.path == f.oldPath))
                 findings.push_back(finding);
         }
-        m_currentPath = path;
         m_ui->diffView->setFile(f);
         m_ui->diffView->setFindings(findings);
         QString label = path;
@@ -36,17 +42,64 @@ void MainWindow::showFile(const QString &path)
         if (!f.binary)
             label += tr("  +%1 −%2").arg(f.additions).arg(f.deletions);
         m_ui->fileLabel->setText(label);
-        const QModelIndex index = m_files->indexOfPath(path);
-        if (index.isValid() && m_ui->filesView->currentIndex().siblingAtColumn(0) != index) {
-            QSignalBlocker block(m_ui->filesView->selectionModel());
-            m_ui->filesView->setCurrentIndex(index);
-        }
+    } else {
+        // The file changed without a textual diff being kept (e.g. ignore-whitespace hid it).
+        m_ui->diffView->clear();
+        m_ui->fileLabel->setText(tr("%1: no textual change with the current options").arg(path));
+    }
+    selectInTree(path);
+    followInPanels(path);
+}
+
+void MainWindow::selectInTree(const QString &path)
+{
+    // Not behind a signal blocker: the view must hear of the change to repaint the row it
+    // leaves (else two rows look selected). onFileSelected sees the path is current already.
+    QItemSelectionModel *selection = m_ui->filesView->selectionModel();
+    const QModelIndex index = path.isEmpty() ? QModelIndex() : m_files->indexOfPath(path);
+    if (!index.isValid()) {
+        selection->clearSelection();
+        selection->clearCurrentIndex();
         return;
     }
-    // The file changed without a textual diff being kept (e.g. ignore-whitespace hid it).
-    m_currentPath = path;
-    m_ui->diffView->clear();
-    m_ui->fileLabel->setText(tr("%1: no textual change with the current options").arg(path));
+    if (selection->currentIndex().siblingAtColumn(0) != index ||
+        !selection->isRowSelected(index.row(), index.parent()))
+        selection->setCurrentIndex(index,
+                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_ui->filesView->scrollTo(index);
+}
+
+void MainWindow::followInPanels(const QString &path)
+{
+    for (EvidencePanel *p : {m_findingsPanel, m_manifestPanel, m_latitudePanel, m_strengthPanel})
+        p->setCurrentFile(path);
+}
+
+void MainWindow::selectInPanels(int line, bool oldSide)
+{
+    if (m_currentPath.isEmpty())
+        return;
+    // A base-side line of a renamed file is a line of its old path (the base's census rows
+    // name that one).
+    const QString renamedFrom = m_findingsPanel->proxy()->renamedFrom(m_currentPath);
+    const QString rowPath = oldSide && !renamedFrom.isEmpty() ? renamedFrom : m_currentPath;
+    for (EvidencePanel *p : {m_findingsPanel, m_manifestPanel, m_latitudePanel, m_strengthPanel}) {
+        if (!p->selectRow(rowPath, line) && rowPath != m_currentPath)
+            p->selectRow(m_currentPath, line);
+    }
+}
+
+QString MainWindow::changedPathOf(const core::Finding &f, bool *oldPath) const
+{
+    for (const core::ChangedFile &c : m_runner->outcome().report.changedFiles) {
+        const bool renamedFrom = c.status == "R" && !c.oldPath.empty() && c.oldPath == f.path;
+        if (c.path == f.path || renamedFrom) {
+            if (oldPath)
+                *oldPath = renamedFrom;
+            return QString::fromStdString(c.path);
+        }
+    }
+    return {};
 }
 
 void MainWindow::onPanelRowActivated(const QString &path, int line)
@@ -56,25 +109,17 @@ void MainWindow::onPanelRowActivated(const QString &path, int line)
     // A finding on a renamed file's old path (a census row of the base) opens the file under
     // its new name, at its line on the base side. A run's finding
     // on a file the patch does not change has no place in the diff: the status bar says so.
-    QString target = path;
+    core::Finding probe;
+    probe.path = path.toStdString();
     bool oldSide = false;
-    const core::GateReport &r = m_runner->outcome().report;
-    const auto changed = std::find_if(r.changedFiles.begin(), r.changedFiles.end(),
-                                      [&path](const core::ChangedFile &f) {
-                                          return QString::fromStdString(f.path) == path ||
-                                                 QString::fromStdString(f.oldPath) == path;
-                                      });
-    if (changed == r.changedFiles.end()) {
+    const QString target = changedPathOf(probe, &oldSide);
+    if (target.isEmpty()) {
         statusBar()->showMessage(
             tr("%1 is not changed by the patch: the finding is about its tests, not a line of "
                "the diff")
                 .arg(path),
             6000);
         return;
-    }
-    if (QString::fromStdString(changed->path) != path) {
-        target = QString::fromStdString(changed->path);
-        oldSide = true;
     }
     m_syncing = true;
     if (target != m_currentPath)
@@ -88,68 +133,124 @@ void MainWindow::onDiffLineChanged(int line, bool oldSide)
 {
     if (m_syncing || m_currentPath.isEmpty())
         return;
-    // The reviewer is reading this file: the panels follow it. A base-side line of a renamed
-    // file is a line of its old path (the base's census rows name that one).
-    const QString renamedFrom = m_findingsPanel->proxy()->renamedFrom(m_currentPath);
-    const QString rowPath = oldSide && !renamedFrom.isEmpty() ? renamedFrom : m_currentPath;
-    for (EvidencePanel *p : {m_findingsPanel, m_manifestPanel, m_latitudePanel, m_strengthPanel}) {
-        p->setFileFilter(m_currentPath);
-        if (!p->selectRow(rowPath, line) && rowPath != m_currentPath)
-            p->selectRow(m_currentPath, line);
-    }
+    selectInPanels(line, oldSide); // the reviewer is reading this line: the panels follow it
 }
 
 void MainWindow::stepFile(int delta)
 {
     // Walk the files in tree order (directories expanded).
-    QList<QModelIndex> files;
-    std::function<void(const QModelIndex &)> collect = [&](const QModelIndex &parent) {
-        for (int r = 0; r < m_files->rowCount(parent); ++r) {
-            const QModelIndex i = m_files->index(r, 0, parent);
-            if (i.data(ChangedFilesModel::IsFileRole).toBool())
-                files << i;
-            else
-                collect(i);
-        }
-    };
-    collect({});
+    const QStringList files = m_files->pathsInTreeOrder();
     if (files.isEmpty())
         return;
-    int at = -1;
-    for (int i = 0; i < files.size(); ++i) {
-        if (files[i].data(ChangedFilesModel::PathRole).toString() == m_currentPath)
-            at = i;
-    }
-    const int next = at < 0 ? 0 : (at + delta + int(files.size())) % int(files.size());
-    m_ui->filesView->setCurrentIndex(files[next]);
+    const int at = int(files.indexOf(m_currentPath));
+    const int next = at < 0 ? (delta > 0 ? 0 : int(files.size()) - 1)
+                            : (at + delta + int(files.size())) % int(files.size());
+    showFile(files.at(next));
+}
+
+bool MainWindow::isAtFinding(int row) const
+{
+    if (row < 0 || row >= m_findings->rowCount())
+        return false;
+    if (row == m_findingCursor)
+        return m_currentPath == m_cursorPath && m_ui->diffView->currentLine() == m_cursorLine;
+    const core::Finding &f = m_findings->finding(row);
+    return !m_currentPath.isEmpty() && changedPathOf(f) == m_currentPath && f.line > 0 &&
+           m_ui->diffView->currentLine() == f.line;
 }
 
 void MainWindow::stepFinding(bool forward)
 {
-    if (forward ? m_ui->diffView->nextFinding() : m_ui->diffView->previousFinding())
+    const std::vector<int> order = m_findingsPanel->proxy()->sourceRowsInOrder();
+    if (order.empty()) {
+        statusBar()->showMessage(tr("No findings"), 4000);
         return;
-    // No more findings in this file: go to the next file that has findings.
-    const AuditOutcome &out = m_runner->outcome();
-    const core::GateReport shown = report();
-    std::vector<QString> paths; // files with anchored findings, in report order
-    for (const core::ChangedFile &f : out.report.changedFiles) {
-        const bool anchored =
-            std::any_of(shown.findings.begin(), shown.findings.end(), [&f](const core::Finding &x) {
-                return x.line > 0 && (x.path == f.path || (f.status == "R" && x.path == f.oldPath));
-            });
-        if (anchored)
-            paths.push_back(QString::fromStdString(f.path));
     }
-    if (paths.empty())
+    const int n = int(order.size());
+    // From the finding the reviewer is on (the last one F8 or a click went to, else the
+    // Findings panel's current row), or else from the place the diff shows.
+    int cursor = isAtFinding(m_findingCursor) ? m_findingCursor : -1;
+    if (cursor < 0 && isAtFinding(m_findingsPanel->currentSourceRow()))
+        cursor = m_findingsPanel->currentSourceRow();
+    int next = -1;
+    if (cursor >= 0) {
+        const int at = int(std::find(order.begin(), order.end(), cursor) - order.begin());
+        next = forward ? at + 1 : at - 1;
+    } else if (m_findings->rankOf(m_currentPath) < 0 || m_currentPath.isEmpty()) {
+        next = forward ? 0 : n - 1; // no file shown: from the start (or the end)
+    } else {
+        const qint64 here =
+            FindingsModel::place(m_findings->rankOf(m_currentPath), m_ui->diffView->currentLine());
+        next = forward ? n : -1;
+        for (int i = 0; i < n; ++i) {
+            const int k = forward ? i : n - 1 - i;
+            const qint64 place = m_findings->place(order[size_t(k)]);
+            if (forward ? place > here : place < here) {
+                next = k;
+                break;
+            }
+        }
+    }
+    QString note;
+    if (next >= n) {
+        next = 0;
+        note = tr("past the last finding: back to the first");
+    } else if (next < 0) {
+        next = n - 1;
+        note = tr("before the first finding: on to the last");
+    }
+    goToFinding(order[size_t(next)], note);
+}
+
+void MainWindow::goToFinding(int row, const QString &note)
+{
+    if (row < 0 || row >= m_findings->rowCount())
         return;
-    auto it = std::find(paths.begin(), paths.end(), m_currentPath);
-    size_t at = it == paths.end() ? 0 : size_t(it - paths.begin());
-    at = forward ? (at + 1) % paths.size() : (at + paths.size() - 1) % paths.size();
-    showFile(paths[at]);
-    if (forward)
-        m_ui->diffView->nextFinding();
-    else
-        m_ui->diffView->previousFinding();
+    const core::Finding f = m_findings->finding(row); // a copy: showFile may refill the model
+    bool oldPath = false;
+    const QString target = changedPathOf(f, &oldPath);
+    const QString where = QString::fromStdString(f.path);
+    m_syncing = true;
+    if (!target.isEmpty()) {
+        if (target != m_currentPath)
+            showFile(target);
+        if (!m_ui->diffView->showFinding(f) && f.line > 0)
+            m_ui->diffView->scrollToLine(f.line, oldPath);
+    } else {
+        // No line of the diff to show: the finding is named where the file's name goes.
+        m_currentPath.clear();
+        m_ui->diffView->clear();
+        m_ui->fileLabel->setText(
+            where.isEmpty()
+                ? tr("%1 %2 is not about one file: %3")
+                      .arg(QString::fromLatin1(core::severityName(f.severity)).toUpper(),
+                           QString::fromStdString(f.code), QString::fromStdString(f.message))
+                : tr("%1 is not changed by the patch; %2 %3 at line %4: %5")
+                      .arg(where, QString::fromLatin1(core::severityName(f.severity)).toUpper(),
+                           QString::fromStdString(f.code))
+                      .arg(f.line)
+                      .arg(QString::fromStdString(f.message)));
+        selectInTree({});
+        followInPanels({});
+    }
+    m_syncing = false;
+    m_findingCursor = row;
+    m_cursorPath = m_currentPath;
+    m_cursorLine = m_ui->diffView->currentLine();
+    selectInPanels(m_cursorLine, m_ui->diffView->currentLineIsOldSide());
+    m_findingsPanel->selectSourceRow(row);
+
+    const std::vector<int> order = m_findingsPanel->proxy()->sourceRowsInOrder();
+    const int at = int(std::find(order.begin(), order.end(), row) - order.begin());
+    QString message = tr("Finding %1 of %2 · %3 %4 %5")
+                          .arg(at + 1)
+                          .arg(order.size())
+                          .arg(QString::fromLatin1(core::severityName(f.severity)).toUpper(),
+                               QString::fromStdString(f.code),
+                               f.line > 0 ? QStringLiteral("%1:%2").arg(where).arg(f.line) : where);
+    if (!note.isEmpty())
+        message += QStringLiteral(" — ") + note;
+    statusBar()->showMessage(message, 8000);
 }
 
 void MainWindow::toggleViewed()

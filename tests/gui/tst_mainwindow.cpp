@@ -282,26 +282,35 @@ void TstMainWindow::runFindingsJoinTheVerdict()
     QCOMPARE(induced->gate, std::string("run"));
     QCOMPARE(QString::fromStdString(induced->test), test);
     QCOMPARE(induced->path, std::string("tests/test_calc.py"));
+    // The Findings panel follows the file shown (pkg/calc.py): the run's finding is about
+    // another file, so it is listed once the reviewer asks for every file.
     QAbstractItemModel *findings = panelView(w, "findingsPanel")->model();
-    bool listed = false;
-    for (int r = 0; r < findings->rowCount(); ++r) {
-        for (int c = 0; c < findings->columnCount(); ++c)
-            listed = listed || findings->index(r, c).data().toString() == "A-PATCH_INDUCED";
-    }
-    QVERIFY(listed);
-    // Picking it: the test file is not in the patch, so the diff stays and the status bar
-    // says why (not "no textual change").
-    const QString before = w.currentPath();
-    QTreeView *view = panelView(w, "findingsPanel");
-    for (int r = 0; r < view->model()->rowCount(); ++r) {
-        for (int c = 0; c < view->model()->columnCount(); ++c) {
-            if (view->model()->index(r, c).data().toString() == "A-PATCH_INDUCED")
-                view->setCurrentIndex(view->model()->index(r, 0));
+    auto listed = [findings] {
+        for (int r = 0; r < findings->rowCount(); ++r) {
+            if (findings->index(r, 1).data().toString() == "A-PATCH_INDUCED")
+                return r;
         }
-    }
-    QCOMPARE(w.currentPath(), before);
-    QVERIFY2(w.statusBar()->currentMessage().contains(
-                 QStringLiteral("tests/test_calc.py is not changed by the patch")),
+        return -1;
+    };
+    QCOMPARE(w.currentPath(), QStringLiteral("pkg/calc.py"));
+    QCOMPARE(listed(), -1);
+    auto *chip =
+        w.panel(QStringLiteral("findingsPanel"))->findChild<QToolButton *>("fileFilterChip");
+    QVERIFY(chip && chip->isVisible());
+    chip->click();
+    QVERIFY(listed() >= 0);
+    // Picking it: the test file is not in the patch, so no diff is shown and the file's
+    // label says why (not "no textual change").
+    QTreeView *view = panelView(w, "findingsPanel");
+    view->setCurrentIndex(view->model()->index(listed(), 0));
+    QCOMPARE(w.currentPath(), QString());
+    QVERIFY(!w.diffView()->hasFile());
+    auto *label = w.findChild<QLabel *>(QStringLiteral("fileLabel"));
+    QVERIFY2(label->text().startsWith(
+                 QStringLiteral("tests/test_calc.py is not changed by the patch; BLOCK "
+                                "A-PATCH_INDUCED")),
+             qPrintable(label->text()));
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("A-PATCH_INDUCED")),
              qPrintable(w.statusBar()->currentMessage()));
 
     // Another comparison: the runs answered for the old one, not this.
@@ -476,11 +485,17 @@ void TstMainWindow::demoFillsEveryPanel()
     for (const pw::core::Finding &f : r.findings)
         manifestRows += (f.gate == "manifest" || f.gate == "fixture" || f.gate == "conftest" ||
                          f.gate == "ledger" || f.code == "PARSE_ERROR");
-    QCOMPARE(panelView(w, "findingsPanel")->model()->rowCount(), int(r.findings.size()));
-    QCOMPARE(panelView(w, "manifestPanel")->model()->rowCount(), manifestRows);
-    QCOMPARE(panelView(w, "latitudePanel")->model()->rowCount(), int(r.latitude.tests.size()));
-    QCOMPARE(panelView(w, "strengthPanel")->model()->rowCount(), int(r.strength.tests.size()));
+    // Every row is in the panels' models; the views show the file on screen.
+    auto rows = [&w](const char *panel) {
+        return w.panel(QString::fromLatin1(panel))->model()->rowCount();
+    };
+    QCOMPARE(rows("findingsPanel"), int(r.findings.size()));
+    QCOMPARE(rows("manifestPanel"), manifestRows);
+    QCOMPARE(rows("latitudePanel"), int(r.latitude.tests.size()));
+    QCOMPARE(rows("strengthPanel"), int(r.strength.tests.size()));
     QVERIFY(manifestRows >= 8);
+    for (const char *panel : {"findingsPanel", "manifestPanel", "latitudePanel", "strengthPanel"})
+        QCOMPARE(w.panel(QString::fromLatin1(panel))->fileFilter(), w.currentPath());
     QVERIFY(w.panel(QStringLiteral("latitudePanel"))
                 ->summary()
                 .contains(QLatin1String("(threshold 4)")));

@@ -123,6 +123,22 @@ int DiffFindings::previous(int row) const
     return it == m_rows.begin() ? -1 : std::prev(it)->first;
 }
 
+int DiffFindings::rowOf(const core::Finding &f, bool *oldSide) const
+{
+    for (const auto &[row, indices] : m_rows) {
+        for (int i : indices) {
+            const core::Finding &x = m_findings[size_t(i)];
+            if (x.code == f.code && x.path == f.path && x.line == f.line && x.test == f.test &&
+                x.message == f.message && x.gate == f.gate) {
+                if (oldSide)
+                    *oldSide = namesOldLine(x);
+                return row;
+            }
+        }
+    }
+    return -1;
+}
+
 bool DiffFindings::onOldSide(int row) const
 {
     auto it = m_rows.find(row);

@@ -35,6 +35,9 @@ public:
     int next(int row) const;       // first anchored row after `row`, -1 if none
     int previous(int row) const;   // last anchored row before `row`, -1 if none
     bool onOldSide(int row) const; // the row's first finding names a base-side line
+    // The row `f` (one of this file's findings, compared by value) is anchored at, -1 if
+    // none; `oldSide` says whether it names a base-side line.
+    int rowOf(const core::Finding &f, bool *oldSide = nullptr) const;
 
 private:
     bool namesOldLine(const core::Finding &f) const;

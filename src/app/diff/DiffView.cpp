@@ -376,6 +376,17 @@ bool DiffView::previousFinding()
     return true;
 }
 
+bool DiffView::showFinding(const core::Finding &f)
+{
+    ensureRows();
+    bool oldSide = false;
+    const int row = m_findings.rowOf(f, &oldSide);
+    if (row < 0)
+        return false;
+    setCurrent(row, oldSide ? DiffSide::Old : DiffSide::New, Reveal::Centre);
+    return true;
+}
+
 void DiffView::copyCurrentLine() const
 {
     if (m_current < 0)

@@ -81,6 +81,8 @@ public Q_SLOTS:
     bool previousHunk();
     bool nextFinding();
     bool previousFinding();
+    // Selects and centres the row `f` (one of setFindings') is anchored at; false if none.
+    bool showFinding(const pw::core::Finding &f);
     void showSideBySide() { setMode(DiffMode::SideBySide); }
     void showUnified() { setMode(DiffMode::Unified); }
 

@@ -69,8 +69,8 @@ QString summaryStyle(std::optional<core::Severity> severity)
 EvidencePanel::EvidencePanel(QWidget *parent)
     : QWidget(parent), m_proxy(new EvidenceProxyModel(this)), m_summary(new QLabel(this)),
       m_filter(new QLineEdit(this)), m_fileChip(new QToolButton(this)),
-      m_rowCount(new QLabel(this)), m_view(new QTreeView(this)),
-      m_copyAction(new QAction(tr("&Copy"), this))
+      m_followButton(new QToolButton(this)), m_rowCount(new QLabel(this)),
+      m_view(new QTreeView(this)), m_copyAction(new QAction(tr("&Copy"), this))
 {
     m_summary->setObjectName(QStringLiteral("summary"));
     m_summary->setWordWrap(true);
@@ -90,6 +90,13 @@ EvidencePanel::EvidencePanel(QWidget *parent)
         "QToolButton#fileFilterChip { border: 1px solid palette(mid); border-radius: 9px;"
         " padding: 1px 8px; background: palette(alternate-base); }"));
     m_fileChip->hide();
+
+    m_followButton->setObjectName(QStringLiteral("followFileButton"));
+    m_followButton->setText(tr("only current file"));
+    m_followButton->setToolTip(
+        tr("Show only the rows of the file shown in the diff, and follow it"));
+    m_followButton->setAutoRaise(true);
+    m_followButton->hide();
 
     m_rowCount->setObjectName(QStringLiteral("rowCount"));
     // Muted like a placeholder; Qt 5's palette leaves PlaceholderText unset, so take the
@@ -117,6 +124,7 @@ EvidencePanel::EvidencePanel(QWidget *parent)
     bar->setContentsMargins(0, 0, 0, 0);
     bar->addWidget(m_filter, 1);
     bar->addWidget(m_fileChip);
+    bar->addWidget(m_followButton);
     bar->addWidget(m_rowCount);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
@@ -187,7 +195,14 @@ EvidencePanel::EvidencePanel(QWidget *parent)
         if (!m_view->currentIndex().isValid() && m_proxy->rowCount() > 0)
             m_view->setCurrentIndex(m_proxy->index(0, 0));
     });
-    connect(m_fileChip, &QToolButton::clicked, this, [this] { setFileFilter({}); });
+    connect(m_fileChip, &QToolButton::clicked, this, [this] {
+        setFollowsFile(false); // shows every row
+        Q_EMIT followsFileChanged(false);
+    });
+    connect(m_followButton, &QToolButton::clicked, this, [this] {
+        setFollowsFile(true);
+        Q_EMIT followsFileChanged(true);
+    });
 
     m_copyAction->setObjectName(QStringLiteral("copyAction"));
     m_copyAction->setShortcut(QKeySequence::Copy);
@@ -263,6 +278,21 @@ void EvidencePanel::setFileFilter(const QString &path)
     Q_EMIT fileFilterChanged(path);
 }
 
+void EvidencePanel::setCurrentFile(const QString &path)
+{
+    m_currentFile = path;
+    if (m_followsFile)
+        setFileFilter(path);
+    m_followButton->setVisible(!m_followsFile && !m_currentFile.isEmpty());
+}
+
+void EvidencePanel::setFollowsFile(bool follow)
+{
+    m_followsFile = follow;
+    setFileFilter(follow ? m_currentFile : QString());
+    m_followButton->setVisible(!m_followsFile && !m_currentFile.isEmpty());
+}
+
 QString EvidencePanel::fileFilter() const
 {
     return m_proxy->fileFilter();
@@ -308,6 +338,27 @@ bool EvidencePanel::selectRow(const QString &path, int line)
     endQuiet();
     m_view->scrollTo(match);
     return true;
+}
+
+bool EvidencePanel::selectSourceRow(int sourceRow)
+{
+    if (!m_proxy->sourceModel())
+        return false;
+    const QModelIndex match = m_proxy->mapFromSource(m_proxy->sourceModel()->index(sourceRow, 0));
+    if (!match.isValid())
+        return false;
+    beginQuiet();
+    m_view->selectionModel()->setCurrentIndex(match, QItemSelectionModel::ClearAndSelect |
+                                                         QItemSelectionModel::Rows);
+    endQuiet();
+    m_view->scrollTo(match);
+    return true;
+}
+
+int EvidencePanel::currentSourceRow() const
+{
+    const QModelIndex current = m_proxy->mapToSource(m_view->currentIndex());
+    return current.isValid() ? current.row() : -1;
 }
 
 QString EvidencePanel::selectedRowsAsText() const

@@ -22,7 +22,8 @@ class EvidenceProxyModel;
 // sortable tree view over any model that answers the EvidenceRole roles. Copy puts the
 // selected rows on the clipboard as tab-separated text with a header line.
 //
-// Object names (for tests and style sheets): summary, filter, fileFilterChip, rowCount, view.
+// Object names (for tests and style sheets): summary, filter, fileFilterChip, followFileButton,
+// rowCount, view.
 // The panel never touches libgit2; it only speaks paths, lines and test ids.
 class EvidencePanel : public QWidget
 {
@@ -50,6 +51,14 @@ public:
     QString fileFilter() const;
     void setFilterText(const QString &text); // same as typing into the filter box
 
+    // The file the window shows. While the panel follows it (the default) it filters to
+    // that file; the chip's ✕ stops following and shows every row, the "only current file"
+    // button (followFileButton) follows again. Both emit followsFileChanged, so the window
+    // keeps every panel in step.
+    void setCurrentFile(const QString &path);
+    void setFollowsFile(bool follow);
+    bool followsFile() const { return m_followsFile; }
+
     // The column that names a row (test id, path): when the view is too narrow for every
     // column, it may stay twice as wide as the others before it is elided. Default 0.
     void setPrimaryColumn(int column);
@@ -60,6 +69,10 @@ public:
     // Select (and scroll to) the first visible row at path+line, else the first at path.
     // Emits nothing: this is how the window mirrors a selection made elsewhere.
     bool selectRow(const QString &path, int line);
+    // Selects the row showing row `sourceRow` of the model, quietly as selectRow; false
+    // while a filter hides it.
+    bool selectSourceRow(int sourceRow);
+    int currentSourceRow() const; // -1: no current row
 
     // The selected rows (or the current row) as TSV with a header line; copy() puts it on
     // the clipboard.
@@ -71,6 +84,7 @@ Q_SIGNALS:
     // double-click). Not emitted for selectRow(), filtering, sorting or a model reset.
     void rowActivated(const QString &path, int line, const QString &test);
     void fileFilterChanged(const QString &path);
+    void followsFileChanged(bool follow); // by the chip or the follow button
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
@@ -88,6 +102,7 @@ private:
     QLabel *m_summary;
     QLineEdit *m_filter;
     QToolButton *m_fileChip;
+    QToolButton *m_followButton;
     QLabel *m_rowCount;
     QTreeView *m_view;
     QAction *m_copyAction;
@@ -95,6 +110,8 @@ private:
     int m_primaryColumn = 0;
     bool m_fitting = false;
     bool m_userSizedColumns = false;
+    bool m_followsFile = true;
+    QString m_currentFile;
 };
 
 } // namespace pw::gui

@@ -2,6 +2,9 @@
 
 #include "EvidenceRoles.h"
 
+#include <algorithm>
+#include <numeric>
+
 namespace pw::gui {
 
 namespace {
@@ -72,6 +75,27 @@ bool EvidenceProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex &sour
             return false;
     }
     return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
+}
+
+std::vector<int> EvidenceProxyModel::sourceRowsInOrder() const
+{
+    std::vector<int> rows;
+    const QAbstractItemModel *source = sourceModel();
+    if (!source)
+        return rows;
+    rows.resize(size_t(source->rowCount()));
+    std::iota(rows.begin(), rows.end(), 0);
+    const int column = sortColumn();
+    if (column < 0 || column >= source->columnCount())
+        return rows;
+    // As QSortFilterProxyModel sorts: stable, descending by the swapped comparison.
+    const bool ascending = sortOrder() == Qt::AscendingOrder;
+    std::stable_sort(rows.begin(), rows.end(), [&](int a, int b) {
+        const QModelIndex l = source->index(a, column);
+        const QModelIndex r = source->index(b, column);
+        return ascending ? lessThan(l, r) : lessThan(r, l);
+    });
+    return rows;
 }
 
 bool EvidenceProxyModel::lessThan(const QModelIndex &left, const QModelIndex &right) const

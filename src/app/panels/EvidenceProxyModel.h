@@ -2,6 +2,7 @@
 
 #include <QHash>
 #include <QSortFilterProxyModel>
+#include <vector>
 
 namespace pw::gui {
 
@@ -23,6 +24,10 @@ public:
     // of its old one (the base's census names the old path).
     void setRenames(QHash<QString, QString> renames);
     QString renamedFrom(const QString &path) const { return m_renames.value(path); }
+
+    // Every source row in the order the view sorts them, whatever the filters hide: the
+    // order F8 walks (the model's own order while unsorted).
+    std::vector<int> sourceRowsInOrder() const;
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
