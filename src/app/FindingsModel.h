@@ -34,6 +34,7 @@ public:
     // follow by name, findings without a path come last.
     void setFindings(std::vector<core::Finding> findings, const QHash<QString, int> &fileRank = {});
     const core::Finding &finding(int row) const { return m_findings.at(size_t(row)); }
+    const std::vector<core::Finding> &findings() const { return m_findings; }
     // Where a finding sits in that order: file rank, then line (file-level findings first).
     qint64 place(int row) const { return m_places.at(size_t(row)); }
     static qint64 place(int fileRank, int line)

@@ -19,7 +19,6 @@ namespace pw::gui {
 void MainWindow::showFile(const QString &path)
 {
     const AuditOutcome &out = m_runner->outcome();
-    const core::GateReport shown = report();
     m_currentPath = path;
     const auto file = std::find_if(
         out.diff.files.begin(), out.diff.files.end(),
@@ -27,7 +26,7 @@ void MainWindow::showFile(const QString &path)
     if (file != out.diff.files.end()) {
         const core::FileDiff &f = *file;
         std::vector<core::Finding> findings;
-        for (const core::Finding &finding : shown.findings) {
+        for (const core::Finding &finding : m_findings->findings()) { // report()'s
             // A renamed file's census rows of the base name its old path and base lines.
             if (finding.path == f.path() || (f.status == core::ChangeStatus::Renamed &&
                                              !f.oldPath.empty() && finding.path == f.oldPath))
@@ -161,7 +160,7 @@ bool MainWindow::isAtFinding(int row) const
 
 void MainWindow::stepFinding(bool forward)
 {
-    const std::vector<int> order = m_findingsPanel->proxy()->sourceRowsInOrder();
+    const std::vector<int> &order = m_findingsPanel->proxy()->sourceRowsInOrder();
     if (order.empty()) {
         statusBar()->showMessage(tr("No findings"), 4000);
         return;
@@ -174,7 +173,7 @@ void MainWindow::stepFinding(bool forward)
         cursor = m_findingsPanel->currentSourceRow();
     int next = -1;
     if (cursor >= 0) {
-        const int at = int(std::find(order.begin(), order.end(), cursor) - order.begin());
+        const int at = m_findingsPanel->proxy()->positionInOrder(cursor);
         next = forward ? at + 1 : at - 1;
     } else if (m_findings->rankOf(m_currentPath) < 0 || m_currentPath.isEmpty()) {
         next = forward ? 0 : n - 1; // no file shown: from the start (or the end)
@@ -240,11 +239,9 @@ void MainWindow::goToFinding(int row, const QString &note)
     selectInPanels(m_cursorLine, m_ui->diffView->currentLineIsOldSide());
     m_findingsPanel->selectSourceRow(row);
 
-    const std::vector<int> order = m_findingsPanel->proxy()->sourceRowsInOrder();
-    const int at = int(std::find(order.begin(), order.end(), row) - order.begin());
     QString message = tr("Finding %1 of %2 · %3 %4 %5")
-                          .arg(at + 1)
-                          .arg(order.size())
+                          .arg(m_findingsPanel->proxy()->positionInOrder(row) + 1)
+                          .arg(m_findings->rowCount())
                           .arg(QString::fromLatin1(core::severityName(f.severity)).toUpper(),
                                QString::fromStdString(f.code),
                                f.line > 0 ? QStringLiteral("%1:%2").arg(where).arg(f.line) : where);

@@ -160,8 +160,11 @@ EvidencePanel::EvidencePanel(QWidget *parent)
             [this](const QModelIndex &, int first, int last) {
                 // Models that grow a row at a time (the log, the Runs panel) refit while
                 // their first rows arrive: the first row alone may leave a column empty.
+                // Not while a filter brings rows back: the columns were fitted to the whole
+                // model, and a column that changed width with every file would jump.
                 const int rows = m_proxy->rowCount();
-                if (rows == last - first + 1 || (!m_userSizedColumns && rows <= kFitGrowingRows))
+                if (m_refiltering == 0 &&
+                    (rows == last - first + 1 || (!m_userSizedColumns && rows <= kFitGrowingRows)))
                     fitColumns();
             });
     for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
@@ -187,7 +190,9 @@ EvidencePanel::EvidencePanel(QWidget *parent)
             [this](const QModelIndex &index) { emitActivated(index); });
 
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
+        ++m_refiltering;
         m_proxy->setFilterText(text);
+        --m_refiltering;
         updateRowCount();
     });
     connect(m_filter, &QLineEdit::returnPressed, this, [this] {
@@ -268,7 +273,9 @@ void EvidencePanel::setFileFilter(const QString &path)
     if (path == m_proxy->fileFilter())
         return;
     beginQuiet();
+    ++m_refiltering;
     m_proxy->setFileFilter(path);
+    --m_refiltering;
     endQuiet();
     const QString oldPath = m_proxy->renamedFrom(path);
     m_fileChip->setText(oldPath.isEmpty() ? tr("only %1 ✕").arg(path)

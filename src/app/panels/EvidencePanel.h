@@ -106,7 +106,8 @@ private:
     QLabel *m_rowCount;
     QTreeView *m_view;
     QAction *m_copyAction;
-    int m_quiet = 0; // > 0 while the current row moves for reasons other than the user
+    int m_quiet = 0;       // > 0 while the current row moves for reasons other than the user
+    int m_refiltering = 0; // > 0 while a filter changes
     int m_primaryColumn = 0;
     bool m_fitting = false;
     bool m_userSizedColumns = false;

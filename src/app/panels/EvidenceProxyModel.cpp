@@ -77,25 +77,62 @@ bool EvidenceProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex &sour
     return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
 }
 
-std::vector<int> EvidenceProxyModel::sourceRowsInOrder() const
+void EvidenceProxyModel::setSourceModel(QAbstractItemModel *source)
 {
-    std::vector<int> rows;
+    if (QAbstractItemModel *old = sourceModel())
+        disconnect(old, nullptr, this, nullptr);
+    QSortFilterProxyModel::setSourceModel(source);
+    m_orderValid = false;
+    if (!source)
+        return;
+    auto stale = [this] { m_orderValid = false; };
+    connect(source, &QAbstractItemModel::modelReset, this, stale);
+    connect(source, &QAbstractItemModel::rowsInserted, this, stale);
+    connect(source, &QAbstractItemModel::rowsRemoved, this, stale);
+    connect(source, &QAbstractItemModel::rowsMoved, this, stale);
+    connect(source, &QAbstractItemModel::dataChanged, this, stale);
+    connect(source, &QAbstractItemModel::layoutChanged, this, stale);
+}
+
+void EvidenceProxyModel::sort(int column, Qt::SortOrder order)
+{
+    m_orderValid = false;
+    QSortFilterProxyModel::sort(column, order);
+}
+
+const std::vector<int> &EvidenceProxyModel::sourceRowsInOrder() const
+{
+    if (m_orderValid)
+        return m_order;
+    m_orderValid = true;
+    m_order.clear();
+    m_positions.clear();
     const QAbstractItemModel *source = sourceModel();
     if (!source)
-        return rows;
-    rows.resize(size_t(source->rowCount()));
-    std::iota(rows.begin(), rows.end(), 0);
+        return m_order;
+    m_order.resize(size_t(source->rowCount()));
+    std::iota(m_order.begin(), m_order.end(), 0);
     const int column = sortColumn();
-    if (column < 0 || column >= source->columnCount())
-        return rows;
-    // As QSortFilterProxyModel sorts: stable, descending by the swapped comparison.
-    const bool ascending = sortOrder() == Qt::AscendingOrder;
-    std::stable_sort(rows.begin(), rows.end(), [&](int a, int b) {
-        const QModelIndex l = source->index(a, column);
-        const QModelIndex r = source->index(b, column);
-        return ascending ? lessThan(l, r) : lessThan(r, l);
-    });
-    return rows;
+    if (column >= 0 && column < source->columnCount()) {
+        // As QSortFilterProxyModel sorts: stable, descending by the swapped comparison.
+        const bool ascending = sortOrder() == Qt::AscendingOrder;
+        std::stable_sort(m_order.begin(), m_order.end(), [&](int a, int b) {
+            const QModelIndex l = source->index(a, column);
+            const QModelIndex r = source->index(b, column);
+            return ascending ? lessThan(l, r) : lessThan(r, l);
+        });
+    }
+    m_positions.assign(m_order.size(), -1);
+    for (size_t i = 0; i < m_order.size(); ++i)
+        m_positions[size_t(m_order[i])] = int(i);
+    return m_order;
+}
+
+int EvidenceProxyModel::positionInOrder(int sourceRow) const
+{
+    sourceRowsInOrder();
+    return sourceRow >= 0 && size_t(sourceRow) < m_positions.size() ? m_positions[size_t(sourceRow)]
+                                                                    : -1;
 }
 
 bool EvidenceProxyModel::lessThan(const QModelIndex &left, const QModelIndex &right) const

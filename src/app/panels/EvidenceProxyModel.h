@@ -26,8 +26,13 @@ public:
     QString renamedFrom(const QString &path) const { return m_renames.value(path); }
 
     // Every source row in the order the view sorts them, whatever the filters hide: the
-    // order F8 walks (the model's own order while unsorted).
-    std::vector<int> sourceRowsInOrder() const;
+    // order F8 walks (the model's own order while unsorted). Kept until the source model or
+    // the sort changes, so a step costs no sort.
+    const std::vector<int> &sourceRowsInOrder() const;
+    int positionInOrder(int sourceRow) const; // index into sourceRowsInOrder(), -1 if none
+
+    void setSourceModel(QAbstractItemModel *source) override;
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
@@ -37,6 +42,9 @@ private:
     QString m_text;
     QString m_path;
     QHash<QString, QString> m_renames;
+    mutable std::vector<int> m_order; // sourceRowsInOrder(), empty while stale
+    mutable std::vector<int> m_positions;
+    mutable bool m_orderValid = false;
 };
 
 } // namespace pw::gui
