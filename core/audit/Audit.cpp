@@ -360,7 +360,7 @@ GateReport Audit::run(const PreparedReview &review, const AuditRequest &request)
                                         : " (" + shortId(head.commit) + ")"));
 
     GateReport report;
-    report.repo = repo.workdir();
+    report.repo = repo.isBare() ? repo.gitDir() : repo.workdir(); // a bare one: its git dir
     report.base = {base.spec, base.commit};
     // A patch file has no commit of its own (its `commit` is the base it applies onto).
     report.head = {head.spec,

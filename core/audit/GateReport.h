@@ -114,7 +114,7 @@ struct GateReport
 {
     static constexpr const char *kSchema = "patchwitness.report/1";
 
-    std::string repo;
+    std::string repo; // the work tree root; a bare repository's git directory
     RevisionRef base;
     RevisionRef head;
     Verdict verdict = Verdict::Pass;

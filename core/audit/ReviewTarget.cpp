@@ -85,6 +85,10 @@ PreparedReview PreparedReview::prepare(const AuditRequest &request)
         t.head = request.head.empty() ? repo.defaultHead() : repo.resolve(request.head);
         t.base = request.base.empty() ? repo.defaultBase(t.head) : repo.resolve(request.base);
         t.config = readConfig(request, repo, t.base, t.ledgers);
+        if (request.head.empty() && repo.isNothingCheckedOut())
+            t.config.warnings.push_back(
+                "the work tree has nothing checked out (a clone made with --no-checkout?): "
+                "the head is HEAD, not the empty work tree; name WORKTREE to review that");
     }
     if (t.base.isWorktree())
         throw Error::input("WORKTREE can only be the head revision");

@@ -33,4 +33,9 @@ LedgerLocation LedgerLocation::resolve(const std::string &workdir, const std::st
     return out;
 }
 
+bool LedgerLocation::onDisk() const
+{
+    return !dir.empty() && !QDir::isRelativePath(QString::fromStdString(dir));
+}
+
 } // namespace pw::core

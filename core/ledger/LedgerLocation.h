@@ -17,6 +17,9 @@ struct LedgerLocation
     static LedgerLocation resolve(const std::string &workdir, const std::string &ledgerDir);
 
     bool insideRepository() const { return !prefix.empty(); }
+    // False for a bare repository's relative directory: it names the trees' own, and there
+    // is no work tree on disk to read it from or write it to (the cwd is not one).
+    bool onDisk() const;
     // How messages name the directory's files: ".patchwitness/" or "/abs/ledgers/".
     std::string display() const { return prefix.empty() ? dir + "/" : prefix; }
     std::string path(const std::string &name) const { return dir + "/" + name; }

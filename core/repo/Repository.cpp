@@ -52,6 +52,34 @@ bool readTrustFileMode(git_repository *repo)
     return value != 0;
 }
 
+// Whether libgit2's work tree of a non-bare repository is one. libgit2 gives a git
+// directory without `core.bare` the directory above it as its work tree (a mirror copied
+// without its config line, a `git init --bare` edited by hand): /tmp for /tmp/x.git, which
+// then reads as every file of the project deleted and every file of /tmp added. git calls
+// such a repository bare ("this operation must be run in a work tree"), and so do we: a
+// work tree holds a `.git` that is this git directory (or a file naming it: a linked work
+// tree, a submodule), or the config names it (`core.worktree`).
+bool hasItsWorkTree(git_repository *repo)
+{
+    const char *workdir = git_repository_workdir(repo);
+    if (git_repository_is_bare(repo) || !workdir)
+        return false;
+    git_config *raw = nullptr;
+    if (git_repository_config_snapshot(&raw, repo) == 0) {
+        git::ConfigPtr config(raw);
+        const char *named = nullptr;
+        if (git_config_get_string(&named, config.get(), "core.worktree") == 0 && named && *named)
+            return true;
+    }
+    git_error_clear();
+    std::error_code ec;
+    const std::filesystem::path dotGit = std::filesystem::path(workdir) / ".git";
+    if (std::filesystem::is_regular_file(dotGit, ec))
+        return true;
+    return std::filesystem::is_directory(dotGit, ec) &&
+           std::filesystem::equivalent(dotGit, git_repository_path(repo), ec);
+}
+
 // "merge-base(A,B)" with white space tolerated anywhere between the tokens.
 std::optional<std::pair<std::string, std::string>> parseMergeBase(const std::string &spec)
 {
@@ -208,6 +236,15 @@ Repository Repository::open(const std::string &path)
         throw Error::input(path + ": not a git repository (or any parent up to /)");
     if (rc < 0) // unreadable, not owned by the user (safe.directory), corrupt: the user's to fix
         throw Error::input(path + ": cannot open the repository: " + takeGitError());
+    if (!git_repository_is_bare(raw) && !hasItsWorkTree(raw)) {
+        const std::string gitDir = git_repository_path(raw);
+        git_repository_free(raw);
+        raw = nullptr;
+        if (git_repository_open_ext(&raw, gitDir.c_str(),
+                                    GIT_REPOSITORY_OPEN_BARE | GIT_REPOSITORY_OPEN_NO_SEARCH,
+                                    nullptr) < 0)
+            throw Error::input(path + ": cannot open the repository: " + takeGitError());
+    }
     auto impl = std::make_unique<Impl>();
     impl->repo.reset(raw);
     impl->trustFileMode = readTrustFileMode(raw);
@@ -256,6 +293,38 @@ bool Repository::isUnborn() const
     return rc == 1;
 }
 
+bool Repository::isBare() const
+{
+    checkBlockingWorkAllowed("Repository::isBare");
+    return git_repository_is_bare(d->get());
+}
+
+bool Repository::isNothingCheckedOut() const
+{
+    checkBlockingWorkAllowed("Repository::isNothingCheckedOut");
+    git_repository *repo = d->get();
+    if (git_repository_is_bare(repo) || isUnborn())
+        return false;
+    git_index *rawIndex = nullptr;
+    gitCheck(git_repository_index(&rawIndex, repo), "reading the index");
+    git::IndexPtr index(rawIndex);
+    gitCheck(git_index_read(index.get(), 1), "reading the index"); // as it is on disk now
+    if (git_index_entrycount(index.get()) > 0)
+        return false;
+    std::error_code ec;
+    for (const auto &entry : std::filesystem::directory_iterator(workdir(), ec)) {
+        if (entry.path().filename() != ".git")
+            return false;
+    }
+    if (ec)
+        return false;
+    const git::CommitPtr commit = lookupCommit(repo, headCommitId(repo, "HEAD"));
+    git_tree *rawTree = nullptr;
+    gitCheck(git_commit_tree(&rawTree, commit.get()), "reading HEAD's tree");
+    git::TreePtr tree(rawTree);
+    return git_tree_entrycount(tree.get()) > 0;
+}
+
 bool Repository::isDirty() const
 {
     checkBlockingWorkAllowed("Repository::isDirty");
@@ -277,7 +346,9 @@ Revision Repository::resolve(const std::string &spec) const
                            "onto (Repository::resolvePatch, or --base; default HEAD)");
     if (spec == kWorktree) {
         if (git_repository_is_bare(repo))
-            throw Error::input("WORKTREE: " + gitDir() + " is a bare repository");
+            throw Error::input("WORKTREE: " + gitDir() +
+                               " is a bare repository: it has no work tree to read; compare "
+                               "two revisions (the head defaults to HEAD)");
         Revision rev;
         rev.spec = spec;
         rev.kind = Revision::Kind::Worktree;
@@ -336,7 +407,13 @@ bool Repository::isPatchSpec(const std::string &spec)
 Revision Repository::defaultHead() const
 {
     checkBlockingWorkAllowed("Repository::defaultHead");
-    if (isUnborn() || isDirty())
+    if (isBare()) {
+        if (isUnborn())
+            throw Error::input(gitDir() +
+                               ": a bare repository without commits yet: nothing to review");
+        return resolve("HEAD"); // no work tree to read
+    }
+    if (isUnborn() || (isDirty() && !isNothingCheckedOut()))
         return resolve(kWorktree);
     return resolve("HEAD");
 }

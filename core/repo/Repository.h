@@ -113,6 +113,12 @@ public:
     std::string userName() const;
     bool isUnborn() const; // no commit yet
     bool isDirty() const;  // uncommitted or untracked (not ignored) changes
+    // No work tree: core.bare, or a git directory without a work tree of its own (git's
+    // rule; libgit2 alone would take the directory above it for one).
+    bool isBare() const;
+    // A clone never checked out (`git clone --no-checkout`): HEAD has files, the index and
+    // the work tree none. Dirty, but not the reviewer's uncommitted work.
+    bool isNothingCheckedOut() const;
 
     // Any revision but PATCH:<file>, which needs a base (Error::input says so). WORKTREE
     // is the disk, read live by every call that takes it.
@@ -138,7 +144,8 @@ public:
     Revision resolveHead(const std::string &spec, const Revision &base,
                          long long maxBytes = kDefaultPatchMaxBytes) const;
     static bool isPatchSpec(const std::string &spec); // starts with "PATCH:"
-    // The defaults: head = WORKTREE when dirty else HEAD; base = merge-base of head and
+    // The defaults: head = WORKTREE when dirty else HEAD (always HEAD in a bare repository
+    // and in a clone with nothing checked out); base = merge-base of head and
     // the upstream of the current branch, else origin/main, main, master (the first that
     // exists and differs from head), else head's first parent. A PATCH head's base is the
     // commit it was applied onto.

@@ -31,6 +31,14 @@ void loadLedgers(const core::PreparedReview &review, AuditOutcome &out)
     std::vector<core::LedgerProblem> unreadable;
     out.ledgers = core::LedgerSet::load(
         [&](const std::string &name) -> std::optional<std::string> {
+            if (!where.onDisk()) {
+                // A bare repository: the ledgers are the head revision's (no work tree
+                // holds others, and the current directory is not one).
+                const std::string path = where.prefix + name;
+                if (where.prefix.empty() || !review.repo().entry(review.head(), path))
+                    return std::nullopt;
+                return review.repo().readFile(review.head(), path);
+            }
             core::FileRead read = core::readFileIfPresent(
                 QDir(dir).filePath(QString::fromStdString(name)).toStdString());
             if (read.status == core::FileRead::Status::Unreadable) {
@@ -47,7 +55,8 @@ void loadLedgers(const core::PreparedReview &review, AuditOutcome &out)
         display);
     out.ledgers.loadProblems.insert(out.ledgers.loadProblems.end(), unreadable.begin(),
                                     unreadable.end());
-    out.runRecords = readRunRecords(out.ledgerDir, out.ledgerPrefix);
+    if (where.onDisk()) // runs/ is scratch of a work tree: a bare repository has none
+        out.runRecords = readRunRecords(out.ledgerDir, out.ledgerPrefix);
     const std::optional<QDate> today = core::parseLedgerDate(out.request.audit.today);
     out.today = today ? *today : QDate::currentDate();
     core::ValidationContext ctx = core::validationContext(out.config, out.today);

@@ -521,7 +521,8 @@ void MainWindow::showOutcome()
         return;
     }
     const core::GateReport &r = out.report;
-    const bool sameRepo = m_repoRoot == QString::fromStdString(r.repo);
+    // The first outcome after openRepository (which clears the root) is a new repository.
+    const bool sameRepo = !m_repoRoot.isEmpty() && m_repoRoot == QString::fromStdString(r.repo);
     m_repoRoot = QString::fromStdString(r.repo);
     const QString keepPath = sameRepo ? m_currentPath : QString();
     const int keepLine = m_restoreLine;

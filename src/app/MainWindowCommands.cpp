@@ -91,7 +91,16 @@ void MainWindow::openSettings()
 {
     if (m_repoRoot.isEmpty())
         return;
-    SettingsDialog dialog(m_repoRoot, QStringLiteral(".patchwitness"), this);
+    const QString workTree = QString::fromStdString(m_runner->outcome().target.repoRoot);
+    if (workTree.isEmpty()) {
+        QMessageBox::information(
+            this, tr("Settings"),
+            tr("%1 is a bare repository: there is no work tree to write "
+               ".patchwitness/config.toml into. Open a clone of it to change its settings.")
+                .arg(m_repoRoot));
+        return;
+    }
+    SettingsDialog dialog(workTree, QStringLiteral(".patchwitness"), this);
     if (dialog.exec() == QDialog::Accepted && dialog.written()) {
         // The gate reads config.toml from the base revision (a patch cannot loosen its
         // own gate): the new values count once they are committed.

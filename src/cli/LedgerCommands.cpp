@@ -80,12 +80,20 @@ QDate parseDate(const QString &text, const std::string &what)
     return *d;
 }
 
-Workspace openWorkspace(const QCommandLineParser &p, const Common &c)
+// `command` reads or writes the ledger directory on disk (everything but `ledger history`):
+// a bare repository has none unless --ledger-dir names one, and the current directory is not
+// one.
+Workspace openWorkspace(const QCommandLineParser &p, const Common &c, const char *command)
 {
     core::Repository repo = core::Repository::open(p.value(c.repo).toStdString());
     const core::LedgerLocation where =
         core::LedgerLocation::resolve(repo.workdir(), p.value(c.ledgerDir).toStdString());
-    core::Config config = core::Config::load(where.path("config.toml"));
+    if (command && !where.onDisk())
+        throw Error::input(repo.gitDir() + " is a bare repository: " + command +
+                           " reads and writes the ledger directory of a work tree; run it in a "
+                           "clone, or name a directory with --ledger-dir /absolute/path");
+    core::Config config =
+        where.onDisk() ? core::Config::load(where.path("config.toml")) : core::Config{};
     if (p.isSet(c.python))
         config.python = p.value(c.python).toStdString();
     const QDate today =
@@ -190,7 +198,7 @@ int ledgerCheck(const QStringList &args, FILE *out, FILE *err)
     if (std::optional<int> done = requireTextOrJson(p, format, QStringLiteral("ledger check"), err))
         return *done;
 
-    const Workspace ws = openWorkspace(p, c);
+    const Workspace ws = openWorkspace(p, c, "ledger check");
     const core::LedgerSet set = core::LedgerSet::loadDirectory(ws.dir);
     core::Revision head;
     core::ValidationContext ctx = context(ws, p, c, set.referencedTests(), &head);
@@ -272,14 +280,16 @@ int ledgerHistory(const QStringList &args, FILE *out, FILE *err)
             requireTextOrJson(p, format, QStringLiteral("ledger history"), err))
         return *done;
 
-    const Workspace ws = openWorkspace(p, c);
+    const Workspace ws = openWorkspace(p, c, nullptr);
     if (ws.prefix.empty())
         throw Error::input(ws.dir + " is outside the repository: its ledgers have no git history");
+    // The commits are all it reads: a bare repository (a mirror) is opened by its git dir.
+    const std::string historyRoot = ws.repo.isBare() ? ws.repo.gitDir() : ws.repo.workdir();
     std::vector<core::LedgerEvent> events =
         p.isSet(file)
-            ? core::LedgerHistory::of(ws.repo.workdir(), ws.prefix + p.value(file).toStdString(),
+            ? core::LedgerHistory::of(historyRoot, ws.prefix + p.value(file).toStdString(),
                                       ws.today, p.value(rev).toStdString())
-            : core::LedgerHistory::ofDirectory(ws.repo.workdir(), ws.prefix, ws.today,
+            : core::LedgerHistory::ofDirectory(historyRoot, ws.prefix, ws.today,
                                                p.value(rev).toStdString());
     if (!p.positionalArguments().isEmpty())
         events = core::LedgerHistory::forEntry(events,
@@ -385,7 +395,7 @@ int waiveCommand(const QStringList &args, FILE *out, FILE *err)
     if (std::optional<int> done = requireBy(p, by, QStringLiteral("waive"), err))
         return *done;
 
-    const Workspace ws = openWorkspace(p, c);
+    const Workspace ws = openWorkspace(p, c, "waive");
     core::WaiverEntry entry;
     entry.node = p.positionalArguments().constFirst().toStdString();
     entry.reason = stringOption(p, reason);
@@ -463,7 +473,7 @@ int freezeCommand(const QStringList &args, FILE *out, FILE *err)
     if (p.isSet(fromRun) && p.value(fromRun).trimmed().isEmpty())
         return usageError(err, QStringLiteral("freeze: --from-run needs a FILE"));
 
-    const Workspace ws = openWorkspace(p, c);
+    const Workspace ws = openWorkspace(p, c, "freeze");
     core::QuarantineEntry e;
     e.test = p.positionalArguments().constFirst().toStdString();
     e.owner = stringOption(p, owner);
@@ -564,7 +574,7 @@ int renewCommand(const QStringList &args, FILE *out, FILE *err)
                                               "are required (a renewal rests on a recent "
                                               "reproduction)"));
 
-    const Workspace ws = openWorkspace(p, c);
+    const Workspace ws = openWorkspace(p, c, "renew");
     const std::string test = p.positionalArguments().constFirst().toStdString();
     const QDate reproduced = parseDate(p.value(lastReproduced), "--last-reproduced");
     const QDate until = parseDate(p.value(expires), "--expires");
@@ -606,7 +616,7 @@ int journalCommand(const QStringList &args, FILE *out, FILE *err)
     if (std::optional<int> done = requireBy(p, by, QStringLiteral("journal close"), err))
         return *done;
 
-    const Workspace ws = openWorkspace(p, c);
+    const Workspace ws = openWorkspace(p, c, "journal close");
     const std::string id = p.positionalArguments().constFirst().toStdString();
     const core::LedgerActions actions{
         core::LedgerValidator(core::validationContext(ws.config, ws.today))};

@@ -7,6 +7,7 @@
 #include "util/Files.h"
 
 #include <QtTest>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 using pw::test::RepoBuilder;
@@ -125,9 +126,10 @@ private Q_SLOTS:
     void checkWithBaseFindsGuardEdits();
     void history();
     void configLimitsApply();
+    void aBareRepositoryHasNoLedgerDirectoryOnDisk();
 
 private:
-    Result cli(QStringList args, bool common = true);
+    Result cli(QStringList args, bool common = true, const QString &cwd = {});
     QString ledger(const char *name) const
     {
         return QString::fromStdString(m_repo->root()) + QStringLiteral("/.patchwitness/") +
@@ -146,7 +148,7 @@ void TstLedgerCli::init()
     m_cache = std::make_unique<QTemporaryDir>();
 }
 
-Result TstLedgerCli::cli(QStringList args, bool common)
+Result TstLedgerCli::cli(QStringList args, bool common, const QString &cwd)
 {
     if (common) {
         args << QStringLiteral("--repo") << QString::fromStdString(m_repo->root())
@@ -156,6 +158,8 @@ Result TstLedgerCli::cli(QStringList args, bool common)
             args << QStringLiteral("--today") << kToday;
     }
     QProcess p;
+    if (!cwd.isEmpty())
+        p.setWorkingDirectory(cwd);
     p.start(QStringLiteral(PW_CLI_PATH), args);
     if (!p.waitForFinished(120000))
         p.kill();
@@ -648,6 +652,80 @@ void TstLedgerCli::configLimitsApply()
     const Result r = cli(with(freezeArgs(QStringLiteral("tests/test_x.py::test_a")),
                               QStringLiteral("--expires"), QStringLiteral("2024-06-05")));
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+}
+
+// A mirror (`git clone --mirror`, or a git dir copied out) has no work tree: the ledger
+// directory of its trees is not on disk, and the current directory is not one. The commands
+// that read or write it refuse, naming --ledger-dir; `ledger history` reads the commits and
+// works; the audit reviews HEAD and names the git dir as its repository.
+void TstLedgerCli::aBareRepositoryHasNoLedgerDirectoryOnDisk()
+{
+    QVERIFY(cli(freezeArgs(QStringLiteral("tests/test_x.py::test_a"))).exitCode == 0);
+    m_repo->commit("grant");
+    QTemporaryDir around;
+    const QString mirror = around.filePath(QStringLiteral("mirror.git"));
+    std::filesystem::copy(m_repo->root() + "/.git", mirror.toStdString(),
+                          std::filesystem::copy_options::recursive);
+    // The reviewer's current directory, with a ledger directory of its own.
+    const QString cwd = around.filePath(QStringLiteral("elsewhere"));
+    const std::string decoy = "[[waiver]]\nnode = \"not::this\"\n";
+    QVERIFY(pw::core::writeFileAtomically(
+        QDir(cwd).filePath(QStringLiteral(".patchwitness/census_waiver.toml")).toStdString(), decoy,
+        true));
+    auto inMirror = [&](QStringList args) {
+        args << QStringLiteral("--repo") << mirror << QStringLiteral("--python")
+             << QString::fromStdString(pw::test::testPython()) << QStringLiteral("--cache-dir")
+             << m_cache->path();
+        if (args.front() != QLatin1String("audit"))
+            args << QStringLiteral("--today") << kToday;
+        return cli(args, false, cwd);
+    };
+
+    const QList<QStringList> refused = {
+        {QStringLiteral("waive"), QStringLiteral("tests/test_x.py::test_gone"),
+         QStringLiteral("--reason"), QStringLiteral("obsolete-behavior"), QStringLiteral("--by"),
+         QStringLiteral("alice")},
+        {QStringLiteral("ledger"), QStringLiteral("check")},
+        {QStringLiteral("renew"), QStringLiteral("tests/test_x.py::test_a"),
+         QStringLiteral("--last-reproduced"), kToday, QStringLiteral("--expires"),
+         QStringLiteral("2024-05-22"), QStringLiteral("--by"), QStringLiteral("dave")},
+    };
+    for (const QStringList &args : refused) {
+        const Result r = inMirror(args);
+        QVERIFY2(r.exitCode == 3, qPrintable(args.join(' ') + ": " + r.err));
+        QVERIFY2(r.err.contains(QStringLiteral(" is a bare repository: ")) &&
+                     r.err.contains(QLatin1String("--ledger-dir")),
+                 qPrintable(r.err));
+    }
+    QCOMPARE(
+        pw::core::readWholeFile(
+            QDir(cwd).filePath(QStringLiteral(".patchwitness/census_waiver.toml")).toStdString())
+            .value_or(""),
+        decoy);
+    QCOMPARE(QDir(cwd).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+             QStringList{QStringLiteral(".patchwitness")});
+
+    const Result history = inMirror({QStringLiteral("ledger"), QStringLiteral("history"),
+                                     QStringLiteral("tests/test_x.py::test_a")});
+    QVERIFY2(history.exitCode == 0, qPrintable(history.err));
+    QVERIFY2(history.out.contains(QLatin1String(
+                 "  added  .patchwitness/quarantine.toml  tests/test_x.py::test_a  ")),
+             qPrintable(history.out));
+
+    const Result audit =
+        inMirror({QStringLiteral("audit"), QStringLiteral("--format"), QStringLiteral("json")});
+    QVERIFY2(audit.exitCode == 0 || audit.exitCode == 1 || audit.exitCode == 2,
+             qPrintable(audit.err));
+    const nlohmann::json report = nlohmann::json::parse(audit.out.toStdString());
+    QCOMPARE(QString::fromStdString(report["repo"].get<std::string>()),
+             QDir(mirror).canonicalPath());
+    QCOMPARE(report["head"]["rev"].get<std::string>(), std::string("HEAD"));
+    const Result worktree =
+        inMirror({QStringLiteral("audit"), QStringLiteral("--head"), QStringLiteral("WORKTREE")});
+    QCOMPARE(worktree.exitCode, 3);
+    QVERIFY2(
+        worktree.err.contains(QLatin1String("is a bare repository: it has no work tree to read")),
+        qPrintable(worktree.err));
 }
 
 QTEST_GUILESS_MAIN(TstLedgerCli)

@@ -188,6 +188,9 @@ private Q_SLOTS:
     void openRejectsPathsOutsideRepositories_data();
     void openRejectsPathsOutsideRepositories();
     void emptyRepository();
+    void aGitDirWithoutItsWorkTreeIsBare_data();
+    void aGitDirWithoutItsWorkTreeIsBare();
+    void aCloneWithNothingCheckedOutDefaultsToHead();
     void aSnapshotIsTheWorkTreeAsItWasRead();
     void userNameFromRepositoryConfig_data();
     void userNameFromRepositoryConfig();
@@ -260,6 +263,129 @@ void TestRepo::openRejectsPathsOutsideRepositories()
     const QString what = QString::fromUtf8(error->what());
     QVERIFY2(what.contains(qs(path)), qPrintable(what));
     QVERIFY2(what.contains(message), qPrintable(what));
+}
+
+// A mirror (`git clone --mirror`), a copy of one without its `bare = true` line, a `.git`
+// copied out of its clone: no work tree of its own. libgit2 alone takes the directory
+// above such a git dir for its work tree (every file of the project deleted, every file
+// around it added); git refuses ("must be run in a work tree") and so do we: it is bare, the
+// head defaults to HEAD and WORKTREE says why it cannot be read. A clone's own `.git`, a
+// linked work tree and `core.worktree` keep their work trees.
+void TestRepo::aGitDirWithoutItsWorkTreeIsBare_data()
+{
+    QTest::addColumn<QString>("bareLine"); // core.bare in the copy's config; "-": none
+    QTest::newRow("core.bare = true (a mirror)") << QStringLiteral("bare = true");
+    QTest::newRow("core.bare unset") << QStringLiteral("-");
+    QTest::newRow("core.bare = false, copied out of its clone") << QStringLiteral("bare = false");
+}
+
+void TestRepo::aGitDirWithoutItsWorkTreeIsBare()
+{
+    QFETCH(QString, bareLine);
+    RepoBuilder repo;
+    repo.write("pkg/mod.py", "X = 1\n");
+    repo.write("tests/test_mod.py", "def test_x():\n    assert True\n");
+    const std::string base = repo.commit("base");
+    repo.write("pkg/mod.py", "X = 2\n");
+    const std::string head = repo.commit("head");
+
+    QTemporaryDir around; // the directory the copy sits in, with files of its own
+    QVERIFY(around.isValid());
+    const std::filesystem::path gitDir =
+        around.filePath(QStringLiteral("mirror.git")).toStdString();
+    std::filesystem::copy(repo.root() + "/.git", gitDir, std::filesystem::copy_options::recursive);
+    pw::core::writeFileAtomically(around.filePath(QStringLiteral("notes.txt")).toStdString(),
+                                  "not a file of the project\n");
+    std::string config = *pw::core::readWholeFile((gitDir / "config").string());
+    const size_t at = config.find("bare = false");
+    QVERIFY(at != std::string::npos);
+    config.replace(at, std::string("bare = false").size(),
+                   bareLine == QLatin1String("-") ? std::string() : bareLine.toStdString());
+    pw::core::writeFileAtomically((gitDir / "config").string(), config);
+
+    const Repository r = Repository::open(gitDir.string());
+    QVERIFY(r.isBare());
+    QCOMPARE(qs(r.workdir()), QString());
+    QVERIFY(!r.isDirty());
+    QVERIFY(!r.isNothingCheckedOut());
+    const Revision defaultHead = r.defaultHead();
+    QCOMPARE(qs(defaultHead.spec), QStringLiteral("HEAD"));
+    QCOMPARE(qs(defaultHead.commit), qs(head));
+    QCOMPARE(qs(r.defaultBase(defaultHead).commit), qs(base));
+    const PatchDiff diff = r.diff(r.defaultBase(defaultHead), defaultHead, DiffOptions{});
+    QCOMPARE(diff.files.size(), size_t(1));
+    QCOMPARE(qs(diff.files.front().path()), QStringLiteral("pkg/mod.py"));
+    const auto error = errorOf([&] { r.resolve("WORKTREE"); });
+    QVERIFY(error);
+    QCOMPARE(error->kind(), Error::Kind::Input);
+    QVERIFY2(QString::fromUtf8(error->what())
+                 .contains(QLatin1String("is a bare repository: it has no work tree to read")),
+             error->what());
+
+    // Where the work tree is really there, it stays.
+    const Repository clone = Repository::open(repo.root() + "/.git");
+    QVERIFY(!clone.isBare());
+    QCOMPARE(qs(clone.workdir()), qs(repo.root()));
+    std::string named = *pw::core::readWholeFile(repo.root() + "/.git/config");
+    named.insert(named.find("[core]") + 6, "\n\tworktree = " + repo.root());
+    std::filesystem::copy(repo.root() + "/.git",
+                          around.filePath(QStringLiteral("named.git")).toStdString(),
+                          std::filesystem::copy_options::recursive);
+    pw::core::writeFileAtomically(around.filePath(QStringLiteral("named.git/config")).toStdString(),
+                                  named);
+    const Repository withConfig =
+        Repository::open(around.filePath(QStringLiteral("named.git")).toStdString());
+    QVERIFY(!withConfig.isBare());
+    QCOMPARE(qs(withConfig.workdir()), qs(repo.root()));
+
+    // An unborn bare repository: nothing to review, said so.
+    QTemporaryDir empty;
+    std::filesystem::create_directories(std::filesystem::path(empty.path().toStdString()) /
+                                        "objects");
+    std::filesystem::create_directories(std::filesystem::path(empty.path().toStdString()) /
+                                        "refs/heads");
+    pw::core::writeFileAtomically(empty.filePath(QStringLiteral("HEAD")).toStdString(),
+                                  "ref: refs/heads/main\n");
+    pw::core::writeFileAtomically(empty.filePath(QStringLiteral("config")).toStdString(),
+                                  "[core]\n\trepositoryformatversion = 0\n\tbare = true\n");
+    const Repository unborn = Repository::open(empty.path().toStdString());
+    QVERIFY(unborn.isBare());
+    const auto none = errorOf([&] { unborn.defaultHead(); });
+    QVERIFY(none);
+    QVERIFY2(QString::fromUtf8(none->what())
+                 .contains(QLatin1String("a bare repository without commits yet")),
+             none->what());
+}
+
+// `git clone --no-checkout`: HEAD has files, no index was written and the work tree holds
+// only `.git`. Dirty (every file "deleted"), but not a reviewer's uncommitted work: the head
+// defaults to HEAD; WORKTREE named still reads the empty work tree.
+void TestRepo::aCloneWithNothingCheckedOutDefaultsToHead()
+{
+    RepoBuilder repo;
+    repo.write("pkg/mod.py", "X = 1\n");
+    repo.write("README.md", "hello\n");
+    const std::string base = repo.commit("base");
+    repo.write("pkg/mod.py", "X = 2\n");
+    const std::string head = repo.commit("head");
+    const Repository r = Repository::open(repo.root());
+    QVERIFY(!r.isNothingCheckedOut());
+
+    repo.remove("pkg/mod.py");
+    repo.remove("README.md");
+    std::filesystem::remove_all(repo.root() + "/pkg");
+    std::filesystem::remove(repo.root() + "/.git/index");
+    QVERIFY(r.isDirty());
+    QVERIFY(r.isNothingCheckedOut());
+    QVERIFY(!r.isBare());
+    QCOMPARE(qs(r.defaultHead().spec), QStringLiteral("HEAD"));
+    QCOMPARE(qs(r.defaultHead().commit), qs(head));
+    QVERIFY(r.listFiles(r.resolve("WORKTREE")).empty());
+
+    // One file put back by hand is work: WORKTREE again.
+    repo.write("notes.txt", "mine\n");
+    QVERIFY(!r.isNothingCheckedOut());
+    QVERIFY(r.defaultHead().isWorktree());
 }
 
 void TestRepo::emptyRepository()

@@ -3,14 +3,17 @@
 // marks reset when a file changes, errors keep the window usable, and a huge patch does
 // not block the event loop.
 #include "ChangedFilesModel.h"
+#include "FindingsModel.h"
 #include "MainWindow.h"
 #include "RepoBuilder.h"
 #include "TestSupport.h"
 #include "diff/DiffView.h"
 #include "panels/EvidencePanel.h"
+#include "panels/EvidenceProxyModel.h"
 #include "repo/DemoRepository.h"
 #include "runs/RunController.h"
 #include "runs/RunDesk.h"
+#include "util/Files.h"
 #include "workspace/RevisionPicker.h"
 #include "workspace/ShortcutsDialog.h"
 
@@ -19,6 +22,7 @@
 #include <QDockWidget>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProcess>
 #include <QPushButton>
 #include <QStandardPaths>
@@ -29,6 +33,7 @@
 #include <QTreeView>
 #include <QtTest>
 #include <csignal>
+#include <filesystem>
 
 using namespace pw::gui;
 using pw::test::RepoBuilder;
@@ -105,6 +110,8 @@ private Q_SLOTS:
     void badRevisionKeepsTheWindowUsable();
     void viewedMarkResetsWhenTheFileChanges();
     void demoFillsEveryPanel();
+    void aRepositoryWithoutItsWorkTreeReviewsHead_data();
+    void aRepositoryWithoutItsWorkTreeReviewsHead();
     void runFindingsJoinTheVerdict();
     void everyShortcutReachesOneAction();
     void aPanelShortcutShowsAndNeverHides();
@@ -504,6 +511,99 @@ void TstMainWindow::demoFillsEveryPanel()
     // next finding walks into the diff
     w.findChild<QAction *>(QStringLiteral("actionNextFinding"))->trigger();
     QVERIFY(w.diffView()->currentLine() > 0);
+}
+
+// The demo as a bare mirror, as a git dir copied out of its clone (core.bare = false, no
+// work tree of its own) and as a clone with nothing checked out: each reviews HEAD against
+// its default base — the 13 files of the agent's patch, not the whole project "deleted" —
+// and says so; a bare one's ledger forms are off with the reason, WORKTREE typed is refused
+// with a sentence and the window stays usable.
+void TstMainWindow::aRepositoryWithoutItsWorkTreeReviewsHead_data()
+{
+    QTest::addColumn<QString>("layout");
+    QTest::newRow("bare mirror") << QStringLiteral("mirror");
+    QTest::newRow("git dir copied out") << QStringLiteral("copied");
+    QTest::newRow("nothing checked out") << QStringLiteral("no-checkout");
+}
+
+void TstMainWindow::aRepositoryWithoutItsWorkTreeReviewsHead()
+{
+    QFETCH(QString, layout);
+    QTemporaryDir dir;
+    const std::string demo =
+        pw::core::DemoRepository::ensure(dir.filePath(QStringLiteral("demo")).toStdString());
+    MainWindow clone;
+    open(clone, demo, {}, {});
+    const pw::core::GateReport expected = clone.runner().outcome().report;
+    QCOMPARE(expected.changedFiles.size(), size_t(13));
+
+    std::string path = dir.filePath(QStringLiteral("mirror.git")).toStdString();
+    std::filesystem::copy(demo + "/.git", path, std::filesystem::copy_options::recursive);
+    if (layout == QLatin1String("mirror")) {
+        std::string config = *pw::core::readWholeFile(path + "/config");
+        config.replace(config.find("bare = false"), 12, "bare = true");
+        QVERIFY(pw::core::writeFileAtomically(path + "/config", config));
+    } else if (layout == QLatin1String("no-checkout")) {
+        path = dir.filePath(QStringLiteral("nc")).toStdString();
+        std::filesystem::create_directories(path);
+        std::filesystem::rename(dir.filePath(QStringLiteral("mirror.git")).toStdString(),
+                                path + "/.git");
+        std::filesystem::remove(path + "/.git/index");
+    }
+    const bool bare = layout != QLatin1String("no-checkout");
+
+    MainWindow w;
+    open(w, path, {}, {});
+    const AuditOutcome &out = w.runner().outcome();
+    QVERIFY2(out.ok, qPrintable(out.error));
+    QCOMPARE(QString::fromStdString(out.report.head.rev), QStringLiteral("HEAD"));
+    QCOMPARE(out.report.changedFiles.size(), expected.changedFiles.size());
+    QCOMPARE(out.report.findings.size(), expected.findings.size());
+    QCOMPARE(w.verdictText(), clone.verdictText());
+    auto *head = w.findChild<RevisionPicker *>(QStringLiteral("headPicker"));
+    QTRY_COMPARE(head->lineEdit()->placeholderText(), QStringLiteral("default: HEAD"));
+    QCOMPARE(w.currentPath(), QStringLiteral("tests/test_rounding.py"));
+    QCOMPARE(w.panel(QStringLiteral("findingsPanel"))->proxy()->sortColumn(),
+             int(FindingsModel::LocationColumn));
+    if (bare) {
+        QCOMPARE(QString::fromStdString(out.report.repo),
+                 QDir(QString::fromStdString(path)).canonicalPath());
+        for (const char *name : {"actionApproveWaiver", "actionGrantFreeze"}) {
+            auto *form = w.findChild<QAction *>(QLatin1String(name));
+            QVERIFY2(form, name);
+            QVERIFY(!form->isEnabled());
+            QVERIFY2(form->toolTip().contains(QLatin1String("bare repository has no work tree")),
+                     qPrintable(form->toolTip()));
+        }
+        QVERIFY(!w.openLedgerForm(QStringLiteral("waiver")));
+    } else {
+        bool said = false;
+        for (const std::string &warning : out.report.warnings)
+            said = said || warning.find("nothing checked out") != std::string::npos;
+        QVERIFY(said);
+    }
+
+    // WORKTREE typed: refused with a sentence (bare), the empty work tree (no checkout).
+    head->setSpec(QStringLiteral("WORKTREE"));
+    w.findChild<QAction *>(QStringLiteral("actionRefresh"))->trigger();
+    w.runner().waitForFinished();
+    QTest::qWait(20);
+    if (bare) {
+        QVERIFY(!w.runner().outcome().ok);
+        QVERIFY2(w.runner().outcome().error.contains(
+                     QLatin1String("is a bare repository: it has no work tree to read")),
+                 qPrintable(w.runner().outcome().error));
+    } else {
+        QVERIFY(w.runner().outcome().ok);
+        QCOMPARE(QString::fromStdString(w.runner().outcome().report.head.rev),
+                 QStringLiteral("WORKTREE"));
+    }
+    head->setSpec(QString());
+    w.findChild<QAction *>(QStringLiteral("actionRefresh"))->trigger();
+    w.runner().waitForFinished();
+    QTest::qWait(20);
+    QVERIFY(w.runner().outcome().ok);
+    QCOMPARE(w.verdictText(), clone.verdictText());
 }
 
 void TstMainWindow::hugePatchDoesNotBlockTheEventLoop()

@@ -547,6 +547,13 @@ void LedgerDesk::updateActions()
     m_note->setEnabled(ready());
     m_renew->setEnabled(ready() && renewable);
     m_close->setEnabled(ready() && closable);
+    // Why they are off, where a reviewer hovers.
+    const QString why = m_hasOutcome && !ready()
+                            ? tr("A bare repository has no work tree to write ledger entries "
+                                 "into: open a clone of it")
+                            : QString();
+    for (QAction *a : formActions())
+        a->setToolTip(why.isEmpty() ? a->text().remove(QLatin1Char('&')) : why);
 }
 
 void LedgerDesk::watchPanel(EvidencePanel *panel)

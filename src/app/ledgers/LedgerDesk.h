@@ -8,6 +8,7 @@
 #include "ledgers/WaiverForm.h"
 #include "util/ThreadRule.h"
 
+#include <QDir>
 #include <QList>
 #include <QObject>
 #include <QPointer>
@@ -102,7 +103,9 @@ private:
     // The tests of a file at head when known; else null, and they are looked up off the GUI
     // thread (open forms validate again when they arrive).
     const HeadTests::File *headTestsOf(const std::string &file);
-    bool ready() const { return m_hasOutcome; }
+    // An audit answered and its ledger directory is on disk (a bare repository's is not:
+    // there is no work tree to write an entry into).
+    bool ready() const { return m_hasOutcome && !QDir::isRelativePath(m_ledgerDir); }
 
     // The GUI thread never waits on git or a process, checked while the desk lives.
     const core::NoBlockingWorkHere m_guiThread{"GUI"};
