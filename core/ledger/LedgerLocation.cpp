@@ -14,8 +14,15 @@ LedgerLocation LedgerLocation::resolve(const std::string &workdir, const std::st
     LedgerLocation out;
     if (root.isEmpty()) { // a bare repository: a relative directory names the trees' own
         const QString dir = QDir::cleanPath(given);
+        // The trees' top, or a directory beside them: nothing a tree holds, and relative to
+        // the current directory, which is not this repository's.
+        if (QDir::isRelativePath(dir) && (dir == QLatin1String(".") || dir == QLatin1String("..") ||
+                                          dir.startsWith(QLatin1String("../"))))
+            throw Error::input("the ledger directory '" + ledgerDir +
+                               "' of a bare repository is not a directory of its trees; name one "
+                               "inside them (default .patchwitness) or an absolute path");
         out.dir = dir.toStdString();
-        if (QDir::isRelativePath(dir) && !dir.startsWith(QLatin1String("..")))
+        if (QDir::isRelativePath(dir))
             out.prefix = out.dir + "/";
         return out;
     }

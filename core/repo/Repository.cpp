@@ -2,6 +2,7 @@
 
 #include "repo/GitError.h"
 #include "repo/RepositoryImpl.h"
+#include "util/Files.h"
 #include "util/Format.h"
 #include "util/ThreadRule.h"
 
@@ -74,8 +75,20 @@ bool hasItsWorkTree(git_repository *repo)
     git_error_clear();
     std::error_code ec;
     const std::filesystem::path dotGit = std::filesystem::path(workdir) / ".git";
-    if (std::filesystem::is_regular_file(dotGit, ec))
-        return true;
+    if (std::filesystem::is_regular_file(dotGit, ec)) {
+        // A linked work tree or a submodule: "gitdir: <path>" naming this git directory.
+        const std::optional<std::string> text = readWholeFile(dotGit.string());
+        if (!text || !text->starts_with("gitdir:"))
+            return false;
+        std::string named = text->substr(7, text->find('\n') - 7);
+        named.erase(0, named.find_first_not_of(" \t"));
+        while (!named.empty() && (named.back() == '\r' || named.back() == ' '))
+            named.pop_back();
+        const std::filesystem::path target = std::filesystem::path(named).is_absolute()
+                                                 ? std::filesystem::path(named)
+                                                 : std::filesystem::path(workdir) / named;
+        return std::filesystem::equivalent(target, git_repository_path(repo), ec);
+    }
     return std::filesystem::is_directory(dotGit, ec) &&
            std::filesystem::equivalent(dotGit, git_repository_path(repo), ec);
 }

@@ -445,6 +445,7 @@ void MainWindow::openRepository(const QString &path, const QString &base, const 
 {
     m_repo = path;
     m_repoRoot.clear();
+    m_workTree.clear();
     m_currentPath.clear();
     m_ui->basePicker->setSpec(base);
     m_ui->headPicker->setSpec(head);
@@ -513,10 +514,9 @@ void MainWindow::showOutcome()
         m_manifest->setReport({});
         m_latitude->setReport({});
         m_strength->setReport({});
-        m_ui->diffView->clear();
         m_verdictChip->showState(tr("error"));
         statusBar()->showMessage(out.error);
-        m_ui->fileLabel->setText(tr("The audit could not run: %1").arg(out.error));
+        forgetCurrentFile(tr("The audit could not run: %1").arg(out.error));
         log(LogError, out.error);
         return;
     }
@@ -524,6 +524,7 @@ void MainWindow::showOutcome()
     // The first outcome after openRepository (which clears the root) is a new repository.
     const bool sameRepo = !m_repoRoot.isEmpty() && m_repoRoot == QString::fromStdString(r.repo);
     m_repoRoot = QString::fromStdString(r.repo);
+    m_workTree = QString::fromStdString(out.target.repoRoot);
     const QString keepPath = sameRepo ? m_currentPath : QString();
     const int keepLine = m_restoreLine;
 
@@ -582,7 +583,18 @@ void MainWindow::showOutcome()
         showFile(target.data(ChangedFilesModel::PathRole).toString()); // the new outcome's diff
         if (keepLine > 0 && target.data(ChangedFilesModel::PathRole).toString() == keepPath)
             m_ui->diffView->scrollToLine(keepLine);
+    } else {
+        forgetCurrentFile(tr("The patch changes no file")); // nothing of the last one stays
     }
+}
+
+void MainWindow::forgetCurrentFile(const QString &label)
+{
+    m_currentPath.clear();
+    m_ui->diffView->clear();
+    m_ui->fileLabel->setText(label);
+    selectInTree({});
+    followInPanels({});
 }
 
 void MainWindow::onFileSelected(const QModelIndex &index)
@@ -629,6 +641,9 @@ void MainWindow::showVerdict()
     }
     for (EvidencePanel *p : {m_findingsPanel, m_manifestPanel, m_latitudePanel, m_strengthPanel})
         p->proxy()->setRenames(renames);
+    // A run's finding on the file on screen joins its gutter (the current line stays).
+    if (!m_currentPath.isEmpty() && m_ui->diffView->hasFile())
+        m_ui->diffView->setFindings(findingsOfFile(m_ui->diffView->file()));
 }
 
 void MainWindow::log(int level, const QString &message)

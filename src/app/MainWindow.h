@@ -101,6 +101,9 @@ private:
     // The one current file: the diff shows it, the tree selects it, the panels follow it.
     void showFile(const QString &path);
     void selectInTree(const QString &path); // empty: nothing selected
+    // No file current: the diff empty under `label`, nothing selected, panels unfiltered.
+    void forgetCurrentFile(const QString &label);
+    std::vector<core::Finding> findingsOfFile(const core::FileDiff &file) const; // its gutter's
     void followInPanels(const QString &path);
     void selectInPanels(int line, bool oldSide); // the rows of the current file at `line`
     void onPanelRowActivated(const QString &path, int line);
@@ -160,7 +163,8 @@ private:
     LatestTask<DemoLoad> m_demo; // delivers only while the event loop runs
 
     QString m_repo;     // as opened
-    QString m_repoRoot; // work tree root from the last audit
+    QString m_repoRoot; // work tree root from the last audit (a bare one's git dir)
+    QString m_workTree; // the work tree of the last audit that ran: empty when bare
     QString m_python;
     QString m_currentPath;
     int m_restoreLine = 0;

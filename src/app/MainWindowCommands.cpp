@@ -91,7 +91,7 @@ void MainWindow::openSettings()
 {
     if (m_repoRoot.isEmpty())
         return;
-    const QString workTree = QString::fromStdString(m_runner->outcome().target.repoRoot);
+    const QString workTree = m_workTree; // of the last audit that ran, not a failed one
     if (workTree.isEmpty()) {
         QMessageBox::information(
             this, tr("Settings"),

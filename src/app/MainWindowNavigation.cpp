@@ -25,15 +25,8 @@ void MainWindow::showFile(const QString &path)
         [&path](const core::FileDiff &f) { return QString::fromStdString(f.path()) == path; });
     if (file != out.diff.files.end()) {
         const core::FileDiff &f = *file;
-        std::vector<core::Finding> findings;
-        for (const core::Finding &finding : m_findings->findings()) { // report()'s
-            // A renamed file's census rows of the base name its old path and base lines.
-            if (finding.path == f.path() || (f.status == core::ChangeStatus::Renamed &&
-                                             !f.oldPath.empty() && finding.path == f.oldPath))
-                findings.push_back(finding);
-        }
         m_ui->diffView->setFile(f);
-        m_ui->diffView->setFindings(findings);
+        m_ui->diffView->setFindings(findingsOfFile(f));
         QString label = path;
         if (f.status == core::ChangeStatus::Renamed)
             label +=
@@ -48,6 +41,18 @@ void MainWindow::showFile(const QString &path)
     }
     selectInTree(path);
     followInPanels(path);
+}
+
+std::vector<core::Finding> MainWindow::findingsOfFile(const core::FileDiff &f) const
+{
+    std::vector<core::Finding> findings;
+    for (const core::Finding &finding : m_findings->findings()) { // report()'s
+        // A renamed file's census rows of the base name its old path and base lines.
+        if (finding.path == f.path() || (f.status == core::ChangeStatus::Renamed &&
+                                         !f.oldPath.empty() && finding.path == f.oldPath))
+            findings.push_back(finding);
+    }
+    return findings;
 }
 
 void MainWindow::selectInTree(const QString &path)
@@ -178,13 +183,15 @@ void MainWindow::stepFinding(bool forward)
     } else if (m_findings->rankOf(m_currentPath) < 0 || m_currentPath.isEmpty()) {
         next = forward ? 0 : n - 1; // no file shown: from the start (or the end)
     } else {
-        const qint64 here =
-            FindingsModel::place(m_findings->rankOf(m_currentPath), m_ui->diffView->currentLine());
+        // A file just shown has no current line: its file-level findings (line 0) come
+        // first, so forward from there includes them.
+        const int line = m_ui->diffView->currentLine();
+        const qint64 here = FindingsModel::place(m_findings->rankOf(m_currentPath), line);
         next = forward ? n : -1;
         for (int i = 0; i < n; ++i) {
             const int k = forward ? i : n - 1 - i;
             const qint64 place = m_findings->place(order[size_t(k)]);
-            if (forward ? place > here : place < here) {
+            if (forward ? (line <= 0 ? place >= here : place > here) : place < here) {
                 next = k;
                 break;
             }
@@ -217,9 +224,7 @@ void MainWindow::goToFinding(int row, const QString &note)
             m_ui->diffView->scrollToLine(f.line, oldPath);
     } else {
         // No line of the diff to show: the finding is named where the file's name goes.
-        m_currentPath.clear();
-        m_ui->diffView->clear();
-        m_ui->fileLabel->setText(
+        forgetCurrentFile(
             where.isEmpty()
                 ? tr("%1 %2 is not about one file: %3")
                       .arg(QString::fromLatin1(core::severityName(f.severity)).toUpper(),
@@ -229,8 +234,6 @@ void MainWindow::goToFinding(int row, const QString &note)
                            QString::fromStdString(f.code))
                       .arg(f.line)
                       .arg(QString::fromStdString(f.message)));
-        selectInTree({});
-        followInPanels({});
     }
     m_syncing = false;
     m_findingCursor = row;

@@ -197,6 +197,12 @@ int mergeCommand(const QStringList &arguments, FILE *out, FILE *err)
     if (p.isSet(record)) {
         const core::Repository repository = core::Repository::open(p.value(repo).toStdString());
         repoRoot = repository.workdir();
+        if (repository.isBare() && QDir::isRelativePath(p.value(ledgerDir)))
+            throw core::Error::input(
+                repository.gitDir() +
+                " is a bare repository: --record writes runs/ into the ledger "
+                "directory of a work tree; run it in a clone, or name a directory "
+                "with --ledger-dir /absolute/path");
         runsDir = QDir::cleanPath(
                       QDir(QString::fromStdString(repoRoot)).absoluteFilePath(p.value(ledgerDir)))
                       .toStdString() +

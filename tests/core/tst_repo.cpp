@@ -13,6 +13,7 @@
 #include "util/ThreadRule.h"
 
 #include <QCryptographicHash>
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
 #include <csignal>
@@ -337,6 +338,26 @@ void TestRepo::aGitDirWithoutItsWorkTreeIsBare()
         Repository::open(around.filePath(QStringLiteral("named.git")).toStdString());
     QVERIFY(!withConfig.isBare());
     QCOMPARE(qs(withConfig.workdir()), qs(repo.root()));
+
+    // A linked work tree (`git worktree add`): its `.git` file names its git directory.
+    const QString wtGit = QString::fromStdString(repo.root() + "/.git/worktrees/wt");
+    const QString wt = around.filePath(QStringLiteral("wt"));
+    QVERIFY(QDir().mkpath(wtGit) && QDir().mkpath(wt));
+    const auto put = [](const QString &path, const std::string &text) {
+        QVERIFY(pw::core::writeFileAtomically(path.toStdString(), text));
+    };
+    put(wt + QStringLiteral("/.git"), "gitdir: " + wtGit.toStdString() + "\n");
+    put(wtGit + QStringLiteral("/commondir"), "../..\n");
+    put(wtGit + QStringLiteral("/HEAD"), head + "\n");
+    put(wtGit + QStringLiteral("/gitdir"), wt.toStdString() + "/.git\n");
+    const Repository linked = Repository::open(wt.toStdString());
+    QVERIFY(!linked.isBare());
+    QCOMPARE(qs(linked.workdir()), QDir(wt).canonicalPath());
+    // A `.git` file beside the copy that names another repository is not the copy's.
+    if (bareLine == QLatin1String("-")) {
+        put(around.filePath(QStringLiteral(".git")), "gitdir: " + repo.root() + "/.git\n");
+        QVERIFY(Repository::open(gitDir.string()).isBare());
+    }
 
     // An unborn bare repository: nothing to review, said so.
     QTemporaryDir empty;

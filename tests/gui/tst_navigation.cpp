@@ -88,6 +88,8 @@ private Q_SLOTS:
     void f8VisitsEveryFindingInTheTreesOrder_data();
     void f8VisitsEveryFindingInTheTreesOrder();
     void theEndsOfTheHunksAndFindingsSaySo();
+    void f8FromAFileJustShownStartsAtItsFileLevelFindings();
+    void f8FollowsTheFindingsPanelsSort();
 
 private:
     void open(MainWindow &w, const std::string &repo, const std::string &base = {},
@@ -370,6 +372,49 @@ void TstNavigation::theEndsOfTheHunksAndFindingsSaySo()
     QCOMPARE(panel->currentSourceRow(), last);
     QVERIFY(w.statusBar()->currentMessage().endsWith(
         QStringLiteral("before the first finding: on to the last")));
+}
+
+// Ctrl+PgDown onto the golden fixture (only a file-level F-DRIFT there) and F8: that one,
+// not the next file's.
+void TstNavigation::f8FromAFileJustShownStartsAtItsFileLevelFindings()
+{
+    Fixture fixture;
+    MainWindow w;
+    open(w, fixture.repo.root(), fixture.base, fixture.head);
+    while (w.currentPath() != QStringLiteral("tests/fixtures/golden.json"))
+        press(w, Qt::Key_PageDown, Qt::ControlModifier);
+    press(w, Qt::Key_F8);
+    EvidencePanel *panel = w.panel(QStringLiteral("findingsPanel"));
+    QCOMPARE(QString::fromStdString(findingsOf(w)->finding(panel->currentSourceRow()).code),
+             QStringLiteral("F-DRIFT"));
+    QCOMPARE(w.currentPath(), QStringLiteral("tests/fixtures/golden.json"));
+}
+
+// Sorted by severity (many ties), F8 walks the rows as the panel lists them, however the
+// file filter brought them back.
+void TstNavigation::f8FollowsTheFindingsPanelsSort()
+{
+    MainWindow w;
+    open(w, m_demo);
+    EvidencePanel *panel = w.panel(QStringLiteral("findingsPanel"));
+    panel->sortBy(FindingsModel::SeverityColumn, Qt::DescendingOrder);
+    const int n = panel->model()->rowCount();
+    std::vector<int> visited;
+    for (int i = 0; i < n; ++i) {
+        press(w, Qt::Key_F8);
+        visited.push_back(panel->currentSourceRow());
+    }
+    panel->setFollowsFile(false);
+    std::vector<int> listed;
+    for (int r = 0; r < panel->proxy()->rowCount(); ++r)
+        listed.push_back(panel->proxy()->mapToSource(panel->proxy()->index(r, 0)).row());
+    QCOMPARE(int(listed.size()), n);
+    QCOMPARE(panel->proxy()->sourceRowsInOrder(), listed);
+    // Wherever F8 started, it went round the panel's list once, in its order.
+    const auto start = std::find(listed.begin(), listed.end(), visited.front());
+    QVERIFY(start != listed.end());
+    std::rotate(listed.begin(), start, listed.end());
+    QCOMPARE(visited, listed);
 }
 
 QTEST_MAIN(TstNavigation)

@@ -139,6 +139,7 @@ EvidencePanel::EvidencePanel(QWidget *parent)
     connect(m_proxy, &QAbstractItemModel::modelReset, this, [this] {
         endQuiet();
         m_userSizedColumns = false;
+        m_fittedWithRows = false;
         fitColumns();
         // This runs before the view has laid out the new rows (its connection comes
         // later), so fit once more when it has.
@@ -160,10 +161,10 @@ EvidencePanel::EvidencePanel(QWidget *parent)
             [this](const QModelIndex &, int first, int last) {
                 // Models that grow a row at a time (the log, the Runs panel) refit while
                 // their first rows arrive: the first row alone may leave a column empty.
-                // Not while a filter brings rows back: the columns were fitted to the whole
-                // model, and a column that changed width with every file would jump.
+                // Not while a filter brings rows back, once the columns were fitted to
+                // rows: a column that changed width with every file would jump.
                 const int rows = m_proxy->rowCount();
-                if (m_refiltering == 0 &&
+                if ((m_refiltering == 0 || !m_fittedWithRows) &&
                     (rows == last - first + 1 || (!m_userSizedColumns && rows <= kFitGrowingRows)))
                     fitColumns();
             });
@@ -453,6 +454,7 @@ void EvidencePanel::fitColumns()
     for (int column = 0; column + 1 < columns; ++column)
         m_view->setColumnWidth(column, widths.at(column));
     m_fitting = false;
+    m_fittedWithRows = m_fittedWithRows || m_proxy->rowCount() > 0;
 }
 
 void EvidencePanel::shareWidth(QList<int> &widths, int available, int primary)

@@ -108,6 +108,7 @@ private:
     QAction *m_copyAction;
     int m_quiet = 0;       // > 0 while the current row moves for reasons other than the user
     int m_refiltering = 0; // > 0 while a filter changes
+    bool m_fittedWithRows = false; // the columns were fitted to rows (not only the header)
     int m_primaryColumn = 0;
     bool m_fitting = false;
     bool m_userSizedColumns = false;

@@ -79,19 +79,24 @@ bool EvidenceProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex &sour
 
 void EvidenceProxyModel::setSourceModel(QAbstractItemModel *source)
 {
-    if (QAbstractItemModel *old = sourceModel())
-        disconnect(old, nullptr, this, nullptr);
+    if (source == sourceModel())
+        return;
+    for (const QMetaObject::Connection &c : std::as_const(m_sourceConnections))
+        disconnect(c);
+    m_sourceConnections.clear();
     QSortFilterProxyModel::setSourceModel(source);
     m_orderValid = false;
     if (!source)
         return;
     auto stale = [this] { m_orderValid = false; };
-    connect(source, &QAbstractItemModel::modelReset, this, stale);
-    connect(source, &QAbstractItemModel::rowsInserted, this, stale);
-    connect(source, &QAbstractItemModel::rowsRemoved, this, stale);
-    connect(source, &QAbstractItemModel::rowsMoved, this, stale);
-    connect(source, &QAbstractItemModel::dataChanged, this, stale);
-    connect(source, &QAbstractItemModel::layoutChanged, this, stale);
+    m_sourceConnections = {
+        connect(source, &QAbstractItemModel::modelReset, this, stale),
+        connect(source, &QAbstractItemModel::rowsInserted, this, stale),
+        connect(source, &QAbstractItemModel::rowsRemoved, this, stale),
+        connect(source, &QAbstractItemModel::rowsMoved, this, stale),
+        connect(source, &QAbstractItemModel::dataChanged, this, stale),
+        connect(source, &QAbstractItemModel::layoutChanged, this, stale),
+    };
 }
 
 void EvidenceProxyModel::sort(int column, Qt::SortOrder order)
@@ -139,9 +144,14 @@ bool EvidenceProxyModel::lessThan(const QModelIndex &left, const QModelIndex &ri
 {
     const QVariant l = sortKey(left);
     const QVariant r = sortKey(right);
+    // Equal keys in the model's order: a total order, so the view and sourceRowsInOrder()
+    // (the order F8 walks) agree however the rows came and went.
+    int c = 0;
     if (isNumber(l) && isNumber(r))
-        return l.toDouble() < r.toDouble();
-    return QString::compare(l.toString(), r.toString(), sortCaseSensitivity()) < 0;
+        c = l.toDouble() < r.toDouble() ? -1 : r.toDouble() < l.toDouble() ? 1 : 0;
+    else
+        c = QString::compare(l.toString(), r.toString(), sortCaseSensitivity());
+    return c != 0 ? c < 0 : left.row() < right.row();
 }
 
 } // namespace pw::gui

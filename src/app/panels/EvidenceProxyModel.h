@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QHash>
+#include <QList>
 #include <QSortFilterProxyModel>
 #include <vector>
 
@@ -45,6 +46,7 @@ private:
     mutable std::vector<int> m_order; // sourceRowsInOrder(), empty while stale
     mutable std::vector<int> m_positions;
     mutable bool m_orderValid = false;
+    QList<QMetaObject::Connection> m_sourceConnections;
 };
 
 } // namespace pw::gui

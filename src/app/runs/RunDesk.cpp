@@ -165,7 +165,9 @@ RunDesk::RunDesk(QWidget *window)
     m_chooseShards = [this](const QString &ledgerDir) {
         return QFileDialog::getOpenFileNames(
             m_window, tr("Merge shard ledgers"),
-            QDir(ledgerDir).filePath(QString::fromLatin1(core::AttributionRecord::kRunsDir)),
+            QDir::isRelativePath(ledgerDir) // a bare repository's: not a directory here
+                ? QDir::homePath()
+                : QDir(ledgerDir).filePath(QString::fromLatin1(core::AttributionRecord::kRunsDir)),
             tr("Shard ledgers (*.json)"));
     };
     auto *cancel = new QAction(tr("Cancel &runs"), this);

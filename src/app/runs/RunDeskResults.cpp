@@ -151,16 +151,23 @@ bool RunDesk::mergeShards(const QStringList &files)
             return refuse(tr("the shards compare %1 with %2, not the open base and head")
                               .arg(QString::fromStdString(core::shortId(first.baseCommit)),
                                    QString::fromStdString(core::shortId(first.headCommit))));
+        // A bare repository's ledger directory is not on disk: merged, not recorded (the
+        // current directory is not its work tree).
+        const bool onDisk = !QDir::isRelativePath(m_outcome.ledgerDir);
         const QString runsDir =
-            QDir(m_outcome.ledgerDir)
-                .filePath(QString::fromLatin1(core::AttributionRecord::kRunsDir));
+            onDisk ? QDir(m_outcome.ledgerDir)
+                         .filePath(QString::fromLatin1(core::AttributionRecord::kRunsDir))
+                   : QString();
         const QDate today =
             m_outcome.request.audit.today.empty() ? QDate::currentDate() : m_outcome.today;
         merged = core::mergeSweep(set, runsDir.toStdString(), core::ledgerDateText(today));
-        Q_EMIT message(0, tr("Merged %1 shard ledgers of %2 %3")
+        Q_EMIT message(0, tr("Merged %1 shard ledgers of %2 %3%4")
                               .arg(set.shards.size())
                               .arg(QString::fromStdString(first.kind),
-                                   QString::fromStdString(first.parametersText())));
+                                   QString::fromStdString(first.parametersText()),
+                                   onDisk ? QString()
+                                          : tr(" (not recorded: a bare repository has no work "
+                                               "tree to keep runs/ in)")));
     } catch (const core::Error &e) {
         return refuse(QString::fromUtf8(e.what()));
     } catch (const std::exception &e) { // bad_alloc, a JSON error: reported, never fatal
