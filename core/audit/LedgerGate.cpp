@@ -430,6 +430,13 @@ CountingLedgers CountingLedgers::compute(const CountingLedgersInput &in)
         TestsAtRevision::read(in.repo, in.head, out.m_counting.referencedTests(), in.extractor);
     ValidationContext context = validationContext(in.config, today);
     context.testExistsAtHead = [index](const std::string &id) { return index.listed(id); };
+    const bool guarded = out.m_counting.quarantine &&
+                         std::any_of(out.m_counting.quarantine->entries.begin(),
+                                     out.m_counting.quarantine->entries.end(),
+                                     [](const QuarantineEntry &e) { return e.guards.has_value(); });
+    if (guarded) // the listing only when a freeze names paths
+        context.pathExistsAtHead =
+            pathLookup(std::make_shared<const std::set<std::string>>(in.repo.pathsAt(in.head)));
     for (const FileDiff &f : in.diff.files) {
         if (!f.oldPath.empty())
             context.patchedFiles.insert(f.oldPath);

@@ -58,6 +58,28 @@ std::vector<LedgerProblem> LedgerActions::problemsOf(const std::string &text,
     const WaiverLedger ledger = WaiverLedger::parse(WaiverLedger::append(text, entry), origin);
     const WaiverEntry &added = ledger.entries.back();
     std::vector<LedgerProblem> out = m_validator.check(added, origin);
+    // A waiver accepts the removal of a node the base had: one it never had waives nothing.
+    const ValidationContext &context = m_validator.context();
+    if (added.node && !added.node->empty() && context.testExistedAtBase) {
+        LedgerProblem p;
+        p.file = origin;
+        p.line = added.info.line;
+        p.entry = added.id();
+        p.field = "node";
+        p.rule = "node";
+        try {
+            if (!context.testExistedAtBase(*added.node)) {
+                p.message = "node " + *added.node +
+                            " is not collected at base: a waiver accepts the removal of a "
+                            "test the base had";
+                out.insert(out.begin(), p);
+            }
+        } catch (const std::exception &e) {
+            p.message =
+                "cannot confirm that node " + *added.node + " is collected at base: " + e.what();
+            out.insert(out.begin(), p);
+        }
+    }
     duplicateOf(ledger.entries, added, added.id(), origin, "waiver", out);
     return out;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 namespace pw::core {
 
@@ -15,7 +16,26 @@ ValidationContext validationContext(const Config &config, const QDate &today)
     context.renewalRecencyDays = config.renewalRecencyDays;
     return context;
 }
+std::function<bool(const std::string &)>
+pathLookup(std::shared_ptr<const std::set<std::string>> paths)
+{
+    return [paths = std::move(paths)](const std::string &path) {
+        std::string p = path;
+        while (p.starts_with("./"))
+            p.erase(0, 2);
+        while (!p.empty() && p.back() == '/')
+            p.pop_back();
+        return !p.empty() && paths->count(p) > 0;
+    };
+}
+
 namespace {
+
+bool isLowerHex(const std::string &s)
+{
+    return std::all_of(s.begin(), s.end(),
+                       [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
 
 bool isHex(const std::string &s)
 {
@@ -172,18 +192,37 @@ std::vector<LedgerProblem> LedgerValidator::check(const QuarantineEntry &e,
               "verdict is " + *e.verdict +
                   "; a freeze is allowed only for PRE_EXISTING (the failure exists at base too)");
     p.require(e.attribution, "attribution");
-    p.require(e.witnessSeed, "witness_seed");
+    const bool hasWitness = p.require(e.witnessSeed, "witness_seed");
     if (p.require(e.baselineSha, "baseline_sha") &&
         (e.baselineSha->size() < 7 || e.baselineSha->size() > 64 || !isHex(*e.baselineSha)))
         p.add("baseline_sha", "bad-value",
               "\"" + *e.baselineSha + "\" is not a commit sha (7 to 40 hex digits)");
     if (p.require(e.evidence, "evidence")) {
         const FreezeEvidence &ev = *e.evidence;
-        p.require(ev.baseFail, "evidence.base_fail");
-        p.require(ev.headFail, "evidence.head_fail");
+        // What a run measured, as a run writes it: a PRE_EXISTING failure failed on both
+        // trees, the witness is one of the seeds that ran, the digest is the run's (the
+        // first 16 hex digits of a sha256).
+        for (const auto &[count, field, tree] :
+             {std::tuple(&ev.baseFail, "evidence.base_fail", "base"),
+              std::tuple(&ev.headFail, "evidence.head_fail", "head")}) {
+            if (p.require(*count, field) && **count < 1)
+                p.add(field, "bad-value",
+                      std::string(field) + " is " + std::to_string(**count) +
+                          ": a PRE_EXISTING failure fails on the " + tree +
+                          " tree too (no run saw it fail there)");
+        }
         p.require(ev.mode, "evidence.mode");
-        p.require(ev.seeds, "evidence.seeds");
-        p.require(ev.envDigest, "evidence.env_digest");
+        if (p.require(ev.seeds, "evidence.seeds") && hasWitness &&
+            std::find(ev.seeds->begin(), ev.seeds->end(), *e.witnessSeed) == ev.seeds->end())
+            p.add("witness_seed", "bad-value",
+                  "witness seed " + std::to_string(*e.witnessSeed) +
+                      " is not one of evidence.seeds: the witness is a seed that ran");
+        if (p.require(ev.envDigest, "evidence.env_digest") &&
+            (ev.envDigest->size() != 16 || !isLowerHex(*ev.envDigest)))
+            p.add("evidence.env_digest", "bad-value",
+                  "\"" + *ev.envDigest +
+                      "\" is not a run's env digest (16 lowercase hex digits, as runs/ records "
+                      "and `attribute` print it)");
     }
     p.require(e.obligation, "obligation");
     if (p.require(e.substitute, "substitute")) {
@@ -195,6 +234,20 @@ std::vector<LedgerProblem> LedgerValidator::check(const QuarantineEntry &e,
     }
     if (p.require(e.guards, "guards") && e.guards->empty())
         p.add("guards", "missing-field", "`guards` must name at least one file");
+    if (e.guards && m_context.pathExistsAtHead) {
+        for (const std::string &guard : *e.guards) {
+            try {
+                if (!m_context.pathExistsAtHead(guard))
+                    p.add("guards", "guard-missing",
+                          "guard " + guard +
+                              " names no file or directory at head: a guard is a path the "
+                              "patch must leave alone");
+            } catch (const std::exception &ex) {
+                p.add("guards", "guard-missing",
+                      "cannot confirm that guard " + guard + " exists at head: " + ex.what());
+            }
+        }
+    }
     p.require(e.replay, "replay");
 
     if (hasOpened && hasExpires) {

@@ -5,6 +5,7 @@
 
 #include <QDate>
 #include <functional>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,6 +24,13 @@ struct ValidationContext
     // head; empty: substitutes and witnesses are not looked up. It may throw to say it
     // cannot tell (the file does not parse, no interpreter): the problem then says why.
     std::function<bool(const std::string &)> testExistsAtHead;
+    // Whether a repository-relative path is a file or a directory at head (a freeze's
+    // guards); empty: not looked up. May throw to say it cannot tell.
+    std::function<bool(const std::string &)> pathExistsAtHead;
+    // Whether a test id was collected at the review's base: a new waiver's node must be one
+    // (LedgerActions; the general check does not ask, old waivers name older bases). Empty:
+    // not looked up. May throw to say it cannot tell.
+    std::function<bool(const std::string &)> testExistedAtBase;
     // Files the patch changes (repository-relative); empty when there is no patch.
     std::set<std::string> patchedFiles;
     // The journal before the patch: an open row of it that is gone is a problem.
@@ -42,6 +50,11 @@ struct ValidationContext
 //   renewal-recency  renewed without `last_reproduced` within renewal_recency_days
 //   substitute       substitute unknown at head, or the frozen test itself
 //   guard-edited     the patch edits a guarded file while the freeze is active
+//   guard-missing    a guard names no path at head (with pathExistsAtHead)
+//   bad-value        a value that cannot be what a run measured: base_fail or head_fail
+//                    below 1, a witness seed outside evidence.seeds, an env digest that is
+//                    not 16 lowercase hex digits, a baseline sha that is not hex
+//   node             a new waiver's node was not collected at base (LedgerActions)
 //   journal-status   status not open / closed
 //   journal-replays  closed without two consecutive passing replays on the row's env digest
 //   open-row-deleted an open journal row of the journal before the patch is gone
@@ -53,6 +66,9 @@ struct ValidationContext
 // the CLI, the audit's ledger gate and the workbench judge entries alike. The caller adds
 // the test lookup, the files the patch changes (patchedFiles) and the journal before.
 ValidationContext validationContext(const Config &config, const QDate &today);
+// A pathExistsAtHead over `paths` (Repository::pathsAt): "src/", "./src" and "src" alike.
+std::function<bool(const std::string &)>
+pathLookup(std::shared_ptr<const std::set<std::string>> paths);
 
 class LedgerValidator
 {

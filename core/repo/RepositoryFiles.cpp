@@ -126,6 +126,19 @@ std::vector<FileEntry> Repository::listFiles(const Revision &rev) const
     return files;
 }
 
+std::set<std::string> Repository::pathsAt(const Revision &rev) const
+{
+    checkBlockingWorkAllowed("Repository::pathsAt");
+    std::set<std::string> paths;
+    for (const FileEntry &f : listFiles(rev)) {
+        for (size_t slash = f.path.find('/'); slash != std::string::npos;
+             slash = f.path.find('/', slash + 1))
+            paths.insert(f.path.substr(0, slash));
+        paths.insert(f.path);
+    }
+    return paths;
+}
+
 std::optional<FileEntry> Repository::entry(const Revision &rev, const std::string &path) const
 {
     checkBlockingWorkAllowed("Repository::entry");

@@ -67,6 +67,9 @@ void loadLedgers(const core::PreparedReview &review, AuditOutcome &out)
         auto index = std::make_shared<core::TestsAtRevision>(core::TestsAtRevision::read(
             review.repo(), review.head(), out.ledgers.referencedTests(), extractor));
         ctx.testExistsAtHead = [index](const std::string &id) { return index->listed(id); };
+        out.headPaths =
+            std::make_shared<const std::set<std::string>>(review.repo().pathsAt(review.head()));
+        ctx.pathExistsAtHead = core::pathLookup(out.headPaths);
     } catch (const core::Error &e) {
         if (e.kind() == core::Error::Kind::Interrupted)
             throw; // stopped, not a problem of the ledgers

@@ -52,6 +52,8 @@ struct AuditOutcome
     // thread): the tests at head of the files the findings, patch and ledgers name, git's
     // user.name, the base's CODEOWNERS.
     HeadTests::Files headTests;
+    // Every path at head (Repository::pathsAt): a freeze's guards are checked against it.
+    std::shared_ptr<const std::set<std::string>> headPaths;
     QString reviewer;
     core::Codeowners owners;
     // Whether bwrap runs here, probed with the audit (once per process): the run desk asks

@@ -116,6 +116,8 @@ core::ValidationContext context(const Workspace &ws, const QCommandLineParser &p
         core::TestsAtRevision::read(ws.repo, head, testIds, extractor));
     core::ValidationContext ctx = core::validationContext(ws.config, ws.today);
     ctx.testExistsAtHead = [index](const std::string &id) { return index->listed(id); };
+    ctx.pathExistsAtHead =
+        core::pathLookup(std::make_shared<const std::set<std::string>>(ws.repo.pathsAt(head)));
     if (headOut)
         *headOut = head;
     return ctx;
@@ -386,7 +388,9 @@ int waiveCommand(const QStringList &args, FILE *out, FILE *err)
         option("witness", "Test at head that covers the behaviour now.", "test");
     const QCommandLineOption by = option("by", "Who approves (required).", "name");
     const QCommandLineOption note = option("note", "Free text kept with the entry.", "text");
-    p.addOptions({reason, witness, by, note});
+    const QCommandLineOption base =
+        option("base", "Revision whose tests NODE must be one of (the review's base).", "rev");
+    p.addOptions({reason, witness, by, note, base});
     p.addPositionalArgument(QStringLiteral("NODE"), QStringLiteral("The removed test node."));
     if (std::optional<int> done = parse(p, QStringLiteral("waive"), args, out, err))
         return *done;
@@ -405,7 +409,15 @@ int waiveCommand(const QStringList &args, FILE *out, FILE *err)
     std::vector<std::string> ids;
     if (entry.witness)
         ids.push_back(*entry.witness);
-    const core::LedgerActions actions{core::LedgerValidator(context(ws, p, c, ids))};
+    core::ValidationContext ctx = context(ws, p, c, ids);
+    if (p.isSet(base)) {
+        const core::Revision at = ws.repo.resolve(p.value(base).toStdString());
+        core::FactExtractor extractor = core::extractorFor(ws.config, ws.cacheDir);
+        auto index = std::make_shared<core::TestsAtRevision>(
+            core::TestsAtRevision::read(ws.repo, at, {*entry.node}, extractor));
+        ctx.testExistedAtBase = [index](const std::string &id) { return index->listed(id); };
+    }
+    const core::LedgerActions actions{core::LedgerValidator(std::move(ctx))};
     core::LedgerStore store =
         core::LedgerStore::openForUpdate(ws.path(core::WaiverLedger::kFileName));
     const std::string text = actions.waive(store.loaded(), store.path(), entry);

@@ -56,6 +56,7 @@ void TstCensusLedgers::waiversAnswerRemovalsAsTheAuditCounts()
 {
     QTemporaryDir cache;
     RepoBuilder repo;
+    repo.write("src/calc.py", "def add(a, b):\n    return a + b\n"); // guarded by a freeze
     repo.write("src/other.py", "x = 1\n");
     repo.write("tests/test_w.py", "def test_w():\n    assert True\n");
     repo.write("tests/test_a.py", twoTests("test_1", "test_2")); // removed, one test waived

@@ -144,6 +144,7 @@ void TstLedgerCli::init()
     m_repo = std::make_unique<RepoBuilder>();
     m_repo->write("tests/test_x.py", kTests);
     m_repo->write("src/a.py", "a = 1\n");
+    m_repo->write("src/b.py", "b = 1\n"); // freezeArgs guards both
     m_repo->commit("base");
     m_cache = std::make_unique<QTemporaryDir>();
 }
@@ -689,12 +690,19 @@ void TstLedgerCli::aBareRepositoryHasNoLedgerDirectoryOnDisk()
         {QStringLiteral("renew"), QStringLiteral("tests/test_x.py::test_a"),
          QStringLiteral("--last-reproduced"), kToday, QStringLiteral("--expires"),
          QStringLiteral("2024-05-22"), QStringLiteral("--by"), QStringLiteral("dave")},
+        freezeArgs(QStringLiteral("tests/test_x.py::test_b")),
+        {QStringLiteral("journal"), QStringLiteral("close"), QStringLiteral("row-1"),
+         QStringLiteral("--by"), QStringLiteral("dave")},
+        {QStringLiteral("ledger"), QStringLiteral("check"), QStringLiteral("--ledger-dir"),
+         QStringLiteral("../outside")},
     };
     for (const QStringList &args : refused) {
         const Result r = inMirror(args);
         QVERIFY2(r.exitCode == 3, qPrintable(args.join(' ') + ": " + r.err));
-        QVERIFY2(r.err.contains(QStringLiteral(" is a bare repository: ")) &&
-                     r.err.contains(QLatin1String("--ledger-dir")),
+        QVERIFY2((r.err.contains(QStringLiteral(" is a bare repository: ")) &&
+                  r.err.contains(QLatin1String("--ledger-dir"))) ||
+                     r.err.contains(QStringLiteral("of a bare repository is not a directory of "
+                                                   "its trees")),
                  qPrintable(r.err));
     }
     QCOMPARE(
@@ -712,8 +720,18 @@ void TstLedgerCli::aBareRepositoryHasNoLedgerDirectoryOnDisk()
                  "  added  .patchwitness/quarantine.toml  tests/test_x.py::test_a  ")),
              qPrintable(history.out));
 
+    // An absolute --ledger-dir is a directory on disk: the commands work there.
+    QTemporaryDir outside;
+    const Result there =
+        inMirror({QStringLiteral("waive"), QStringLiteral("tests/test_x.py::test_gone"),
+                  QStringLiteral("--reason"), QStringLiteral("environment"), QStringLiteral("--by"),
+                  QStringLiteral("alice"), QStringLiteral("--ledger-dir"), outside.path()});
+    QVERIFY2(there.exitCode == 0, qPrintable(there.err));
+    QVERIFY(QFileInfo::exists(outside.filePath(QStringLiteral("census_waiver.toml"))));
+
     const Result audit =
         inMirror({QStringLiteral("audit"), QStringLiteral("--format"), QStringLiteral("json")});
+    QVERIFY2(!audit.out.contains(QLatin1String("not::this")), qPrintable(audit.out));
     QVERIFY2(audit.exitCode == 0 || audit.exitCode == 1 || audit.exitCode == 2,
              qPrintable(audit.err));
     const nlohmann::json report = nlohmann::json::parse(audit.out.toStdString());

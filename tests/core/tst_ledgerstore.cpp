@@ -21,7 +21,7 @@ const char *kLedger = "# reviewed freezes\n\n[[quarantine]]\ntest = \"tests/t.py
                       "owner = \"alice\"\nopened = 2024-05-01\nexpires = 2024-05-14\n"
                       "verdict = \"PRE_EXISTING\"\nattribution = \"solo\"\nwitness_seed = 1\n"
                       "baseline_sha = \"abcdef0\"\nevidence = { base_fail = 1, head_fail = 1, "
-                      "mode = \"matched\", seeds = [1], env_digest = \"e1\" }\n"
+                      "mode = \"matched\", seeds = [1], env_digest = \"0123456789abcdef\" }\n"
                       "obligation = \"a holds\"\nsubstitute = \"tests/t.py::test_b\"\n"
                       "guards = [\"src/a.py\"]\nreplay = \"pytest tests/t.py::test_a\"\n";
 
@@ -51,8 +51,8 @@ QuarantineEntry freezeOf(const std::string &test)
     e.attribution = "order";
     e.witnessSeed = 3;
     e.baselineSha = "0123abc";
-    e.evidence =
-        FreezeEvidence{2, 2, std::string("swept"), std::vector<long long>{3}, std::string("e1")};
+    e.evidence = FreezeEvidence{2, 2, std::string("swept"), std::vector<long long>{3},
+                                std::string("00112233aabbccdd")};
     e.obligation = "c holds";
     e.substitute = "tests/t.py::test_b";
     e.guards = std::vector<std::string>{"src/c.py"};

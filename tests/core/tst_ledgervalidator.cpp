@@ -113,11 +113,57 @@ void TstLedgerValidator::rules_data()
     QTest::newRow("freeze: evidence without mode")
         << q
         << freezeWith(QStringLiteral("evidence"),
-                      QStringLiteral("evidence = { base_fail = 3, head_fail = 3, seeds = [3], "
-                                     "env_digest = \"e\" }"))
+                      QStringLiteral("evidence = { base_fail = 3, head_fail = 3, seeds = [3, 7], "
+                                     "env_digest = \"abcd1234abcd1234\" }"))
         << QStringList() << none << "missing-field"
         << "evidence.mode"
         << "missing required field `evidence.mode`";
+    // Values no run can have measured (the form used to take them typed).
+    const auto evidence = [](const char *values) {
+        return freezeWith(QStringLiteral("evidence"),
+                          QStringLiteral("evidence = { %1 }").arg(QLatin1String(values)));
+    };
+    QTest::newRow("freeze: no failure at base")
+        << q
+        << evidence("base_fail = 0, head_fail = 3, mode = \"matched\", seeds = [3, 7], "
+                    "env_digest = \"abcd1234abcd1234\"")
+        << QStringList() << none << "bad-value"
+        << "evidence.base_fail"
+        << "a PRE_EXISTING failure fails on the base tree too";
+    QTest::newRow("freeze: no failure at head")
+        << q
+        << evidence("base_fail = 2, head_fail = 0, mode = \"matched\", seeds = [3, 7], "
+                    "env_digest = \"abcd1234abcd1234\"")
+        << QStringList() << none << "bad-value"
+        << "evidence.head_fail"
+        << "fails on the head tree too";
+    QTest::newRow("freeze: witness outside the seeds")
+        << q
+        << evidence("base_fail = 2, head_fail = 3, mode = \"matched\", seeds = [3, 4], "
+                    "env_digest = \"abcd1234abcd1234\"")
+        << QStringList() << none << "bad-value"
+        << "witness_seed"
+        << "witness seed 7 is not one of evidence.seeds";
+    for (const char *digest : {"abc", "ABCD1234ABCD1234", "abcd1234abcd12345", "abcd1234abcd123g"})
+        QTest::newRow(
+            qPrintable(QStringLiteral("freeze: env digest %1").arg(QLatin1String(digest))))
+            << q
+            << freezeWith(QStringLiteral("evidence"),
+                          QStringLiteral("evidence = { base_fail = 3, head_fail = 3, mode = "
+                                         "\"matched\", seeds = [3, 7], env_digest = \"%1\" }")
+                              .arg(QLatin1String(digest)))
+            << QStringList() << none << "bad-value"
+            << "evidence.env_digest"
+            << "is not a run's env digest (16 lowercase hex digits";
+    QTest::newRow("freeze: a guard that names nothing at head")
+        << q << freezeWith(QStringLiteral("guards"), QStringLiteral("guards = [\"src/gone.py\"]"))
+        << QStringList() << none << "guard-missing"
+        << "guards"
+        << "guard src/gone.py names no file or directory at head";
+    QTest::newRow("freeze: a directory guard")
+        << q
+        << freezeWith(QStringLiteral("guards"), QStringLiteral("guards = [\"src/\", \"./src\"]"))
+        << QStringList() << none << none << none << none;
     QTest::newRow("freeze: empty obligation")
         << q << freezeWith(QStringLiteral("obligation"), QStringLiteral("obligation = \"\""))
         << QStringList() << none << "missing-field"
@@ -257,7 +303,7 @@ void TstLedgerValidator::rules_data()
         << q
         << freezeWith(QStringLiteral("evidence"),
                       QStringLiteral("evidence = { base_fail = 3, head_fail = 3, mode = \"m\", "
-                                     "seeds = [\"a\"], env_digest = \"e\" }"))
+                                     "seeds = [\"a\"], env_digest = \"abcd1234abcd1234\" }"))
         << QStringList() << none << "wrong-type"
         << "evidence.seeds"
         << "must be an array of integers only, got a string in it";
@@ -459,6 +505,9 @@ void TstLedgerValidator::rules()
                                            "syntax)");
         return head.count(id.substr(0, id.find('['))) > 0;
     };
+    ctx.pathExistsAtHead = pw::core::pathLookup(std::make_shared<const std::set<std::string>>(
+        std::set<std::string>{"src", "src/calc.py", "src/calcpkg", "src/calcpkg/core.py", "tests",
+                              "tests/test_calc.py"}));
     for (const QString &p : patched)
         ctx.patchedFiles.insert(p.toStdString());
     if (!before.isEmpty()) {

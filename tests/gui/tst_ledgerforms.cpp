@@ -4,6 +4,7 @@
 #include "AuditRunner.h"
 #include "RepoBuilder.h"
 #include "TestSupport.h"
+#include "ledger/LedgerValidator.h"
 #include "ledger/QuarantineLedger.h"
 #include "ledger/SeedJournal.h"
 #include "ledgers/FixtureNoteForm.h"
@@ -102,25 +103,26 @@ pw::core::QuarantineEntry evidenceOnlyFreeze()
     return e;
 }
 
-const char kQuarantineWithComments[] = "# Freezes granted by reviewers (SPEC §6)\n"
-                                       "\n"
-                                       "[[quarantine]]\n"
-                                       "test = \"tests/test_db.py::test_pool\"  # flaky pool\n"
-                                       "owner = \"grace\"\n"
-                                       "opened = 2024-04-25\n"
-                                       "expires = 2024-05-06\n"
-                                       "verdict = \"PRE_EXISTING\"\n"
-                                       "attribution = \"solo\"\n"
-                                       "witness_seed = 3\n"
-                                       "baseline_sha = \"0123456789abcdef\"\n"
-                                       "evidence = { base_fail = 2, head_fail = 2, mode = "
-                                       "\"matched\", seeds = [3], env_digest = \"aaaa\" }\n"
-                                       "obligation = \"pool returns connections\"\n"
-                                       "substitute = \"tests/test_parse.py::test_empty\"\n"
-                                       "guards = [\"src/db.py\"]\n"
-                                       "replay = \"pytest tests/test_db.py::test_pool\"\n"
-                                       "last_reproduced = 2024-04-25\n"
-                                       "ticket = \"DB-12\"  # unknown fields survive\n";
+const char kQuarantineWithComments[] =
+    "# Freezes granted by reviewers (SPEC §6)\n"
+    "\n"
+    "[[quarantine]]\n"
+    "test = \"tests/test_db.py::test_pool\"  # flaky pool\n"
+    "owner = \"grace\"\n"
+    "opened = 2024-04-25\n"
+    "expires = 2024-05-06\n"
+    "verdict = \"PRE_EXISTING\"\n"
+    "attribution = \"solo\"\n"
+    "witness_seed = 3\n"
+    "baseline_sha = \"0123456789abcdef\"\n"
+    "evidence = { base_fail = 2, head_fail = 2, mode = "
+    "\"matched\", seeds = [3], env_digest = \"aaaaaaaaaaaaaaaa\" }\n"
+    "obligation = \"pool returns connections\"\n"
+    "substitute = \"tests/test_parse.py::test_empty\"\n"
+    "guards = [\"src/db.py\"]\n"
+    "replay = \"pytest tests/test_db.py::test_pool\"\n"
+    "last_reproduced = 2024-04-25\n"
+    "ticket = \"DB-12\"  # unknown fields survive\n";
 
 // The workbench's audit of `repo`'s HEAD against `base` on 2024-05-01, as the desk gets it.
 AuditOutcome auditHead(const pw::test::RepoBuilder &repo, const std::string &base,
@@ -148,6 +150,8 @@ private Q_SLOTS:
     void waiverFieldsSayWhy();
     void freezeNeedsOwnerAndTightExpiry();
     void freezeRefusesNonPreExistingVerdict();
+    void freezeEvidenceIsTheRecordsNeverTyped();
+    void waiverNodeMustBeOneTheBaseHad();
     void renewInPlace();
     void journalRowClosesOnlyAfterTwoPasses();
     void fixtureNote();
@@ -317,6 +321,106 @@ void TestLedgerForms::freezeRefusesNonPreExistingVerdict()
     QVERIFY(form->reason(QStringLiteral("granted_by")).contains(QStringLiteral("who grants")));
     child<QLineEdit>(form, "byEdit")->setText(QStringLiteral("Ada"));
     child<QComboBox>(form, "verdictCombo")->setCurrentText(QStringLiteral("PRE_EXISTING"));
+    QVERIFY2(dialog.isValid(), qPrintable(dialog.generalProblems()));
+}
+
+// What a run measured comes from the run: the evidence fields show the record and cannot
+// be typed into, the verdict is PRE_EXISTING (the only one a freeze can have), and values no
+// run could have written (a 3-digit digest, a witness outside the seeds, a guard on no
+// file) are named, field by field.
+void TestLedgerForms::freezeEvidenceIsTheRecordsNeverTyped()
+{
+    QTemporaryDir dir;
+    LedgerFormContext context = contextFor(dir.path());
+    context.validation.pathExistsAtHead = pw::core::pathLookup(
+        std::make_shared<const std::set<std::string>>(std::set<std::string>{"src", "src/net.py"}));
+    const char *evidenceFields[] = {"witnessSeedEdit", "baselineShaEdit", "baseFailEdit",
+                                    "headFailEdit",    "seedsEdit",       "envDigestEdit",
+                                    "replayEdit"};
+
+    FreezeSeed backed;
+    backed.entry = evidenceOnlyFreeze();
+    backed.evidenceSource = QStringLiteral("runs/attribution-test_retry.json");
+    auto *form = new FreezeForm(backed, context);
+    LedgerFormDialog dialog(form, context);
+    for (const char *name : evidenceFields) {
+        QVERIFY2(child<QLineEdit>(form, name)->isReadOnly(), name);
+        QVERIFY(child<QLineEdit>(form, name)->toolTip().contains(backed.evidenceSource));
+    }
+    for (const char *name : {"attributionCombo", "modeCombo", "verdictCombo"}) {
+        QVERIFY2(!child<QComboBox>(form, name)->isEnabled(), name);
+        QVERIFY2(!child<QComboBox>(form, name)->isEditable(), name);
+    }
+    QCOMPARE(child<QComboBox>(form, "attributionCombo")->currentText(), QStringLiteral("order"));
+    QCOMPARE(child<QComboBox>(form, "modeCombo")->currentText(), QStringLiteral("matched"));
+    auto *verdict = child<QComboBox>(form, "verdictCombo");
+    QCOMPARE(verdict->count(), 1);
+    QCOMPARE(verdict->currentText(), QStringLiteral("PRE_EXISTING"));
+    QCOMPARE(form->reason(QStringLiteral("guards")), QString());
+
+    // No record: nothing to fill the evidence from, and nothing typed stands in for it.
+    FreezeSeed bare;
+    bare.entry.test = "tests/test_net.py::test_retry";
+    bare.entry.owner = "linus";
+    bare.entry.obligation = "retry works";
+    bare.entry.substitute = "tests/test_parse.py::test_empty";
+    bare.entry.guards = std::vector<std::string>{"src/net.py"};
+    auto *empty = new FreezeForm(bare, context);
+    LedgerFormDialog emptyDialog(empty, context);
+    for (const char *name : evidenceFields) {
+        QVERIFY2(child<QLineEdit>(empty, name)->isReadOnly(), name);
+        QVERIFY(child<QLineEdit>(empty, name)->text().isEmpty());
+        QVERIFY(child<QLineEdit>(empty, name)
+                    ->toolTip()
+                    .contains(QStringLiteral("patchwitness-cli attribute tests/test_net.py")));
+    }
+    QCOMPARE(child<QComboBox>(empty, "attributionCombo")->currentText(), QString());
+    QVERIFY(!emptyDialog.isValid());
+    QCOMPARE(empty->reason(QStringLiteral("witness_seed")), QStringLiteral("Required."));
+    QVERIFY(!empty->reason(QStringLiteral("evidence.env_digest")).isEmpty());
+
+    // A record whose values cannot be a run's (hand-edited): each named.
+    FreezeSeed invented = backed;
+    invented.entry.evidence->envDigest = "abc";
+    invented.entry.witnessSeed = 5;
+    invented.entry.evidence->baseFail = 0;
+    invented.entry.guards = std::vector<std::string>{"src/net.py", "src/nowhere.py"};
+    auto *bad = new FreezeForm(invented, context);
+    LedgerFormDialog badDialog(bad, context);
+    QVERIFY(!badDialog.isValid());
+    QVERIFY2(bad->reason(QStringLiteral("evidence.env_digest"))
+                 .contains(QStringLiteral("16 lowercase hex digits")),
+             qPrintable(bad->reason(QStringLiteral("evidence.env_digest"))));
+    QVERIFY(bad->reason(QStringLiteral("witness_seed"))
+                .contains(QStringLiteral("witness seed 5 is not one of evidence.seeds")));
+    QVERIFY(bad->reason(QStringLiteral("evidence.base_fail"))
+                .contains(QStringLiteral("fails on the base tree too")));
+    QVERIFY2(bad->reason(QStringLiteral("guards"))
+                 .contains(QStringLiteral("guard src/nowhere.py names no file or directory")),
+             qPrintable(bad->reason(QStringLiteral("guards"))));
+}
+
+// A waiver accepts the removal of a test the base had; a node typed that it never had
+// (`…::nope`) waives nothing and is refused, naming the field.
+void TestLedgerForms::waiverNodeMustBeOneTheBaseHad()
+{
+    QTemporaryDir dir;
+    LedgerFormContext context = contextFor(dir.path());
+    context.validation.testExistedAtBase = [](const std::string &id) {
+        return id == "tests/test_parse.py::test_gone";
+    };
+    auto *form = new WaiverForm(WaiverSeed{}, context);
+    LedgerFormDialog dialog(form, context);
+    auto *node = child<QLineEdit>(form, "nodeEdit");
+    QVERIFY(!node->isReadOnly()); // opened without a node: typed
+    node->setText(QStringLiteral("tests/test_parse.py::nope"));
+    child<QComboBox>(form, "reasonCombo")
+        ->setCurrentIndex(child<QComboBox>(form, "reasonCombo")->findText("duplicate-coverage"));
+    child<QComboBox>(form, "witnessCombo")->setCurrentText("tests/test_parse.py::test_empty");
+    QVERIFY(!dialog.isValid());
+    QVERIFY2(form->reason(QStringLiteral("node")).contains(QStringLiteral("not collected at base")),
+             qPrintable(form->reason(QStringLiteral("node"))));
+    node->setText(QStringLiteral("tests/test_parse.py::test_gone"));
     QVERIFY2(dialog.isValid(), qPrintable(dialog.generalProblems()));
 }
 
@@ -548,7 +652,8 @@ void TestLedgerForms::deskPrefillsFromEvidence()
     child<QComboBox>(form, "witnessCombo")->setCurrentText("tests/test_calc.py::test_nope");
     QVERIFY(form->reason(QStringLiteral("witness")).contains(QStringLiteral("not collected")));
     child<QComboBox>(form, "witnessCombo")->setCurrentText("tests/test_calc.py::test_one");
-    QVERIFY2(dialog->isValid(), qPrintable(dialog->generalProblems()));
+    // The node must be one the base had: looked up off the GUI thread, then valid.
+    QTRY_VERIFY2(dialog->isValid(), qPrintable(dialog->generalProblems()));
     dialog->accept();
     QCOMPARE(written.count(), 1);
     QVERIFY(QFileInfo::exists(QString::fromStdString(repo.root()) +
@@ -680,7 +785,8 @@ void TestLedgerForms::deskLooksUpOtherTestsOffTheGuiThread()
         ->setCurrentIndex(child<QComboBox>(form, "reasonCombo")->findText("duplicate-coverage"));
     child<QLineEdit>(form, "byEdit")->setText(QStringLiteral("Ada"));
     child<QComboBox>(form, "witnessCombo")->setCurrentText("tests/test_calc.py::test_one");
-    QVERIFY2(dialog->isValid(), qPrintable(form->reason(QStringLiteral("witness"))));
+    QTRY_VERIFY2(dialog->isValid(), qPrintable(form->reason(QStringLiteral("witness")) +
+                                               form->reason(QStringLiteral("node"))));
 
     // Another file: not known yet, so the form waits for the lookup and says why.
     child<QComboBox>(form, "witnessCombo")->setCurrentText("tests/test_other.py::test_alpha");

@@ -4,7 +4,9 @@
 #include "ui_FreezeForm.h"
 #include "util/Error.h"
 
+#include <QComboBox>
 #include <QFormLayout>
+#include <QLineEdit>
 #include <QRegularExpressionValidator>
 
 namespace pw::gui {
@@ -103,10 +105,15 @@ FreezeForm::FreezeForm(const FreezeSeed &seed, const LedgerFormContext &context,
     m_ui->openedEdit->setDate(e.opened.value_or(today));
     m_ui->expiresEdit->setDate(
         e.expires.value_or(m_ui->openedEdit->date().addDays(context.validation.freezeMaxDays)));
-    // No verdict without evidence: the reviewer states it, and only PRE_EXISTING validates.
-    m_ui->verdictCombo->setCurrentIndex(-1);
-    if (e.verdict)
-        m_ui->verdictCombo->setCurrentText(text(e.verdict));
+    // The one verdict a freeze can have; an entry that says otherwise shows what it says
+    // (and the validator why it cannot be written).
+    if (e.verdict && *e.verdict != "PRE_EXISTING")
+        m_ui->verdictCombo->addItem(text(e.verdict));
+    m_ui->verdictCombo->setCurrentText(e.verdict ? text(e.verdict)
+                                                 : QStringLiteral("PRE_EXISTING"));
+    m_ui->verdictCombo->setEnabled(false);
+    m_ui->verdictCombo->setToolTip(
+        tr("A freeze is only for a failure that is PRE_EXISTING: it failed before the patch"));
     m_ui->attributionCombo->setCurrentText(text(e.attribution));
     m_ui->witnessSeedEdit->setText(number(e.witnessSeed));
     m_ui->baselineShaEdit->setText(text(e.baselineSha));
@@ -135,6 +142,31 @@ FreezeForm::FreezeForm(const FreezeSeed &seed, const LedgerFormContext &context,
             QString::fromStdString(core::ledgerDateText(*e.lastReproduced)));
     m_ui->noteEdit->setText(text(e.note));
     m_ui->byEdit->setText(e.grantedBy ? text(e.grantedBy) : context.reviewer);
+
+    // What a run measured is the run's to say: filled from the record backing the freeze,
+    // never typed (the form cannot check an invented fail count or digest against anything).
+    const QString fromRecord =
+        seed.evidenceSource.isEmpty()
+            ? tr("Filled from the run that backs the freeze; none does yet: run "
+                 "patchwitness-cli attribute %1")
+                  .arg(text(e.test))
+            : tr("From %1").arg(seed.evidenceSource);
+    for (QLineEdit *edit :
+         {m_ui->witnessSeedEdit, m_ui->baselineShaEdit, m_ui->baseFailEdit, m_ui->headFailEdit,
+          m_ui->seedsEdit, m_ui->envDigestEdit, m_ui->replayEdit}) {
+        edit->setReadOnly(true);
+        edit->setToolTip(fromRecord);
+        edit->setPlaceholderText(tr("from the run's record")); // never a prompt to type
+    }
+    for (QComboBox *combo : {m_ui->attributionCombo, m_ui->modeCombo}) {
+        const QString value = combo->currentText(); // the record's, or nothing
+        combo->setEditable(false);
+        if (!value.isEmpty() && combo->findText(value) < 0)
+            combo->addItem(value);
+        combo->setCurrentIndex(combo->findText(value));
+        combo->setEnabled(false);
+        combo->setToolTip(fromRecord);
+    }
 
     const auto digits = [this](QLineEdit *edit, const QString &pattern) {
         edit->setValidator(new QRegularExpressionValidator(QRegularExpression(pattern), edit));

@@ -8,8 +8,8 @@
 
 namespace pw::gui {
 
-HeadTests::HeadTests(core::ReviewTarget target, Files known)
-    : m_target(std::move(target)), m_known(std::move(known)),
+HeadTests::HeadTests(core::ReviewTarget target, Files known, std::string side)
+    : m_target(std::move(target)), m_side(std::move(side)), m_known(std::move(known)),
       m_thread([this](std::stop_token stop) { work(stop); })
 {
 }
@@ -64,7 +64,8 @@ bool HeadTests::contains(const std::string &testId)
     const std::string file = core::TestsAtRevision::fileOf(testId);
     const File *tests = find(file);
     if (!tests)
-        throw core::Error::harness("the tests of " + file + " at head are being looked up");
+        throw core::Error::harness("the tests of " + file + " at " + m_side +
+                                   " are being looked up");
     for (const std::string &id : tests->ids) {
         if (id == file + "::" + name)
             return true;
@@ -111,7 +112,7 @@ void HeadTests::work(std::stop_token stop)
                     std::shared_ptr<const core::Repository>(review, &review->repo()), m_target.head,
                     core::extractorFor(m_target.config, m_target.cacheDir, stop));
             } catch (const core::Error &e) {
-                openProblem = std::string("tests at head cannot be looked up: ") + e.what();
+                openProblem = "tests at " + m_side + " cannot be looked up: " + e.what();
             }
         }
         if (lookup) {

@@ -34,7 +34,8 @@ public:
 
     // `known`: what was read already (read()); the rest is looked up in `target`'s head
     // with its interpreter and fact cache.
-    HeadTests(core::ReviewTarget target, Files known);
+    // `side` names the revision in messages ("head"; "base" for a desk's base lookups).
+    HeadTests(core::ReviewTarget target, Files known, std::string side = "head");
     ~HeadTests() override; // stops the lookup thread and waits for it
 
     // The files of `lookup`'s revision, as File values (on the calling thread).
@@ -58,6 +59,7 @@ private:
     void deliver(Files files);
 
     core::ReviewTarget m_target;
+    std::string m_side;
     Files m_known;                 // GUI thread
     std::set<std::string> m_asked; // GUI thread: being looked up
     mutable std::mutex m_mutex;

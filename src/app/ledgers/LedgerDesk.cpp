@@ -150,6 +150,8 @@ void LedgerDesk::clear()
     m_ledgers->clear();
     m_ledgersPanel->setSummary(QString());
     m_headTests.reset();
+    m_baseTests.reset();
+    m_headPaths.reset();
     m_reviewer.clear();
     m_owners = {};
     updateActions();
@@ -164,7 +166,7 @@ QString LedgerDesk::recordPath(const LedgerRow &row) const
 
 void LedgerDesk::refreshRunRecords()
 {
-    if (!m_hasOutcome)
+    if (!ready()) // a bare repository keeps no runs/ on disk
         return;
     m_ledgers->setRunRecords(readRunRecords(m_ledgerDir, m_ledgerPrefix));
     m_ledgersPanel->setSummary(m_ledgers->summary());
@@ -189,6 +191,10 @@ void LedgerDesk::setOutcome(const AuditOutcome &outcome)
     m_fixedToday = !outcome.request.audit.today.empty();
     // A form that stays open across a re-audit keeps the lookups it was opened with.
     m_headTests = std::make_shared<HeadTests>(outcome.target, outcome.headTests);
+    core::ReviewTarget atBase = outcome.target; // the base's tests, looked up as the head's
+    atBase.head = outcome.target.base;
+    m_baseTests = std::make_shared<HeadTests>(std::move(atBase), HeadTests::Files{}, "base");
+    m_headPaths = outcome.headPaths;
     m_reviewer = outcome.reviewer;
     m_owners = outcome.owners;
     m_ledgers->setLedgers(outcome.ledgers, outcome.ledgerProblems, outcome.today);
@@ -223,6 +229,14 @@ LedgerFormContext LedgerDesk::formContext()
             return tests->contains(id);
         };
     }
+    if (m_baseTests) {
+        std::shared_ptr<HeadTests> base = m_baseTests;
+        c.validation.testExistedAtBase = [base](const std::string &id) {
+            return base->contains(id);
+        };
+    }
+    if (m_headPaths)
+        c.validation.pathExistsAtHead = core::pathLookup(m_headPaths);
     c.reviewer = m_reviewer;
     if (c.reviewer.isEmpty())
         c.reviewer = qEnvironmentVariable("USER");
@@ -369,8 +383,10 @@ LedgerFormDialog *LedgerDesk::open(LedgerForm *form, const LedgerFormContext &co
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &LedgerFormDialog::ledgerWritten, this, &LedgerDesk::ledgerWritten);
     // An answer about the tests at head can turn a "cannot confirm" into a yes or a no.
-    if (m_headTests)
-        connect(m_headTests.get(), &HeadTests::changed, dialog, &LedgerFormDialog::validate);
+    for (const std::shared_ptr<HeadTests> &tests : {m_headTests, m_baseTests}) {
+        if (tests)
+            connect(tests.get(), &HeadTests::changed, dialog, &LedgerFormDialog::validate);
+    }
     dialog->open();
     return dialog;
 }

@@ -131,6 +131,8 @@ private:
     QDate m_today;
     bool m_fixedToday = false;
     std::shared_ptr<HeadTests> m_headTests;
+    std::shared_ptr<HeadTests> m_baseTests; // the same lookups at the base: a waiver's node
+    std::shared_ptr<const std::set<std::string>> m_headPaths;
     QString m_reviewer; // git's user.name, read with the audit
     core::Codeowners m_owners;
 };

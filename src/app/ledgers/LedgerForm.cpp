@@ -29,7 +29,7 @@ void LedgerForm::addField(QFormLayout *layout, QWidget *widget, const QStringLis
         layout->insertRow(row + 1, QString(), reason);
     else
         layout->addRow(QString(), reason);
-    m_fields.push_back({widget, reason, fields});
+    m_fields.push_back({widget, reason, fields, widget->toolTip()});
 
     const auto emitChanged = [this] { Q_EMIT changed(); };
     if (auto *edit = qobject_cast<QLineEdit *>(widget))
@@ -98,7 +98,11 @@ LedgerForm::showProblems(const std::vector<core::LedgerProblem> &problems)
         reasons[i].removeDuplicates();
         f.reason->setText(reasons[i].join(QLatin1Char('\n')));
         f.reason->setVisible(!reasons[i].isEmpty());
-        f.widget->setToolTip(reasons[i].join(QLatin1Char('\n')));
+        // The field's own tip (where its value comes from) stays under the reasons.
+        QStringList tip = reasons[i];
+        if (!f.hint.isEmpty())
+            tip << f.hint;
+        f.widget->setToolTip(tip.join(QLatin1Char('\n')));
     }
     return rest;
 }

@@ -83,6 +83,7 @@ private:
         QWidget *widget = nullptr;
         QLabel *reason = nullptr;
         QStringList names;
+        QString hint; // the widget's tool tip when it was added
     };
     const Field *fieldFor(const QString &name) const;
 
