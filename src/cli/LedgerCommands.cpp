@@ -415,7 +415,11 @@ int waiveCommand(const QStringList &args, FILE *out, FILE *err)
         core::FactExtractor extractor = core::extractorFor(ws.config, ws.cacheDir);
         auto index = std::make_shared<core::TestsAtRevision>(
             core::TestsAtRevision::read(ws.repo, at, {*entry.node}, extractor));
-        ctx.testExistedAtBase = [index](const std::string &id) { return index->listed(id); };
+        ctx.testExistedAtBase = [index](const std::string &id) {
+            // A file node (the whole file removed): one the base had tests in.
+            return id.find("::") == std::string::npos ? !index->load(id).ids.empty()
+                                                      : index->listed(id);
+        };
     }
     const core::LedgerActions actions{core::LedgerValidator(std::move(ctx))};
     core::LedgerStore store =

@@ -15,15 +15,19 @@
 #include "ledgers/RenewForm.h"
 #include "ledgers/WaiverForm.h"
 
+#include <QAbstractButton>
+#include <QApplication>
 #include <QComboBox>
 #include <QDateEdit>
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <functional>
 #include <set>
 
 using namespace pw::gui;
@@ -152,6 +156,8 @@ private Q_SLOTS:
     void freezeRefusesNonPreExistingVerdict();
     void freezeEvidenceIsTheRecordsNeverTyped();
     void waiverNodeMustBeOneTheBaseHad();
+    void everyFormHasOneMnemonicPerKey();
+    void theFreezeFormNeverMovesAFieldAndFitsALaptop();
     void renewInPlace();
     void journalRowClosesOnlyAfterTwoPasses();
     void fixtureNote();
@@ -424,6 +430,99 @@ void TestLedgerForms::waiverNodeMustBeOneTheBaseHad()
     QVERIFY2(dialog.isValid(), qPrintable(dialog.generalProblems()));
 }
 
+// Alt+letter reaches one thing per dialog: a label's buddy or a button, never two (the
+// waiver form had Alt+W for Witness and for Write).
+void TestLedgerForms::everyFormHasOneMnemonicPerKey()
+{
+    QTemporaryDir dir;
+    const LedgerFormContext context = contextFor(dir.path());
+    const auto quarantine = pw::core::QuarantineLedger::parse(kQuarantineWithComments, "q");
+    const auto journal = pw::core::SeedJournal::parse(
+        "{\"id\": \"j1\", \"seed\": 1, \"env\": \"e\", \"status\": \"open\", "
+        "\"opened\": \"2024-05-01\"}\n",
+        "j");
+    const std::vector<std::function<LedgerForm *()>> forms = {
+        [&] { return new WaiverForm(WaiverSeed{}, context); },
+        [&] { return new FreezeForm(FreezeSeed{}, context); },
+        [&] { return new RenewForm(quarantine.entries.front(), context); },
+        [&] { return new JournalCloseForm(journal.rows.front(), context); },
+        [&] { return new FixtureNoteForm(FixtureNoteSeed{}, context); },
+    };
+    for (const auto &make : forms) {
+        LedgerForm *form = make();
+        LedgerFormDialog dialog(form, context);
+        QMap<QChar, QString> keys;
+        const auto take = [&](const QString &text, const QString &what) {
+            for (int i = 0; i + 1 < text.size(); ++i) {
+                if (text.at(i) != QLatin1Char('&'))
+                    continue;
+                if (text.at(i + 1) == QLatin1Char('&')) {
+                    ++i;
+                    continue;
+                }
+                const QChar key = text.at(i + 1).toLower();
+                QVERIFY2(!keys.contains(key), qPrintable(form->title() + ": Alt+" + key + " is " +
+                                                         keys.value(key) + " and " + what));
+                keys.insert(key, what);
+                return;
+            }
+        };
+        for (QLabel *label : dialog.findChildren<QLabel *>()) {
+            if (label->buddy())
+                take(label->text(), label->text());
+        }
+        for (QAbstractButton *button : dialog.findChildren<QAbstractButton *>())
+            take(button->text(), button->text());
+        QVERIFY2(keys.size() >= 3, qPrintable(form->title()));
+    }
+}
+
+// The fields stay where they are whatever is wrong with them (a click meant for one never
+// lands on another), the dialog keeps its size while typing, and it opens no taller than
+// a 1366×768 laptop leaves it.
+void TestLedgerForms::theFreezeFormNeverMovesAFieldAndFitsALaptop()
+{
+    QTemporaryDir dir;
+    FreezeSeed seed;
+    seed.entry.test = "tests/test_net.py::test_retry";
+    seed.entry.guards = std::vector<std::string>{"src/net.py"};
+    auto *form = new FreezeForm(seed, contextFor(dir.path()));
+    LedgerFormDialog dialog(form, contextFor(dir.path()));
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QVERIFY(!dialog.isValid());
+    auto *problems = child<QListWidget>(&dialog, "problemList");
+    QVERIFY(problems->count() >= 5);
+    QVERIFY(problems->item(0)->text().startsWith(QStringLiteral("Owner: ")));
+    const auto places = [form] {
+        QList<QRect> out;
+        for (QWidget *w : form->findChildren<QWidget *>()) {
+            if (w->isVisible() && (qobject_cast<QLineEdit *>(w) || qobject_cast<QComboBox *>(w)))
+                out << QRect(w->mapTo(form, QPoint(0, 0)), w->size());
+        }
+        return out;
+    };
+    const QList<QRect> before = places();
+    const QSize size = dialog.size();
+    QVERIFY2(size.height() <= 768 - 48, qPrintable(QString::number(size.height())));
+    QVERIFY2(size.width() <= 1366, qPrintable(QString::number(size.width())));
+    // A problem's line puts the focus in its field.
+    QTest::mouseClick(problems->viewport(), Qt::LeftButton, {},
+                      problems->visualItemRect(problems->item(0)).center());
+    auto *owner = child<QComboBox>(form, "ownerCombo");
+    QTRY_VERIFY(QApplication::focusWidget() == owner ||
+                QApplication::focusWidget() == owner->lineEdit());
+
+    child<QComboBox>(form, "ownerCombo")->setCurrentText(QStringLiteral("linus"));
+    child<QLineEdit>(form, "obligationEdit")
+        ->setText(QStringLiteral("retry gives up after three attempts with a clear error that "
+                                 "names the host, the port, the attempts and the last reason"));
+    QCoreApplication::processEvents();
+    QCOMPARE(places(), before);
+    QCOMPARE(dialog.size(), size);
+    QCOMPARE(form->reason(QStringLiteral("owner")), QString());
+}
+
 void TestLedgerForms::renewInPlace()
 {
     QTemporaryDir dir;
@@ -636,6 +735,27 @@ void TestLedgerForms::deskPrefillsFromEvidence()
     QVERIFY(freeze.entry.evidence && freeze.entry.evidence->envDigest == "0011223344556677");
     QVERIFY(freeze.entry.replay &&
             freeze.entry.replay->find("tests/test_calc.py::test_three") != std::string::npos);
+
+    // A file node (the whole file's removal) is one the base had tests in; a file it had
+    // none in is not.
+    for (const auto &[node, valid] :
+         {std::pair("tests/test_calc.py", true), std::pair("tests/test_nothing.py", false)}) {
+        LedgerFormDialog *fileWaiver = desk.approveWaiver(QString::fromLatin1(node));
+        QVERIFY(fileWaiver);
+        auto *f = fileWaiver->form();
+        child<QComboBox>(f, "reasonCombo")
+            ->setCurrentIndex(child<QComboBox>(f, "reasonCombo")->findText("duplicate-coverage"));
+        child<QLineEdit>(f, "byEdit")->setText(QStringLiteral("Ada"));
+        child<QComboBox>(f, "witnessCombo")->setCurrentText("tests/test_calc.py::test_one");
+        if (valid) {
+            QTRY_VERIFY2(fileWaiver->isValid(), qPrintable(f->reason(QStringLiteral("node"))));
+        } else {
+            QTRY_VERIFY2(f->reason(QStringLiteral("node")).contains("not collected at base"),
+                         qPrintable(f->reason(QStringLiteral("node"))));
+            QVERIFY(!fileWaiver->isValid());
+        }
+        fileWaiver->reject();
+    }
 
     // Approving the waiver from the desk writes the ledger and says so.
     QSignalSpy written(&desk, &LedgerDesk::ledgerWritten);

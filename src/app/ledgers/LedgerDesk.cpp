@@ -232,7 +232,15 @@ LedgerFormContext LedgerDesk::formContext()
     if (m_baseTests) {
         std::shared_ptr<HeadTests> base = m_baseTests;
         c.validation.testExistedAtBase = [base](const std::string &id) {
-            return base->contains(id);
+            if (id.find("::") != std::string::npos)
+                return base->contains(id);
+            // A file node (the whole file removed): one the base had tests in.
+            const HeadTests::File *tests = base->find(id);
+            if (!tests)
+                throw core::Error::harness("the tests of " + id + " at base are being looked up");
+            if (tests->ids.empty() && !tests->problem.empty())
+                throw core::Error::harness(tests->problem);
+            return !tests->ids.empty();
         };
     }
     if (m_headPaths)

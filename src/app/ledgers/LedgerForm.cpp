@@ -6,9 +6,21 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPalette>
 #include <QPlainTextEdit>
 
 namespace pw::gui {
+
+namespace {
+
+// Red that keeps 4.5:1 against the window colour of the palette (light or dark).
+QColor problemColour(const QPalette &palette)
+{
+    const bool dark = palette.color(QPalette::Window).lightness() < 128;
+    return dark ? QColor(0xff, 0x8a, 0x80) : QColor(0xb7, 0x1c, 0x1c);
+}
+
+} // namespace
 
 LedgerForm::LedgerForm(QWidget *parent) : QWidget(parent) {}
 
@@ -16,20 +28,8 @@ LedgerForm::~LedgerForm() = default;
 
 void LedgerForm::addField(QFormLayout *layout, QWidget *widget, const QStringList &fields)
 {
-    int row = -1;
-    QFormLayout::ItemRole role;
-    layout->getWidgetPosition(widget, &row, &role);
-    auto *reason = new QLabel(this);
-    reason->setObjectName(widget->objectName() + QStringLiteral("Reason"));
-    reason->setWordWrap(true);
-    reason->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    reason->setStyleSheet(QStringLiteral("QLabel { color: #c62828; }"));
-    reason->setVisible(false);
-    if (row >= 0)
-        layout->insertRow(row + 1, QString(), reason);
-    else
-        layout->addRow(QString(), reason);
-    m_fields.push_back({widget, reason, fields, widget->toolTip()});
+    auto *label = qobject_cast<QLabel *>(layout->labelForField(widget));
+    m_fields.push_back({widget, label, fields, widget->toolTip(), QString()});
 
     const auto emitChanged = [this] { Q_EMIT changed(); };
     if (auto *edit = qobject_cast<QLineEdit *>(widget))
@@ -67,7 +67,20 @@ QWidget *LedgerForm::fieldWidget(const QString &field) const
 QString LedgerForm::reason(const QString &field) const
 {
     const Field *f = fieldFor(field);
-    return f && !f->reason->isHidden() ? f->reason->text() : QString();
+    return f ? f->reason : QString();
+}
+
+std::vector<LedgerForm::FieldProblem> LedgerForm::fieldProblems() const
+{
+    std::vector<FieldProblem> out;
+    for (const Field &f : m_fields) {
+        if (f.reason.isEmpty())
+            continue;
+        QString label = f.label ? f.label->text() : f.names.value(0);
+        label.remove(QLatin1Char('&'));
+        out.push_back({label, f.reason, f.widget});
+    }
+    return out;
 }
 
 std::vector<core::LedgerProblem>
@@ -94,10 +107,17 @@ LedgerForm::showProblems(const std::vector<core::LedgerProblem> &problems)
         reasons[size_t(f - m_fields.data())] << text;
     }
     for (size_t i = 0; i < m_fields.size(); ++i) {
-        const Field &f = m_fields[i];
+        Field &f = m_fields[i];
         reasons[i].removeDuplicates();
-        f.reason->setText(reasons[i].join(QLatin1Char('\n')));
-        f.reason->setVisible(!reasons[i].isEmpty());
+        f.reason = reasons[i].join(QLatin1Char('\n'));
+        if (f.label) {
+            // The palette's own red for links that were visited is too faint; the text colour
+            // of a negative value, from the palette, reads in light and dark themes.
+            QPalette palette = f.label->parentWidget()->palette();
+            if (!f.reason.isEmpty())
+                palette.setColor(QPalette::WindowText, problemColour(palette));
+            f.label->setPalette(palette);
+        }
         // The field's own tip (where its value comes from) stays under the reasons.
         QStringList tip = reasons[i];
         if (!f.hint.isEmpty())

@@ -59,17 +59,26 @@ public:
     // Shows each problem under the field it names and clears the others; returns the
     // problems no field of this form shows (the dialog lists them).
     std::vector<core::LedgerProblem> showProblems(const std::vector<core::LedgerProblem> &problems);
-    // The reason shown under the field that answers `field` ("" when none); for tests.
+    // Why the field that answers `field` is wrong ("" when it is not); for tests.
     QString reason(const QString &field) const;
     QWidget *fieldWidget(const QString &field) const;
+    // The fields that are wrong, in the form's order: their label, why, and the widget
+    // (the dialog lists them in one box of its own, so no field moves when one is wrong).
+    struct FieldProblem
+    {
+        QString label;
+        QString reason;
+        QWidget *widget = nullptr;
+    };
+    std::vector<FieldProblem> fieldProblems() const;
 
 Q_SIGNALS:
     void changed();
 
 protected:
     // `widget` (a row of `layout`) answers for `fields` ("evidence" also answers for
-    // "evidence.mode" and the like). Adds a reason line under it and emits changed() when
-    // it is edited.
+    // "evidence.mode" and the like). Its label turns red while it is wrong (nothing is
+    // inserted: the layout never moves), and it emits changed() when it is edited.
     void addField(QFormLayout *layout, QWidget *widget, const QStringList &fields);
     // Empty (or blank) text as an absent value: the validator names missing fields.
     static std::optional<std::string> optionalText(const QString &text);
@@ -81,9 +90,10 @@ private:
     struct Field
     {
         QWidget *widget = nullptr;
-        QLabel *reason = nullptr;
+        QLabel *label = nullptr; // the form layout's label of the row, if any
         QStringList names;
-        QString hint; // the widget's tool tip when it was added
+        QString hint;   // the widget's tool tip when it was added
+        QString reason; // why it is wrong; empty when it is not
     };
     const Field *fieldFor(const QString &name) const;
 

@@ -5,7 +5,10 @@
 
 #include <QDir>
 #include <QFontDatabase>
+#include <QGuiApplication>
+#include <QListWidget>
 #include <QPushButton>
+#include <QScreen>
 
 namespace pw::gui {
 namespace {
@@ -46,7 +49,7 @@ LedgerFormDialog::LedgerFormDialog(LedgerForm *form, LedgerFormContext context, 
     m_ui->formHostLayout->addWidget(form);
     m_ui->preview->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     auto *reloadButton =
-        m_ui->buttonBox->addButton(tr("&Reload File"), QDialogButtonBox::ResetRole);
+        m_ui->buttonBox->addButton(tr("Reloa&d File"), QDialogButtonBox::ResetRole);
     reloadButton->setObjectName(QStringLiteral("reloadButton"));
     reloadButton->setToolTip(tr("Read the ledger file again; the fields keep their values"));
     m_ui->buttonBox->button(QDialogButtonBox::Ok)->setText(tr("&Write"));
@@ -54,8 +57,18 @@ LedgerFormDialog::LedgerFormDialog(LedgerForm *form, LedgerFormContext context, 
     connect(m_ui->buttonBox, &QDialogButtonBox::accepted, this, &LedgerFormDialog::accept);
     connect(m_ui->buttonBox, &QDialogButtonBox::rejected, this, &LedgerFormDialog::reject);
     connect(form, &LedgerForm::changed, this, &LedgerFormDialog::validate);
+    // Four lines of problems, whatever their number: the preview and buttons stay put.
+    m_ui->problemList->setFixedHeight(4 * m_ui->problemList->fontMetrics().height() +
+                                      2 * m_ui->problemList->frameWidth() + 8);
+    connect(m_ui->problemList, &QListWidget::itemClicked, this, [](QListWidgetItem *item) {
+        if (auto *field = item->data(Qt::UserRole).value<QWidget *>())
+            field->setFocus(Qt::OtherFocusReason);
+    });
     reload();
     resize(sizeHint().expandedTo(size()));
+    // Never taller or wider than the screen (a 1366×768 laptop keeps Write on screen).
+    if (const QScreen *on = parent ? parent->screen() : QGuiApplication::primaryScreen())
+        resize(size().boundedTo(on->availableGeometry().size() - QSize(16, 48)));
 }
 
 LedgerFormDialog::~LedgerFormDialog() = default;
@@ -73,7 +86,7 @@ std::string LedgerFormDialog::origin() const
 
 QString LedgerFormDialog::generalProblems() const
 {
-    return m_ui->problemLabel->isHidden() ? QString() : m_ui->problemLabel->text();
+    return m_general;
 }
 
 QString LedgerFormDialog::previewCaption() const
@@ -89,8 +102,33 @@ QString LedgerFormDialog::previewText() const
 void LedgerFormDialog::setError(const QString &message)
 {
     m_lastError = message;
-    m_ui->problemLabel->setText(message);
-    m_ui->problemLabel->setVisible(!message.isEmpty());
+    m_general = message;
+    showProblemList();
+}
+
+void LedgerFormDialog::showProblemList()
+{
+    QListWidget *list = m_ui->problemList;
+    list->clear();
+    const QColor red = list->palette().color(QPalette::Base).lightness() < 128
+                           ? QColor(0xff, 0x8a, 0x80)
+                           : QColor(0xb7, 0x1c, 0x1c);
+    const auto add = [&](const QString &text, QWidget *field) {
+        auto *item = new QListWidgetItem(text, list);
+        item->setToolTip(text);
+        item->setForeground(red);
+        item->setData(Qt::UserRole, QVariant::fromValue(field));
+    };
+    for (const LedgerForm::FieldProblem &p : m_form->fieldProblems()) {
+        for (const QString &line : p.reason.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+            add(tr("%1: %2").arg(p.label, line), p.widget);
+    }
+    for (const QString &line : m_general.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+        add(line, nullptr);
+    if (list->count() == 0) {
+        auto *ok = new QListWidgetItem(tr("Nothing to fix: Write adds the lines below."), list);
+        ok->setForeground(list->palette().color(QPalette::Disabled, QPalette::Text));
+    }
 }
 
 void LedgerFormDialog::reload()
@@ -136,8 +174,8 @@ void LedgerFormDialog::validate()
             m_ui->preview->clear();
         }
     }
-    m_ui->problemLabel->setText(general);
-    m_ui->problemLabel->setVisible(!general.isEmpty());
+    m_general = general;
+    showProblemList();
     QPushButton *ok = m_ui->buttonBox->button(QDialogButtonBox::Ok);
     ok->setEnabled(m_valid);
     ok->setToolTip(m_valid ? tr("Write the entry (atomically)")

@@ -19,7 +19,11 @@ namespace pw::gui {
 // meantime the write is refused, the dialog stays open with every field as typed, and
 // Reload reads the file again.
 //
-// Object names for tests: intro, fileLabel, problemLabel, previewCaption, preview,
+// The fields never move: what is wrong is listed in one box of fixed height under them
+// (problemList; a click on a line puts the focus in its field) and the field's label turns
+// red. The dialog opens no taller than the screen it is on.
+//
+// Object names for tests: intro, fileLabel, problemList, previewCaption, preview,
 // buttonBox, reloadButton.
 class LedgerFormDialog : public QDialog
 {
@@ -53,6 +57,7 @@ Q_SIGNALS:
 private:
     void showPreview(const std::string &before, const std::string &after);
     void setError(const QString &message);
+    void showProblemList(); // the fields' problems, then m_general
     std::string origin() const;
 
     std::unique_ptr<Ui::LedgerFormDialog> m_ui;
@@ -63,6 +68,7 @@ private:
     bool m_valid = false;
     bool m_written = false;
     QString m_lastError;
+    QString m_general; // problems no field shows, one per line
 };
 
 } // namespace pw::gui

@@ -338,21 +338,18 @@ bool EvidencePanel::selectRow(const QString &path, int line)
         if (!match.isValid())
             match = index;
     }
-    if (!match.isValid())
-        return false;
-    beginQuiet();
-    m_view->selectionModel()->setCurrentIndex(match, QItemSelectionModel::ClearAndSelect |
-                                                         QItemSelectionModel::Rows);
-    endQuiet();
-    m_view->scrollTo(match);
-    return true;
+    return selectQuietly(match);
 }
 
 bool EvidencePanel::selectSourceRow(int sourceRow)
 {
     if (!m_proxy->sourceModel())
         return false;
-    const QModelIndex match = m_proxy->mapFromSource(m_proxy->sourceModel()->index(sourceRow, 0));
+    return selectQuietly(m_proxy->mapFromSource(m_proxy->sourceModel()->index(sourceRow, 0)));
+}
+
+bool EvidencePanel::selectQuietly(const QModelIndex &match)
+{
     if (!match.isValid())
         return false;
     beginQuiet();

@@ -91,6 +91,7 @@ protected:
 
 private:
     void currentRowChanged(const QModelIndex &current);
+    bool selectQuietly(const QModelIndex &match); // current and selected, no rowActivated
     void emitActivated(const QModelIndex &index);
     void updateRowCount();
     void fitColumns();
