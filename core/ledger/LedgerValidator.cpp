@@ -20,12 +20,7 @@ std::function<bool(const std::string &)>
 pathLookup(std::shared_ptr<const std::set<std::string>> paths)
 {
     return [paths = std::move(paths)](const std::string &path) {
-        std::string p = path;
-        while (p.starts_with("./"))
-            p.erase(0, 2);
-        while (!p.empty() && p.back() == '/')
-            p.pop_back();
-        return !p.empty() && paths->count(p) > 0;
+        return !path.empty() && paths->count(path) > 0;
     };
 }
 
@@ -236,12 +231,21 @@ std::vector<LedgerProblem> LedgerValidator::check(const QuarantineEntry &e,
         p.add("guards", "missing-field", "`guards` must name at least one file");
     if (e.guards && m_context.pathExistsAtHead) {
         for (const std::string &guard : *e.guards) {
+            // A guard the patch itself edits or deletes is guard-edited's to report.
+            if (!editedGuards({guard}, m_context.patchedFiles).empty())
+                continue;
             try {
-                if (!m_context.pathExistsAtHead(guard))
-                    p.add("guards", "guard-missing",
-                          "guard " + guard +
-                              " names no file or directory at head: a guard is a path the "
-                              "patch must leave alone");
+                if (m_context.pathExistsAtHead(guard))
+                    continue;
+                const bool directory = !guard.empty() && guard.back() != '/' &&
+                                       m_context.pathExistsAtHead(guard + "/");
+                p.add("guards", "guard-missing",
+                      directory ? "guard " + guard + " is a directory: write " + guard +
+                                      "/ (a directory guard ends in /, or it guards nothing)"
+                                : "guard " + guard +
+                                      " names no file or directory at head (as written: no "
+                                      "globs, no ./): a guard is a path the patch must leave "
+                                      "alone");
             } catch (const std::exception &ex) {
                 p.add("guards", "guard-missing",
                       "cannot confirm that guard " + guard + " exists at head: " + ex.what());

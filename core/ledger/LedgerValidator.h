@@ -66,7 +66,8 @@ struct ValidationContext
 // the CLI, the audit's ledger gate and the workbench judge entries alike. The caller adds
 // the test lookup, the files the patch changes (patchedFiles) and the journal before.
 ValidationContext validationContext(const Config &config, const QDate &today);
-// A pathExistsAtHead over `paths` (Repository::pathsAt): "src/", "./src" and "src" alike.
+// A pathExistsAtHead over `paths` (Repository::pathsAt): exactly as the guard is written, the
+// way guard-edited matches it ("src/" is the directory, "src" a file of that name).
 std::function<bool(const std::string &)>
 pathLookup(std::shared_ptr<const std::set<std::string>> paths);
 

@@ -162,8 +162,8 @@ public:
     // directory's changes applied, untracked non-ignored files included).
     std::vector<FileEntry> listFiles(const Revision &rev) const;
     std::optional<FileEntry> entry(const Revision &rev, const std::string &path) const;
-    // Every path of the revision: its files and the directories that hold them ("src",
-    // "src/pkg", "src/pkg/mod.py"), as a freeze's guards name them.
+    // Every path of the revision: its files and the directories that hold them, these with
+    // a final '/' ("src/", "src/pkg/", "src/pkg/mod.py"), as a freeze's guards name them.
     std::set<std::string> pathsAt(const Revision &rev) const;
     // Content of `path` at `rev` (WORKTREE: from disk). Throws Error::input when absent.
     std::string readFile(const Revision &rev, const std::string &path) const;

@@ -133,7 +133,7 @@ std::set<std::string> Repository::pathsAt(const Revision &rev) const
     for (const FileEntry &f : listFiles(rev)) {
         for (size_t slash = f.path.find('/'); slash != std::string::npos;
              slash = f.path.find('/', slash + 1))
-            paths.insert(f.path.substr(0, slash));
+            paths.insert(f.path.substr(0, slash + 1)); // "src/": a directory, as guards say
         paths.insert(f.path);
     }
     return paths;

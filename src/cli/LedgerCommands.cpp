@@ -411,14 +411,24 @@ int waiveCommand(const QStringList &args, FILE *out, FILE *err)
         ids.push_back(*entry.witness);
     core::ValidationContext ctx = context(ws, p, c, ids);
     if (p.isSet(base)) {
+        // Answered here, while the extractor lives: the one node the entry names.
         const core::Revision at = ws.repo.resolve(p.value(base).toStdString());
         core::FactExtractor extractor = core::extractorFor(ws.config, ws.cacheDir);
-        auto index = std::make_shared<core::TestsAtRevision>(
-            core::TestsAtRevision::read(ws.repo, at, {*entry.node}, extractor));
-        ctx.testExistedAtBase = [index](const std::string &id) {
-            // A file node (the whole file removed): one the base had tests in.
-            return id.find("::") == std::string::npos ? !index->load(id).ids.empty()
-                                                      : index->listed(id);
+        core::TestsAtRevision index(ws.repo, at, extractor);
+        const std::string node = *entry.node;
+        const std::string file = core::TestsAtRevision::fileOf(node);
+        const core::TestsAtRevision::FileTests &tests = index.load(file);
+        bool had = false;
+        for (const std::string &id : tests.ids) // a file node: any test of it
+            had = had || node.find("::") == std::string::npos ||
+                  id == file + "::" + core::TestsAtRevision::nameOf(node);
+        const std::string problem = had ? std::string() : tests.problem;
+        ctx.testExistedAtBase = [node, had, problem](const std::string &id) {
+            if (id != node)
+                throw Error::harness("only " + node + " was looked up at base");
+            if (!problem.empty())
+                throw Error::harness(problem);
+            return had;
         };
     }
     const core::LedgerActions actions{core::LedgerValidator(std::move(ctx))};

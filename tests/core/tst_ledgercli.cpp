@@ -127,6 +127,7 @@ private Q_SLOTS:
     void history();
     void configLimitsApply();
     void aBareRepositoryHasNoLedgerDirectoryOnDisk();
+    void waiveWithBaseNeedsANodeTheBaseHad();
 
 private:
     Result cli(QStringList args, bool common = true, const QString &cwd = {});
@@ -744,6 +745,26 @@ void TstLedgerCli::aBareRepositoryHasNoLedgerDirectoryOnDisk()
     QVERIFY2(
         worktree.err.contains(QLatin1String("is a bare repository: it has no work tree to read")),
         qPrintable(worktree.err));
+}
+
+// `waive --base REV`: the node (a test, or a whole file) must be one REV had.
+void TstLedgerCli::waiveWithBaseNeedsANodeTheBaseHad()
+{
+    const auto waive = [this](const char *node) {
+        return cli({QStringLiteral("waive"), QLatin1String(node), QStringLiteral("--reason"),
+                    QStringLiteral("environment"), QStringLiteral("--by"), QStringLiteral("alice"),
+                    QStringLiteral("--base"), QStringLiteral("HEAD")});
+    };
+    for (const char *node : {"tests/test_x.py::nope", "tests/test_none.py"}) {
+        const Result r = waive(node);
+        QVERIFY2(r.exitCode == 3, qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("is not collected at base")), qPrintable(r.err));
+    }
+    QVERIFY(!QFileInfo::exists(ledger("census_waiver.toml")));
+    for (const char *node : {"tests/test_x.py::test_b", "tests/test_x.py"}) {
+        const Result r = waive(node);
+        QVERIFY2(r.exitCode == 0, qPrintable(QLatin1String(node) + QLatin1String(": ") + r.err));
+    }
 }
 
 QTEST_GUILESS_MAIN(TstLedgerCli)

@@ -161,9 +161,24 @@ void TstLedgerValidator::rules_data()
         << "guards"
         << "guard src/gone.py names no file or directory at head";
     QTest::newRow("freeze: a directory guard")
-        << q
-        << freezeWith(QStringLiteral("guards"), QStringLiteral("guards = [\"src/\", \"./src\"]"))
+        << q << freezeWith(QStringLiteral("guards"), QStringLiteral("guards = [\"src/\"]"))
         << QStringList() << none << none << none << none;
+    // Written as guard-edited reads it: "src" (no slash) and "./src/" would guard nothing.
+    QTest::newRow("freeze: a directory guard without its slash")
+        << q << freezeWith(QStringLiteral("guards"), QStringLiteral("guards = [\"src\"]"))
+        << QStringList() << none << "guard-missing"
+        << "guards"
+        << "guard src is a directory: write src/";
+    QTest::newRow("freeze: a guard written with ./")
+        << q << freezeWith(QStringLiteral("guards"), QStringLiteral("guards = [\"./src/calc.py\"]"))
+        << QStringList() << none << "guard-missing"
+        << "guards"
+        << "as written: no globs, no ./";
+    QTest::newRow("freeze: a guard the patch deletes is guard-edited, not missing")
+        << q << freezeWith(QStringLiteral("guards"), QStringLiteral("guards = [\"src/gone.py\"]"))
+        << QStringList{QStringLiteral("src/gone.py")} << none << "guard-edited"
+        << "guards"
+        << "the patch edits guarded file src/gone.py";
     QTest::newRow("freeze: empty obligation")
         << q << freezeWith(QStringLiteral("obligation"), QStringLiteral("obligation = \"\""))
         << QStringList() << none << "missing-field"
@@ -506,8 +521,8 @@ void TstLedgerValidator::rules()
         return head.count(id.substr(0, id.find('['))) > 0;
     };
     ctx.pathExistsAtHead = pw::core::pathLookup(std::make_shared<const std::set<std::string>>(
-        std::set<std::string>{"src", "src/calc.py", "src/calcpkg", "src/calcpkg/core.py", "tests",
-                              "tests/test_calc.py"}));
+        std::set<std::string>{"src/", "src/calc.py", "src/calcpkg/", "src/calcpkg/core.py",
+                              "tests/", "tests/test_calc.py"}));
     for (const QString &p : patched)
         ctx.patchedFiles.insert(p.toStdString());
     if (!before.isEmpty()) {

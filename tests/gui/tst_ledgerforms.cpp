@@ -339,7 +339,7 @@ void TestLedgerForms::freezeEvidenceIsTheRecordsNeverTyped()
     QTemporaryDir dir;
     LedgerFormContext context = contextFor(dir.path());
     context.validation.pathExistsAtHead = pw::core::pathLookup(
-        std::make_shared<const std::set<std::string>>(std::set<std::string>{"src", "src/net.py"}));
+        std::make_shared<const std::set<std::string>>(std::set<std::string>{"src/", "src/net.py"}));
     const char *evidenceFields[] = {"witnessSeedEdit", "baselineShaEdit", "baseFailEdit",
                                     "headFailEdit",    "seedsEdit",       "envDigestEdit",
                                     "replayEdit"};

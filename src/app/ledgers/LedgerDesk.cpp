@@ -23,6 +23,7 @@
 #include <QRegularExpression>
 #include <QTreeView>
 #include <algorithm>
+#include <set>
 
 namespace pw::gui {
 namespace {
@@ -231,7 +232,20 @@ LedgerFormContext LedgerDesk::formContext()
     }
     if (m_baseTests) {
         std::shared_ptr<HeadTests> base = m_baseTests;
-        c.validation.testExistedAtBase = [base](const std::string &id) {
+        // What the audit or a census found removed was there: pytest collected it, even
+        // where the file does not write it (a test inherited from another module's class).
+        auto removed = std::make_shared<std::set<std::string>>();
+        for (const core::Finding &f : m_report.findings) {
+            if (f.gate != "manifest" && f.gate != "census")
+                continue;
+            if (!f.test.empty())
+                removed->insert(f.test);
+            else if (!f.path.empty())
+                removed->insert(f.path);
+        }
+        c.validation.testExistedAtBase = [base, removed](const std::string &id) {
+            if (removed->count(id))
+                return true;
             if (id.find("::") != std::string::npos)
                 return base->contains(id);
             // A file node (the whole file removed): one the base had tests in.
