@@ -35,6 +35,9 @@ struct Finding
     std::string message;
     std::string evidence;
     std::optional<std::string> satisfiedBy;
+    // T-DEL: the test where the deleted one's checks most likely went (a new or changed test
+    // of the same file calling the same code), which a waiver's witness is pre-filled with.
+    std::optional<std::string> successor;
 
     bool blocksUnsatisfied() const { return severity == Severity::Block && !satisfiedBy; }
 };

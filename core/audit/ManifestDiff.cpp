@@ -4,6 +4,7 @@
 #include "util/Format.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace pw::core {
@@ -159,6 +160,105 @@ std::string renameMessage(const TestFileChange &c, const TestPair &p)
            "% of its statements kept): scored by latitude and strength across the match";
 }
 
+// The functions a test's assertions call, by their last name ("calc.add(1, 2) == 3" → add),
+// leaving out the helpers every test calls (approx, len, isinstance …).
+std::set<std::string> calledNames(const TestFunctionFacts &t)
+{
+    static const std::set<std::string> common = {"approx",
+                                                 "raises",
+                                                 "warns",
+                                                 "len",
+                                                 "isinstance",
+                                                 "issubclass",
+                                                 "list",
+                                                 "dict",
+                                                 "set",
+                                                 "tuple",
+                                                 "str",
+                                                 "int",
+                                                 "float",
+                                                 "bool",
+                                                 "sorted",
+                                                 "repr",
+                                                 "type",
+                                                 "all",
+                                                 "any",
+                                                 "getattr",
+                                                 "hasattr",
+                                                 "assertEqual",
+                                                 "assertTrue",
+                                                 "assertFalse",
+                                                 "assertIn",
+                                                 "assertRaises",
+                                                 "assertIs",
+                                                 "assertIsNone",
+                                                 "assertAlmostEqual"};
+    std::set<std::string> names;
+    for (const AssertionFact &a : t.assertions) {
+        const std::string &text = a.text;
+        for (size_t i = 0; i < text.size(); ++i) {
+            if (text[i] != '(' || i == 0)
+                continue;
+            size_t start = i;
+            while (start > 0 && (std::isalnum(static_cast<unsigned char>(text[start - 1])) ||
+                                 text[start - 1] == '_'))
+                --start;
+            const std::string name = text.substr(start, i - start);
+            if (!name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                !common.count(name))
+                names.insert(name);
+        }
+    }
+    return names;
+}
+
+// Where a deleted test's checks most likely went: a test of the same file that is new or
+// changed in the patch, is not skipped, and calls what it called (most shared names first,
+// a parametrised one before a plain one); without calls to compare, the only new
+// parametrised test there. Two tests folded into one parametrised test are its usual case.
+struct Successor
+{
+    const TestFunctionFacts *test = nullptr;
+    std::vector<std::string> shared; // the calls both make
+    bool fresh = false;              // new in the patch (else changed)
+};
+
+Successor successorOf(const TestFunctionFacts &gone, const std::vector<const TestPair *> &here)
+{
+    const std::set<std::string> calls = calledNames(gone);
+    Successor best;
+    int bestScore = 0;
+    const TestFunctionFacts *onlyNewCases = nullptr;
+    int newCases = 0;
+    for (const TestPair *p : here) {
+        if (!p->head)
+            continue;
+        const bool fresh = !p->base;
+        if (!fresh && p->base->bodyHash == p->head->bodyHash)
+            continue; // unchanged: not where the deleted checks went
+        if (!p->head->skip.empty())
+            continue; // skipped or xfailed: it checks nothing a waiver could lean on
+        const bool cases = p->head->parametrizeCases.value_or(0) > 1;
+        if (fresh && cases) {
+            onlyNewCases = p->head;
+            ++newCases;
+        }
+        std::vector<std::string> shared;
+        for (const std::string &name : calledNames(*p->head)) {
+            if (calls.count(name))
+                shared.push_back(name);
+        }
+        const int score = int(shared.size()) * 4 + (cases ? 2 : 0) + (fresh ? 1 : 0);
+        if (!shared.empty() && score > bestScore) {
+            bestScore = score;
+            best = {p->head, shared, fresh};
+        }
+    }
+    if (!best.test && calls.empty() && newCases == 1)
+        best = {onlyNewCases, {}, true};
+    return best;
+}
+
 // The findings of one changed test file, given the patch's pairs.
 class FileVerdicts
 {
@@ -299,9 +399,24 @@ private:
         for (const TestPair *p : m_here) {
             if (p->base && !p->head) {
                 lost = true;
-                m_out.push_back(
-                    make(m_c, "T-DEL", Severity::Block, p->base->line, m_c.testId(p->base->name),
-                         "test function " + p->base->name + " disappeared", kDelEvidence));
+                std::string message = "test function " + p->base->name + " disappeared";
+                const Successor next = successorOf(*p->base, m_here);
+                Finding f = make(m_c, "T-DEL", Severity::Block, p->base->line,
+                                 m_c.testId(p->base->name), std::string(), kDelEvidence);
+                if (next.test) {
+                    f.successor = m_c.testId(next.test->name);
+                    const int cases = next.test->parametrizeCases.value_or(0);
+                    message +=
+                        "; likely successor: " + next.test->name + " (" +
+                        (next.fresh ? "new" : "changed") + " in this file" +
+                        (cases > 1 ? ", " + std::to_string(cases) + " parametrised cases"
+                                   : std::string()) +
+                        (next.shared.empty() ? std::string()
+                                             : ", calls " + joined(next.shared, 3) + " as it did") +
+                        ") — check that it covers what " + p->base->name + " checked";
+                }
+                f.message = std::move(message);
+                m_out.push_back(std::move(f));
                 continue;
             }
             const std::string id = m_c.testId(p->head->name);

@@ -284,15 +284,18 @@ std::string toHtml(const GateReport &r)
 
 json findingJson(const Finding &f)
 {
-    return {{"gate", f.gate},
-            {"code", f.code},
-            {"severity", severityName(f.severity)},
-            {"path", f.path},
-            {"line", f.line},
-            {"test", f.test.empty() ? json(nullptr) : json(f.test)},
-            {"message", f.message},
-            {"evidence", f.evidence},
-            {"satisfied_by", optionalString(f.satisfiedBy)}};
+    json j = {{"gate", f.gate},
+              {"code", f.code},
+              {"severity", severityName(f.severity)},
+              {"path", f.path},
+              {"line", f.line},
+              {"test", f.test.empty() ? json(nullptr) : json(f.test)},
+              {"message", f.message},
+              {"evidence", f.evidence},
+              {"satisfied_by", optionalString(f.satisfiedBy)}};
+    if (f.successor) // only where one was found: reports without one read as before
+        j["successor"] = *f.successor;
+    return j;
 }
 
 std::optional<ReportFormat> reportFormatFromName(const std::string &name)

@@ -6,6 +6,7 @@
 #include "util/Files.h"
 
 #include <QCryptographicHash>
+#include <QDateTime>
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -37,7 +38,7 @@ namespace fs = std::filesystem;
 
 // Part of the digest: bump it when the way the recipe becomes a repository changes
 // (authors, times, branch names), so existing demos are rebuilt.
-const char *kBuildFormat = "patchwitness-demo/1";
+const char *kBuildFormat = "patchwitness-demo/2";
 const char *kRecipeRoot = ":/patchwitness/demo/";
 
 struct Author
@@ -46,7 +47,7 @@ struct Author
     const char *email;
     int64_t time;
 };
-constexpr Author kMaintainer{"Maintainer", "maintainer@roundmath.example", 1'714'557'600};
+constexpr Author kMaintainer{"Maintainer", "maintainer@roundmath.example", 1'709'546'400};
 constexpr Author kAgent{"coding-agent", "agent@roundmath.example", 1'714'754'400};
 
 QString treeName(DemoRepository::Tree tree)
@@ -68,6 +69,84 @@ std::string message(DemoRepository::Tree tree)
 {
     return readResource(QLatin1String(kRecipeRoot) + treeName(tree) + QLatin1String(".message"))
         .toStdString();
+}
+
+// The recipe's files under `root` (a resource directory), '/'-separated relative paths,
+// sorted; empty when there is no such directory.
+std::vector<std::string> filesUnder(const QString &root)
+{
+    initDemoResources();
+    std::vector<std::string> out;
+    QDirIterator it(root, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext())
+        out.push_back(it.next().mid(root.size() + 1).toStdString());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// One of the maintainers' ledger commits on main between the base and the agent's patch:
+// `commit` is "Name <email> 2024-03-11T14:20:00Z" then the message; `tree/` is the whole
+// ledger directory after it (a file it lacks is deleted). "{{base}}" in a ledger file
+// stands for the base commit's id.
+struct LedgerStep
+{
+    QString root; // resource directory of the step
+    std::string author, email, message;
+    int64_t time = 0;
+};
+
+std::vector<LedgerStep> ledgerSteps()
+{
+    initDemoResources();
+    const QString root = QLatin1String(kRecipeRoot) + QLatin1String("ledgers");
+    QStringList names = QDir(root).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    // "1-freeze", "2-renew", … in their number's order.
+    std::sort(names.begin(), names.end(), [](const QString &a, const QString &b) {
+        return a.section(QLatin1Char('-'), 0, 0).toInt() <
+               b.section(QLatin1Char('-'), 0, 0).toInt();
+    });
+    std::vector<LedgerStep> steps;
+    for (const QString &name : names) {
+        LedgerStep step;
+        step.root = root + QLatin1Char('/') + name;
+        const QString text = QString::fromUtf8(readResource(step.root + QLatin1String("/commit")));
+        const QString header = text.section(QLatin1Char('\n'), 0, 0);
+        const int open = header.indexOf(QLatin1Char('<'));
+        const int close = header.indexOf(QLatin1Char('>'));
+        const QDateTime when = QDateTime::fromString(header.mid(close + 1).trimmed(), Qt::ISODate);
+        if (open < 0 || close < open || !when.isValid())
+            throw Error::harness("the demo recipe's " + step.root.toStdString() +
+                                 "/commit does not start with \"Name <email> ISO-time\"");
+        step.author = header.left(open).trimmed().toStdString();
+        step.email = header.mid(open + 1, close - open - 1).toStdString();
+        step.time = when.toSecsSinceEpoch();
+        step.message = text.section(QLatin1Char('\n'), 1).toStdString();
+        steps.push_back(std::move(step));
+    }
+    return steps;
+}
+
+// Plain writes: a tree is only ever written into a fresh build or test directory.
+void writeDemoFile(const std::string &path, const QByteArray &bytes)
+{
+    const QString file = QString::fromStdString(path);
+    QFile out(file);
+    if (!QDir().mkpath(QFileInfo(file).absolutePath()) || !out.open(QIODevice::WriteOnly) ||
+        out.write(bytes) != bytes.size() || !out.flush())
+        throw Error::input("cannot write the demo file " + path + ": " +
+                           out.errorString().toStdString());
+}
+
+// Makes `dir`/.patchwitness exactly the step's tree.
+void writeLedgerStep(const LedgerStep &step, const std::string &dir, const std::string &baseId)
+{
+    fs::remove_all(dir + "/.patchwitness");
+    const QString tree = step.root + QLatin1String("/tree");
+    for (const std::string &path : filesUnder(tree)) {
+        QByteArray bytes = readResource(tree + QLatin1Char('/') + QString::fromStdString(path));
+        bytes.replace("{{base}}", QByteArray::fromStdString(baseId));
+        writeDemoFile(dir + "/" + path, bytes);
+    }
 }
 
 QString absoluteClean(const std::string &dir)
@@ -121,13 +200,23 @@ void build(const std::string &dir, const std::string &digest)
 {
     RepoWriter writer = RepoWriter::init(dir, DemoRepository::kBaseBranch);
     DemoRepository::writeTree(DemoRepository::Tree::Base, dir);
-    writer.commitAll(message(DemoRepository::Tree::Base), kMaintainer.name, kMaintainer.email,
-                     kMaintainer.time);
+    const std::string baseId = writer.commitAll(
+        message(DemoRepository::Tree::Base), kMaintainer.name, kMaintainer.email, kMaintainer.time);
+    // The ledger history on main: a freeze granted, renewed, expired and removed; a waiver
+    // approved; a journal row opened and closed after two replays.
+    const std::vector<LedgerStep> steps = ledgerSteps();
+    for (const LedgerStep &step : steps) {
+        writeLedgerStep(step, dir, baseId);
+        writer.commitAll(step.message, step.author, step.email, step.time);
+    }
     writer.createBranch(DemoRepository::kHeadBranch);
     writer.checkout(DemoRepository::kHeadBranch);
-    // The head recipe is the whole tree: what it lacks, the patch deletes.
+    // The head recipe is the whole tree: what it lacks, the patch deletes. The ledgers are
+    // the maintainers': the agent's patch leaves them as main has them.
     clearWorkTree(dir);
     DemoRepository::writeTree(DemoRepository::Tree::Head, dir);
+    if (!steps.empty())
+        writeLedgerStep(steps.back(), dir, baseId);
     writer.commitAll(message(DemoRepository::Tree::Head), kAgent.name, kAgent.email, kAgent.time);
     std::string error;
     if (!writeFileAtomically(DemoRepository::digestFile(dir), digest + "\n", false, &error))
@@ -179,13 +268,8 @@ std::string DemoRepository::digestFile(const std::string &repoDir)
 
 std::vector<std::string> DemoRepository::files(Tree tree)
 {
-    initDemoResources();
     const QString root = QLatin1String(kRecipeRoot) + treeName(tree);
-    std::vector<std::string> out;
-    QDirIterator it(root, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
-    while (it.hasNext())
-        out.push_back(it.next().mid(root.size() + 1).toStdString());
-    std::sort(out.begin(), out.end());
+    std::vector<std::string> out = filesUnder(root);
     if (out.empty())
         throw Error::harness("the demo recipe (" + root.toStdString() +
                              ") is missing from this build");
@@ -195,16 +279,8 @@ std::vector<std::string> DemoRepository::files(Tree tree)
 void DemoRepository::writeTree(Tree tree, const std::string &dir)
 {
     const QString root = QLatin1String(kRecipeRoot) + treeName(tree) + QLatin1Char('/');
-    for (const std::string &path : files(tree)) {
-        // Plain writes: a tree is only ever written into a fresh build or test directory.
-        const QByteArray bytes = readResource(root + QString::fromStdString(path));
-        const QString file = QString::fromStdString(dir + "/" + path);
-        QFile out(file);
-        if (!QDir().mkpath(QFileInfo(file).absolutePath()) || !out.open(QIODevice::WriteOnly) ||
-            out.write(bytes) != bytes.size() || !out.flush())
-            throw Error::input("cannot write the demo file " + file.toStdString() + ": " +
-                               out.errorString().toStdString());
-    }
+    for (const std::string &path : files(tree))
+        writeDemoFile(dir + "/" + path, readResource(root + QString::fromStdString(path)));
 }
 
 std::string DemoRepository::recipeDigest()
@@ -222,6 +298,14 @@ std::string DemoRepository::recipeDigest()
                                     '\0' + QByteArray::number(bytes.size()) + '\0'));
             hash.addData(bytes);
         }
+    }
+    const QString ledgers = QLatin1String(kRecipeRoot) + QLatin1String("ledgers");
+    for (const std::string &path : filesUnder(ledgers)) {
+        const QByteArray bytes =
+            readResource(ledgers + QLatin1Char('/') + QString::fromStdString(path));
+        hash.addData(QByteArray(QByteArray("\0ledgers\0", 9) + QByteArray::fromStdString(path) +
+                                '\0' + QByteArray::number(bytes.size()) + '\0'));
+        hash.addData(bytes);
     }
     return hash.result().toHex().toStdString();
 }

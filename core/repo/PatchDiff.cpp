@@ -52,6 +52,7 @@ using Ranges = std::vector<std::pair<int, int>>;
 // Above this many differing tokens on a side the O(n·m) LCS is skipped and the whole
 // middle (after common prefix/suffix trimming) is reported as changed.
 constexpr size_t kMaxLcsTokens = 400;
+constexpr double kMinIntralineSimilarity = 0.5;
 
 struct Token
 {
@@ -134,6 +135,25 @@ void matchLcs(Side &a, Side &b, size_t lo, size_t aHi, size_t bHi)
     }
 }
 
+// Dice over the visible bytes: the matched bytes of both lines over all of their bytes,
+// white space not counted.
+double similarity(const Side &a, const Side &b)
+{
+    const auto count = [](const Side &side, bool matchedOnly) {
+        size_t bytes = 0;
+        for (size_t i = 0; i < side.tokens.size(); ++i) {
+            const std::string_view t = side.at(i);
+            if (t.find_first_not_of(" \t") == std::string_view::npos)
+                continue;
+            if (!matchedOnly || side.matched[i])
+                bytes += t.size();
+        }
+        return bytes;
+    };
+    const size_t total = count(a, false) + count(b, false);
+    return total == 0 ? 1.0 : double(count(a, true) + count(b, true)) / double(total);
+}
+
 // Adjacent unmatched tokens merge into one byte range.
 Ranges unmatchedRanges(const Side &side)
 {
@@ -179,6 +199,11 @@ intralineRanges(const std::string &oldText, const std::string &newText)
     const size_t bHi = nb - suffix;
     if (aHi - prefix <= kMaxLcsTokens && bHi - prefix <= kMaxLcsTokens)
         matchLcs(a, b, prefix, aHi, bHi);
+    // Two lines that share little are a replacement, not an edit: marking the few tokens
+    // they happen to share would be confetti. Word ranges only when at least half of the
+    // two lines' visible text (white space aside) is common to both.
+    if (similarity(a, b) < kMinIntralineSimilarity)
+        return {};
     return {unmatchedRanges(a), unmatchedRanges(b)};
 }
 

@@ -87,7 +87,8 @@ struct PatchDiff
 
 // Word-level changed ranges between an old and a new line: the byte ranges of each
 // side that are not part of their longest common token subsequence. Tokens are runs of
-// word characters, runs of white space, and single other characters.
+// word characters, runs of white space, and single other characters. None (both empty)
+// when the lines share less than half of their visible text: a replaced line, not an edit.
 std::pair<std::vector<std::pair<int, int>>, std::vector<std::pair<int, int>>>
 intralineRanges(const std::string &oldText, const std::string &newText);
 

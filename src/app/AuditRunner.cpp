@@ -1,6 +1,7 @@
 #include "AuditRunner.h"
 
 #include "ledger/LedgerDate.h"
+#include "ledger/LedgerSnapshot.h"
 #include "ledger/LedgerValidator.h"
 #include "ledger/RunEvidence.h"
 #include "python/FactExtractor.h"
@@ -13,9 +14,48 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <algorithm>
+#include <map>
 
 namespace pw::gui {
 namespace {
+
+// The entries of the ledger files on disk that the base revision's files lack or word
+// otherwise (what a reviewer wrote and has not committed there yet): the gate counts the
+// base's ledgers, so these answer no finding until they are on the base. A directory
+// outside the repository is what the gate reads: all of it counts.
+void markEntriesNotOnBase(const core::PreparedReview &review,
+                          const std::map<std::string, std::string> &onDisk, AuditOutcome &out)
+{
+    const core::LedgerLocation &where = review.target().ledgers;
+    const core::Revision &base = review.target().base;
+    if (!where.onDisk() || where.prefix.empty())
+        return;
+    out.countedLedgers =
+        base.commit.empty()
+            ? QCoreApplication::translate("AuditRunner", "the base (no commits yet)")
+            : QCoreApplication::translate("AuditRunner", "the base, %1 (%2)")
+                  .arg(QString::fromStdString(base.spec),
+                       QString::fromStdString(base.commit.substr(0, 7)));
+    for (const auto &[name, text] : onDisk) {
+        const std::string path = where.prefix + name;
+        try {
+            const core::LedgerSnapshot disk = core::LedgerSnapshot::parse(name, text, path);
+            core::LedgerSnapshot atBase;
+            atBase.file = name;
+            if (!base.commit.empty() && review.repo().entry(base, path))
+                atBase =
+                    core::LedgerSnapshot::parse(name, review.repo().readFile(base, path), path);
+            for (const core::EntryChange &c : core::compareSnapshots(atBase, disk)) {
+                if (c.kind != core::EntryChange::Kind::Removed)
+                    out.entriesNotOnBase.emplace(path, c.id);
+            }
+        } catch (const core::Error &e) {
+            if (e.kind() == core::Error::Kind::Interrupted)
+                throw;
+            // A side that does not parse: its load problem says so.
+        }
+    }
+}
 
 // The ledgers on disk, named as in the repository (".patchwitness/quarantine.toml"), and
 // their problems. A ledger that cannot be judged is a problem, never a failed audit.
@@ -29,6 +69,7 @@ void loadLedgers(const core::PreparedReview &review, AuditOutcome &out)
     // A file that is there but cannot be read is a problem of its own, never an absent
     // (empty) ledger.
     std::vector<core::LedgerProblem> unreadable;
+    std::map<std::string, std::string> onDisk; // file name → text, compared with the base's
     out.ledgers = core::LedgerSet::load(
         [&](const std::string &name) -> std::optional<std::string> {
             if (!where.onDisk()) {
@@ -50,9 +91,11 @@ void loadLedgers(const core::PreparedReview &review, AuditOutcome &out)
             }
             if (read.status != core::FileRead::Status::Read)
                 return std::nullopt;
+            onDisk[name] = read.bytes;
             return std::move(read.bytes);
         },
         display);
+    markEntriesNotOnBase(review, onDisk, out);
     out.ledgers.loadProblems.insert(out.ledgers.loadProblems.end(), unreadable.begin(),
                                     unreadable.end());
     if (where.onDisk()) // runs/ is scratch of a work tree: a bare repository has none

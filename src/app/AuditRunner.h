@@ -14,6 +14,7 @@
 #include <QObject>
 #include <QString>
 #include <optional>
+#include <set>
 #include <stop_token>
 
 namespace pw::gui {
@@ -47,6 +48,12 @@ struct AuditOutcome
     std::vector<core::LedgerProblem> ledgerProblems;
     std::vector<core::RunRecordFile> runRecords; // the ledger directory's runs/
     QDate today;
+    // Where the gate's ledgers come from when the directory is in the repository ("the base,
+    // merge-base(main,HEAD) (1a2b3c4)"; empty: the directory itself, outside the repository),
+    // and the entries on disk it does not have yet — (file as named above, entry id) — which
+    // count once they are committed there.
+    QString countedLedgers;
+    std::set<std::pair<std::string, std::string>> entriesNotOnBase;
 
     // What the ledger desk pre-fills its forms from, read with the audit (off the GUI
     // thread): the tests at head of the files the findings, patch and ledgers name, git's

@@ -1,5 +1,7 @@
 #include "ChangedFilesModel.h"
 
+#include "panels/SeverityStyle.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QFont>
@@ -296,13 +298,15 @@ QVariant ChangedFilesModel::data(const QModelIndex &index, int role) const
             return n.viewed ? Qt::Checked : Qt::Unchecked;
         return {};
     case Qt::ForegroundRole:
+        // Readable on the palette's base, light or dark.
         if (index.column() == BadgeColumn && (n.block || n.review))
-            return QBrush(n.block ? QColor(0xc6, 0x28, 0x28) : QColor(0xb2, 0x6a, 0x00));
+            return severity_style::textData(n.block ? severity_style::Tone::Block
+                                                    : severity_style::Tone::Review);
         if (index.column() == StatusColumn) {
             if (n.status == QLatin1String("A"))
-                return QBrush(QColor(0x2e, 0x7d, 0x32));
+                return severity_style::textData(severity_style::Tone::Good);
             if (n.status == QLatin1String("D"))
-                return QBrush(QColor(0xc6, 0x28, 0x28));
+                return severity_style::textData(severity_style::Tone::Block);
         }
         return {};
     case Qt::FontRole:

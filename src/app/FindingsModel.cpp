@@ -1,6 +1,7 @@
 #include "FindingsModel.h"
 
 #include "panels/EvidenceRoles.h"
+#include "panels/SeverityStyle.h"
 
 #include <QBrush>
 #include <QColor>
@@ -72,14 +73,7 @@ QVariant FindingsModel::data(const QModelIndex &index, int role) const
         break;
     case Qt::ForegroundRole:
         if (index.column() == SeverityColumn) {
-            switch (f.severity) {
-            case core::Severity::Block:
-                return QBrush(QColor(0xc6, 0x28, 0x28));
-            case core::Severity::Review:
-                return QBrush(QColor(0xb2, 0x6a, 0x00));
-            case core::Severity::Info:
-                return {};
-            }
+            return severity_style::textData(severity_style::toneForSeverity(f.severity));
         }
         break;
     case PathRole:

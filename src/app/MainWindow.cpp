@@ -25,6 +25,8 @@
 #include "workspace/RevisionLoader.h"
 #include "workspace/RevisionPicker.h"
 #include "workspace/VerdictChip.h"
+#include "workspace/VerdictHeader.h"
+#include "workspace/ViewedDelegate.h"
 #include "workspace/ViewedMarks.h"
 
 #include <QDialog>
@@ -32,13 +34,19 @@
 #include <QDockWidget>
 #include <QEventLoop>
 #include <QFileInfo>
+#include <QFrame>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScrollBar>
 #include <QSettings>
 #include <QTimer>
 #include <QToolButton>
+#include <QTreeView>
+#include <algorithm>
+#include <utility>
 
 namespace pw::gui {
 
@@ -57,8 +65,23 @@ MainWindow::MainWindow(QWidget *parent)
     m_ui->setupUi(this);
     setDockNestingEnabled(true);
 
+    // The repository's name stands apart from the Base box: bold, then a separator.
+    QFont repoFont = m_ui->repoLabel->font();
+    repoFont.setBold(true);
+    m_ui->repoLabel->setFont(repoFont);
+    auto *repoSeparator = new QFrame(this);
+    repoSeparator->setObjectName(QStringLiteral("repoSeparator"));
+    repoSeparator->setFrameShape(QFrame::VLine);
+    repoSeparator->setFrameShadow(QFrame::Sunken);
+    m_ui->revisionBar->insertWidget(m_ui->revisionBar->indexOf(m_ui->repoLabel) + 1, repoSeparator);
+    m_ui->revisionBar->insertSpacing(m_ui->revisionBar->indexOf(repoSeparator), 6);
+    m_ui->revisionBar->insertSpacing(m_ui->revisionBar->indexOf(repoSeparator) + 1, 6);
+
     m_files = new ChangedFilesModel(this);
     m_ui->filesView->setModel(m_files);
+    m_ui->filesView->setTextElideMode(Qt::ElideMiddle); // "test_…_helpers.py", never "…"
+    m_ui->filesView->setItemDelegateForColumn(ChangedFilesModel::ViewedColumn,
+                                              new ViewedDelegate(m_ui->filesView));
     QHeaderView *header = m_ui->filesView->header();
     header->setStretchLastSection(false);
     header->setSectionResizeMode(ChangedFilesModel::NameColumn, QHeaderView::Stretch);
@@ -77,6 +100,18 @@ MainWindow::MainWindow(QWidget *parent)
     m_ui->diffSplitter->setStretchFactor(1, 1);
 
     m_verdictChip = new VerdictChip(this);
+    // The verdict and why, first thing under the revisions: each clause goes to its findings.
+    m_verdictHeader = new VerdictHeader(this);
+    m_ui->centralLayout->insertWidget(m_ui->centralLayout->indexOf(m_ui->revisionBar) + 1,
+                                      m_verdictHeader);
+    // Its lines and no more: the room left goes to the files and the diff.
+    m_ui->centralLayout->setStretchFactor(m_ui->diffSplitter, 1);
+    connect(m_verdictHeader, &VerdictHeader::clauseActivated, this,
+            [this](int, const QStringList &codes) { goToFindingOf(codes); });
+    connect(m_verdictChip, &VerdictChip::clicked, this, [this] {
+        if (!m_verdictHeader->clauses().empty())
+            goToFindingOf(m_verdictHeader->clauses().front().codes);
+    });
     m_viewedLabel = new QLabel(this);
     m_viewedLabel->setObjectName(QStringLiteral("viewedLabel"));
     statusBar()->addPermanentWidget(m_viewedLabel);
@@ -108,9 +143,17 @@ MainWindow::MainWindow(QWidget *parent)
 
     setupPanels();
     setupActions();
+    m_ui->diffView->clear(tr("Open a repository to review its patch: File ▸ Open Repository… "
+                             "(Ctrl+O), or File ▸ Open Demo Repository."));
 
     connect(m_runner.get(), &AuditRunner::started, this, [this] {
         statusBar()->showMessage(tr("Auditing %1 …").arg(m_repo));
+        if (!m_ui->diffView->hasFile()) { // a file on screen stays until the new outcome
+            m_ui->diffView->clear(tr("Auditing %1 …").arg(QDir::toNativeSeparators(m_repo)));
+            if (!m_runner->outcome().ok)
+                m_verdictHeader->showState(
+                    tr("Auditing %1 …").arg(QDir::toNativeSeparators(m_repo)));
+        }
         m_verdictChip->showState(tr("auditing…"));
         m_ui->actionStopAudit->setEnabled(true);
         m_stopAuditButton->setVisible(true);
@@ -426,7 +469,13 @@ void MainWindow::setupActions()
     runsMenu->addActions(m_runDesk->actions());
     menuBar()->insertMenu(m_ui->menuLedger->menuAction(), runsMenu);
     connect(m_desk, &LedgerDesk::ledgerWritten, this, [this](const QString &path) {
-        log(LogInfo, tr("Wrote %1").arg(QDir::toNativeSeparators(path)));
+        // The file is the reviewer's decision, not the agent's patch: the comparison on
+        // screen stays (a default head would turn to WORKTREE now that the tree changed).
+        keepComparison();
+        const QString message =
+            tr("Wrote %1. %2").arg(QDir::toNativeSeparators(path), m_desk->whenEntriesCount());
+        log(LogInfo, message);
+        m_noticeAfterAudit = message;
         startAudit(); // the Ledgers panel and the badges follow the file
     });
     connect(m_ui->actionFocusFiles, &QAction::triggered, m_ui->filesView,
@@ -434,6 +483,35 @@ void MainWindow::setupActions()
     connect(m_ui->actionFocusDiff, &QAction::triggered, m_ui->diffView,
             [this] { m_ui->diffView->setFocus(); });
     refreshRecentMenu();
+}
+
+void MainWindow::fitFilesPane()
+{
+    // As wide as the tree's columns want (the deepest file name whole, its badge, the
+    // mark), within a third of the window at least and half of it at most: names are
+    // elided only when the window is too small for them.
+    QTreeView *tree = m_ui->filesView;
+    int wanted = 2 * tree->frameWidth() + tree->verticalScrollBar()->sizeHint().width() + 8;
+    for (int c = 0; c < m_files->columnCount(); ++c)
+        wanted += std::max(static_cast<QAbstractItemView *>(tree)->sizeHintForColumn(c),
+                           tree->header()->sectionSizeHint(c));
+    const int total = m_ui->diffSplitter->width();
+    if (total <= 0)
+        return;
+    const int left = std::clamp(wanted, total / 4, total / 2);
+    m_ui->diffSplitter->setSizes({left, total - left});
+}
+
+void MainWindow::keepComparison()
+{
+    const AuditOutcome &out = m_runner->outcome();
+    if (!out.ok)
+        return;
+    if (m_ui->basePicker->spec().trimmed().isEmpty())
+        m_ui->basePicker->setSpec(QString::fromStdString(out.target.base.spec));
+    if (m_ui->headPicker->spec().trimmed().isEmpty())
+        m_ui->headPicker->setSpec(QString::fromStdString(out.target.head.spec));
+    m_revisions->load(m_repo); // the defaults the empty boxes name may have changed
 }
 
 void MainWindow::refreshRecentMenu()
@@ -478,6 +556,8 @@ WorkbenchRequest MainWindow::currentRequest() const
     request.audit.head = m_ui->headPicker->spec().trimmed().toStdString();
     if (!m_python.isEmpty())
         request.audit.python = m_python.toStdString();
+    if (!m_ledgerDir.isEmpty())
+        request.audit.ledgerDir = m_ledgerDir.toStdString();
     request.diff.ignoreWhitespace = m_ui->actionIgnoreWhitespace->isChecked();
     request.diff.contextLines = m_ui->contextSpin->value();
     return request;
@@ -515,6 +595,7 @@ void MainWindow::showOutcome()
         m_latitude->setReport({});
         m_strength->setReport({});
         m_verdictChip->showState(tr("error"));
+        m_verdictHeader->showState(tr("The audit could not run: %1").arg(out.error));
         statusBar()->showMessage(out.error);
         forgetCurrentFile(tr("The audit could not run: %1").arg(out.error));
         log(LogError, out.error);
@@ -530,18 +611,20 @@ void MainWindow::showOutcome()
 
     m_files->setReport(r, out.diff);
     m_ui->filesView->expandAll();
+    if (!sameRepo)
+        fitFilesPane();
     m_manifest->setReport(r);
     m_latitude->setReport(r);
     m_latitudePanel->setSummary(m_latitude->summary());
     m_latitudePanel->setSummarySeverity(m_latitude->summarySeverity());
     m_manifestPanel->setSummary(m_manifest->summary());
     m_manifestPanel->setSummarySeverity(m_manifest->summarySeverity());
+    m_strength->setReport(r); // before its summary, which counts its rows
     m_strengthPanel->setSummary(m_strength->summary());
     m_strengthPanel->setSummarySeverity(m_strength->summarySeverity());
     // The tree's order (file, then line): the order F8 walks, and the diff's own.
     if (!sameRepo)
         m_findingsPanel->sortBy(FindingsModel::LocationColumn, Qt::AscendingOrder);
-    m_strength->setReport(r);
     m_ui->diffView->setSizeCap(out.config.diffMaxBytes);
     for (const std::string &w : r.warnings)
         log(LogWarning, QString::fromStdString(w));
@@ -563,6 +646,8 @@ void MainWindow::showOutcome()
                                  .arg(r.latitude.threshold));
     log(LogInfo,
         tr("Audited %1 → %2: %3").arg(baseText, QString::fromStdString(r.head.rev), verdict));
+    if (!m_noticeAfterAudit.isEmpty()) // what the reviewer just wrote, and when it counts
+        statusBar()->showMessage(std::exchange(m_noticeAfterAudit, QString()), 30000);
     updateViewedStatus();
 
     QStringList watched;
@@ -591,7 +676,7 @@ void MainWindow::showOutcome()
 void MainWindow::forgetCurrentFile(const QString &label)
 {
     m_currentPath.clear();
-    m_ui->diffView->clear();
+    m_ui->diffView->clear(label);
     m_ui->fileLabel->setText(label);
     selectInTree({});
     followInPanels({});
@@ -633,6 +718,10 @@ void MainWindow::showVerdict()
     m_findingCursor = -1;
     m_files->setFindings(r.findings);
     m_verdictChip->showReport(r, m_runDesk->dynamicSources());
+    m_verdictHeader->showReport(r);
+    m_verdictChip->setToolTip(m_verdictHeader->plainText() + QStringLiteral("\n\n") +
+                              m_verdictChip->toolTip() + QStringLiteral("\n") +
+                              tr("Click: go to the first finding that decided it"));
     // A panel filtered to a renamed file keeps the rows of its old path (the base's census).
     QHash<QString, QString> renames;
     for (const core::ChangedFile &f : r.changedFiles) {

@@ -33,6 +33,7 @@ class RevisionLoader;
 class RunDesk;
 class StrengthModel;
 class VerdictChip;
+class VerdictHeader;
 class ViewedMarks;
 
 // The workbench window: changed files, the patch diff and the evidence panels
@@ -50,6 +51,9 @@ public:
     void openRepository(const QString &path, const QString &base = {}, const QString &head = {});
     void openDemo();
     void setPython(const QString &python) { m_python = python; }
+    // The ledger directory (--ledger-dir): relative to the repository or absolute; empty:
+    // .patchwitness. Applies from the next audit.
+    void setLedgerDir(const QString &dir) { m_ledgerDir = dir; }
 
     AuditRunner &runner() { return *m_runner; }
     QString verdictText() const;
@@ -77,6 +81,9 @@ protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
     void closeEvent(QCloseEvent *event) override;
+    // The tab bars of tabbed docks (made by Qt as docks are tabified, restored or dragged)
+    // keep every title whole and scroll instead of eliding them to "Fi…".
+    void childEvent(QChildEvent *event) override;
 
 private:
     // log() levels, as the Log panel shows them.
@@ -116,6 +123,9 @@ private:
     // Shows finding `row` of the Findings model: its line in the diff, or, for a file the
     // patch leaves alone (a ledger, a run's finding), the finding named above an empty diff.
     void goToFinding(int row, const QString &note = {});
+    // A verdict clause's link: the next finding (in F8's order, after the one the reviewer
+    // is on) whose code is one of `codes`, wrapping; the Findings panel comes forward.
+    void goToFindingOf(const QStringList &codes);
     QString changedPathOf(const core::Finding &f, bool *oldPath = nullptr) const;
     bool isAtFinding(int row) const; // the diff shows that finding's place now
     void toggleViewed();
@@ -129,6 +139,10 @@ private:
     void about();
     void log(int level, const QString &message);
     void refreshRecentMenu();
+    // Pins an empty (default) base or head box to what the last audit resolved it to.
+    void keepComparison();
+    // Gives the changed-files tree the width its columns ask for (a new repository's tree).
+    void fitFilesPane();
 
     // The demo repository as DemoRepository::ensure() built it (off the GUI thread).
     struct DemoLoad
@@ -162,9 +176,12 @@ private:
     RevisionLoader *m_revisions;
     LatestTask<DemoLoad> m_demo; // delivers only while the event loop runs
 
-    QString m_repo;     // as opened
-    QString m_repoRoot; // work tree root from the last audit (a bare one's git dir)
-    QString m_workTree; // the work tree of the last audit that ran: empty when bare
+    QString m_repo; // as opened
+    QString m_ledgerDir;
+    VerdictHeader *m_verdictHeader = nullptr;
+    QString m_noticeAfterAudit; // shown in the status bar when the next audit ends
+    QString m_repoRoot;         // work tree root from the last audit (a bare one's git dir)
+    QString m_workTree;         // the work tree of the last audit that ran: empty when bare
     QString m_python;
     QString m_currentPath;
     int m_restoreLine = 0;

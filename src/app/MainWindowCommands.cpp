@@ -8,6 +8,7 @@
 #include "workspace/SettingsDialog.h"
 #include "workspace/ShortcutsDialog.h"
 
+#include <QChildEvent>
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QDialog>
@@ -17,6 +18,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
+#include <QTabBar>
 
 namespace pw::gui {
 namespace {
@@ -151,6 +153,18 @@ void MainWindow::dropEvent(QDropEvent *event)
         return;
     }
     event->acceptProposedAction();
+}
+
+void MainWindow::childEvent(QChildEvent *event)
+{
+    if (event->polished()) {
+        if (auto *bar = qobject_cast<QTabBar *>(event->child())) {
+            bar->setElideMode(Qt::ElideNone);
+            bar->setUsesScrollButtons(true);
+            bar->setExpanding(false);
+        }
+    }
+    QMainWindow::childEvent(event);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -36,8 +36,9 @@ void MainWindow::showFile(const QString &path)
         m_ui->fileLabel->setText(label);
     } else {
         // The file changed without a textual diff being kept (e.g. ignore-whitespace hid it).
-        m_ui->diffView->clear();
-        m_ui->fileLabel->setText(tr("%1: no textual change with the current options").arg(path));
+        const QString why = tr("%1: no textual change with the current options").arg(path);
+        m_ui->diffView->clear(why);
+        m_ui->fileLabel->setText(why);
     }
     selectInTree(path);
     followInPanels(path);
@@ -206,6 +207,28 @@ void MainWindow::stepFinding(bool forward)
         note = tr("before the first finding: on to the last");
     }
     goToFinding(order[size_t(next)], note);
+}
+
+void MainWindow::goToFindingOf(const QStringList &codes)
+{
+    const std::vector<int> &order = m_findingsPanel->proxy()->sourceRowsInOrder();
+    std::vector<int> matching;
+    for (int row : order) {
+        const core::Finding &f = m_findings->finding(row);
+        if (codes.contains(QString::fromStdString(f.code)) && !f.satisfiedBy)
+            matching.push_back(row);
+    }
+    if (matching.empty()) {
+        statusBar()->showMessage(tr("No %1 finding").arg(codes.join(QStringLiteral(" / "))), 4000);
+        return;
+    }
+    // After the one the reviewer is on, when it is one of them: a second click goes on.
+    const auto at = std::find(matching.begin(), matching.end(), m_findingCursor);
+    const bool onOne = at != matching.end() && isAtFinding(m_findingCursor);
+    const size_t index = onOne ? size_t(at - matching.begin() + 1) % matching.size() : 0;
+    showPanel(QStringLiteral("findings"));
+    goToFinding(matching[index],
+                tr("%1 of %2 for this clause").arg(index + 1).arg(matching.size()));
 }
 
 void MainWindow::goToFinding(int row, const QString &note)

@@ -3,11 +3,17 @@
 #include "runs/RunController.h"
 #include "runs/RunDesk.h"
 #include "util/Error.h"
+#include "workspace/AppLook.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDialog>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QScreen>
+#include <QSettings>
+#include <QStandardPaths>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,7 +37,7 @@ bool choosePlatform(int argc, char **argv)
         const char *a = argv[i];
         if (std::strcmp(a, "-platform") == 0 || std::strcmp(a, "--platform") == 0)
             return true;
-        for (const char *o : {"--screenshot", "-h", "--help", "--help-all", "-v", "--version"})
+        for (const char *o : {"--screenshot", "--write-icon"})
             headless = headless || std::strcmp(a, o) == 0 ||
                        (std::strncmp(a, o, std::strlen(o)) == 0 && a[std::strlen(o)] == '=');
     }
@@ -45,49 +51,66 @@ bool choosePlatform(int argc, char **argv)
     return false;
 }
 
-} // namespace
-
-int main(int argc, char **argv)
+// The command line, defined once for --help (answered without a window system) and the run.
+struct Options
 {
-    if (!choosePlatform(argc, argv))
-        return 3;
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("patchwitness"));
-    QApplication::setApplicationVersion(QStringLiteral(PATCHWITNESS_VERSION));
+    explicit Options(QCommandLineParser &parser)
+    {
+        parser.setApplicationDescription(
+            QStringLiteral("Review workbench for agent-written patches."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addOptions({repo, base, head, python, ledgerDir, screenshot, writeIcon, palette,
+                           demo, panel, form, run});
+        parser.addPositionalArgument(QStringLiteral("repository"),
+                                     QStringLiteral("Repository to open."));
+    }
 
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Review workbench for agent-written patches."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption repo(QStringLiteral("repo"), QStringLiteral("Repository to open."),
-                                  QStringLiteral("path"));
-    const QCommandLineOption base(QStringLiteral("base"), QStringLiteral("Base revision."),
-                                  QStringLiteral("rev"));
-    const QCommandLineOption head(QStringLiteral("head"),
+    const QCommandLineOption repo{QStringLiteral("repo"), QStringLiteral("Repository to open."),
+                                  QStringLiteral("path")};
+    const QCommandLineOption base{QStringLiteral("base"), QStringLiteral("Base revision."),
+                                  QStringLiteral("rev")};
+    const QCommandLineOption head{QStringLiteral("head"),
                                   QStringLiteral("Head revision or WORKTREE."),
-                                  QStringLiteral("rev"));
-    const QCommandLineOption python(QStringLiteral("python"), QStringLiteral("Python interpreter."),
-                                    QStringLiteral("path"));
-    const QCommandLineOption screenshot(
+                                  QStringLiteral("rev")};
+    const QCommandLineOption python{QStringLiteral("python"), QStringLiteral("Python interpreter."),
+                                    QStringLiteral("path")};
+    const QCommandLineOption ledgerDir{
+        QStringLiteral("ledger-dir"),
+        QStringLiteral("Ledger directory (default .patchwitness in the repository). One outside "
+                       "the repository is read as it is, so an entry written to it counts at "
+                       "once; one inside counts the base revision's copy."),
+        QStringLiteral("dir")};
+    const QCommandLineOption screenshot{
         QStringLiteral("screenshot"),
         QStringLiteral("Load, lay out at 1280x800, save the window as PNG and exit."),
-        QStringLiteral("file"));
-    const QCommandLineOption demo(
+        QStringLiteral("file")};
+    const QCommandLineOption palette{
+        QStringLiteral("palette"),
+        QStringLiteral("Colours: system (the desktop's, default), light or dark (the Fusion "
+                       "style with that palette)."),
+        QStringLiteral("name")};
+    const QCommandLineOption writeIcon{
+        QStringLiteral("write-icon"),
+        QStringLiteral("Save the application icon as a 256x256 PNG and exit (what an install "
+                       "puts under share/icons)."),
+        QStringLiteral("file")};
+    const QCommandLineOption demo{
         QStringLiteral("demo"),
         QStringLiteral("Open the demo repository (built on first use): an agent's patch that "
-                       "shows every static verdict."));
-    const QCommandLineOption panel(
+                       "shows every static verdict.")};
+    const QCommandLineOption panel{
         QStringLiteral("panel"),
         QStringLiteral("Raise an evidence panel: findings, manifest, latitude, strength, "
                        "census, attribution, cells, shadow, runs, ledgers, history or log."),
-        QStringLiteral("name"));
-    const QCommandLineOption form(
+        QStringLiteral("name")};
+    const QCommandLineOption form{
         QStringLiteral("form"),
         QStringLiteral("Open a ledger form after the audit: waiver, freeze, renew, close or "
                        "note, as KIND or KIND=ID (default: the first finding or entry it applies "
                        "to). With --screenshot the form is saved instead of the window."),
-        QStringLiteral("kind[=id]"));
-    const QCommandLineOption run(
+        QStringLiteral("kind[=id]")};
+    const QCommandLineOption run{
         QStringLiteral("run"),
         QStringLiteral(
             "After the audit, run a dynamic gate and wait for it: census, "
@@ -95,16 +118,94 @@ int main(int argc, char **argv)
             "unless --screenshot is given (exit 4 when the gate failed). Naming it "
             "here is the consent, for this run only, to run the project's tests "
             "when no sandbox is available."),
-        QStringLiteral("gate"));
-    parser.addOptions({repo, base, head, python, screenshot, demo, panel, form, run});
-    parser.addPositionalArgument(QStringLiteral("repository"),
-                                 QStringLiteral("Repository to open."));
+        QStringLiteral("gate")};
+};
+
+// Help and version need no window system at all: answered before any platform plugin is
+// loaded (which would warn about XDG_RUNTIME_DIR and the like on a headless machine).
+bool asksForHelpOrVersion(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        for (const char *o : {"-h", "--help", "--help-all", "-v", "--version", "-?"}) {
+            if (std::strcmp(argv[i], o) == 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+// The settings of versions that ran without an organisation name lived in
+// ~/.config/Unknown Organization/patchwitness.conf, and the viewed marks straight under the
+// data directory: taken over once, when the new places are still empty.
+void adoptEarlierSettings()
+{
+    QSettings now;
+    QSettings before(QSettings::NativeFormat, QSettings::UserScope,
+                     QStringLiteral("Unknown Organization"), QApplication::applicationName());
+    if (now.allKeys().isEmpty() && QFileInfo::exists(before.fileName())) {
+        for (const QString &key : before.allKeys())
+            now.setValue(key, before.value(key));
+        now.sync();
+    }
+    const QString marks = QStringLiteral("viewed-marks.json");
+    const QString oldMarks =
+        QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation))
+            .filePath(QApplication::applicationName() + QLatin1Char('/') + marks);
+    const QString newDir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    if (QFileInfo::exists(oldMarks) && !QFileInfo::exists(QDir(newDir).filePath(marks)) &&
+        QDir().mkpath(newDir))
+        QFile::copy(oldMarks, QDir(newDir).filePath(marks));
+}
+
+void describeApplication()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("patchwitness"));
+    QCoreApplication::setOrganizationDomain(QStringLiteral("patchwitness.dev"));
+    QCoreApplication::setApplicationName(QStringLiteral("patchwitness"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(PATCHWITNESS_VERSION));
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (asksForHelpOrVersion(argc, argv)) {
+        QCoreApplication core(argc, argv);
+        describeApplication();
+        QCommandLineParser parser;
+        const Options o(parser);
+        parser.process(core); // prints and exits
+        return 0;
+    }
+    if (!choosePlatform(argc, argv))
+        return 3;
+    QApplication app(argc, argv);
+    describeApplication();
+    QGuiApplication::setDesktopFileName(QStringLiteral("patchwitness"));
+    QApplication::setWindowIcon(pw::gui::appIcon());
+    adoptEarlierSettings();
+
+    QCommandLineParser parser;
+    const Options o(parser);
     parser.process(app);
 
-    QString path = parser.value(repo);
+    if (!pw::gui::applyPalette(parser.value(o.palette))) {
+        std::fprintf(stderr, "patchwitness: --palette: %s is not system, light or dark\n",
+                     qPrintable(parser.value(o.palette)));
+        return 3;
+    }
+    if (parser.isSet(o.writeIcon)) {
+        const QString file = parser.value(o.writeIcon);
+        if (!pw::gui::appIconImage(256).save(file, "PNG")) {
+            std::fprintf(stderr, "patchwitness: cannot write %s\n", qPrintable(file));
+            return 3;
+        }
+        return 0;
+    }
+    QString path = parser.value(o.repo);
     if (path.isEmpty() && !parser.positionalArguments().isEmpty())
         path = parser.positionalArguments().constFirst();
-    if (parser.isSet(demo)) {
+    if (parser.isSet(o.demo)) {
         if (!path.isEmpty()) {
             std::fprintf(stderr, "patchwitness: --demo opens the demo repository; do not name "
                                  "another repository\n");
@@ -122,14 +223,16 @@ int main(int argc, char **argv)
     // The window marks this thread as one that never waits on git (the demo is built
     // before it exists).
     pw::gui::MainWindow window;
-    if (parser.isSet(python))
-        window.setPython(parser.value(python));
+    if (parser.isSet(o.python))
+        window.setPython(parser.value(o.python));
+    if (parser.isSet(o.ledgerDir))
+        window.setLedgerDir(QDir(parser.value(o.ledgerDir)).absolutePath());
     window.resize(1280, 800);
     if (!path.isEmpty())
-        window.openRepository(path, parser.value(base), parser.value(head));
+        window.openRepository(path, parser.value(o.base), parser.value(o.head));
 
-    if (!parser.isSet(screenshot) && !parser.isSet(panel) && !parser.isSet(form) &&
-        !parser.isSet(run)) {
+    if (!parser.isSet(o.screenshot) && !parser.isSet(o.panel) && !parser.isSet(o.form) &&
+        !parser.isSet(o.run)) {
         window.show();
         return app.exec();
     }
@@ -144,8 +247,8 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "patchwitness: the audit could not run: %s\n",
                      qPrintable(window.runner().outcome().error));
     bool runFailed = false; // the job of --run failed: a screenshot run exits 4
-    if (parser.isSet(run)) {
-        const QString spec = parser.value(run);
+    if (parser.isSet(o.run)) {
+        const QString spec = parser.value(o.run);
         const QString gate = spec.section(QLatin1Char('='), 0, 0);
         const QString test = spec.section(QLatin1Char('='), 1);
         pw::gui::RunDesk *desk = window.runDesk();
@@ -195,13 +298,14 @@ int main(int argc, char **argv)
         QApplication::processEvents();
         runFailed = failed;
     }
-    if (parser.isSet(panel) && !window.showPanel(parser.value(panel))) {
-        std::fprintf(stderr, "patchwitness: no panel named %s\n", qPrintable(parser.value(panel)));
+    if (parser.isSet(o.panel) && !window.showPanel(parser.value(o.panel))) {
+        std::fprintf(stderr, "patchwitness: no panel named %s\n",
+                     qPrintable(parser.value(o.panel)));
         return 3;
     }
     QWidget *grabbed = &window;
-    if (parser.isSet(form)) {
-        const QString spec = parser.value(form);
+    if (parser.isSet(o.form)) {
+        const QString spec = parser.value(o.form);
         const qsizetype eq = spec.indexOf(QLatin1Char('='));
         QWidget *dialog = window.openLedgerForm(eq < 0 ? spec : spec.left(eq),
                                                 eq < 0 ? QString() : spec.mid(eq + 1));
@@ -215,8 +319,8 @@ int main(int argc, char **argv)
         grabbed = dialog;
     }
     QApplication::processEvents();
-    if (parser.isSet(screenshot)) {
-        const QString file = parser.value(screenshot);
+    if (parser.isSet(o.screenshot)) {
+        const QString file = parser.value(o.screenshot);
         if (!grabbed->grab().save(file)) {
             std::fprintf(stderr, "patchwitness: cannot write screenshot %s\n", qPrintable(file));
             return 4;

@@ -3,6 +3,7 @@
 // base tests really pass under pytest, and its patch shows every static verdict.
 #include "TestSupport.h"
 #include "audit/Audit.h"
+#include "ledger/LedgerHistory.h"
 #include "repo/DemoRepository.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
@@ -63,12 +64,32 @@ void TstDemo::buildsBaseAndAgentCommits()
 
     const Repository repo = Repository::open(path);
     QVERIFY(!repo.isDirty());
-    const std::vector<CommitInfo> commits = repo.recentCommits(10);
-    QCOMPARE(commits.size(), size_t(2));
+    // The agent's commit on the maintainers' ledger history: the base package, then six
+    // ledger commits (a freeze granted, renewed and removed after its expiry, a waiver, a
+    // journal row opened and closed), newest first.
+    const std::vector<CommitInfo> commits = repo.recentCommits(20);
+    QCOMPARE(commits.size(), size_t(8));
     QCOMPARE(commits[0].subject, std::string("Fix banker's rounding in round_half"));
     QCOMPARE(commits[0].author, std::string("coding-agent"));
-    QCOMPARE(commits[1].author, std::string("Maintainer"));
-    QVERIFY(commits[0].time > commits[1].time);
+    QCOMPARE(commits.back().author, std::string("Maintainer"));
+    for (size_t i = 1; i < commits.size(); ++i)
+        QVERIFY(commits[i - 1].time > commits[i].time);
+    QVERIFY(commits[1].subject.find("Journal: close") == 0);
+    const std::vector<LedgerEvent> events =
+        LedgerHistory::ofDirectory(path, ".patchwitness", QDate(2024, 5, 3));
+    QStringList kinds;
+    for (const LedgerEvent &e : events)
+        kinds << QString::fromLatin1(ledgerEventName(e.kind));
+    QCOMPARE(kinds.join(u' '), QStringLiteral("added renewed expired removed added added edited"));
+    // The agent's patch leaves the ledgers as main has them.
+    const Revision patched = repo.resolve(DemoRepository::kHeadBranch);
+    const Revision main = repo.resolve(DemoRepository::kBaseBranch);
+    for (const char *file : {".patchwitness/quarantine.toml", ".patchwitness/census_waiver.toml",
+                             ".patchwitness/seed_journal.jsonl"})
+        QCOMPARE(repo.readFile(patched, file), repo.readFile(main, file));
+    // "{{base}}" became the base commit's id.
+    QVERIFY(repo.readFile(repo.resolve("HEAD~6"), ".patchwitness/quarantine.toml")
+                .find("baseline_sha = \"" + commits.back().commit + "\"") != std::string::npos);
 
     const Revision head = repo.defaultHead();
     QVERIFY(!head.isWorktree());
@@ -76,7 +97,7 @@ void TstDemo::buildsBaseAndAgentCommits()
     QCOMPARE(head.commit, commits[0].commit);
     const Revision base = repo.defaultBase(head);
     QCOMPARE(base.commit, repo.resolve(DemoRepository::kBaseBranch).commit);
-    QCOMPARE(base.commit, commits[1].commit);
+    QCOMPARE(base.commit, commits[1].commit); // main: the last ledger commit
     const std::optional<std::string> headRef = readWholeFile(path + "/.git/HEAD");
     QVERIFY(headRef);
     QCOMPARE(*headRef, std::string("ref: refs/heads/agent/fix-rounding\n"));

@@ -1064,13 +1064,18 @@ void TestRepo::diffLineNumbersAndMissingNewline()
     QCOMPARE(diff.files.size(), size_t(1));
     QCOMPARE(diff.files[0].hunks.size(), size_t(1));
     QCOMPARE(renderLines(diff.files[0].hunks[0]), lines);
-    // Every deleted line paired with an added one carries intraline ranges.
+    // Every deleted line paired with an added one carries the pair's intraline ranges —
+    // none here: single letters that replace each other share nothing (a replacement).
     const auto &hunkLines = diff.files[0].hunks[0].lines;
     for (size_t i = 0; i + 1 < hunkLines.size(); ++i) {
         if (hunkLines[i].origin == DiffLine::Origin::Deleted &&
             hunkLines[i + 1].origin == DiffLine::Origin::Added &&
-            hunkLines[i].text != hunkLines[i + 1].text)
-            QVERIFY(!hunkLines[i].intraline.empty());
+            hunkLines[i].text != hunkLines[i + 1].text) {
+            const auto expected =
+                pw::core::intralineRanges(hunkLines[i].text, hunkLines[i + 1].text);
+            QCOMPARE(hunkLines[i].intraline, expected.first);
+            QVERIFY(hunkLines[i].intraline.empty());
+        }
     }
 }
 
@@ -1182,26 +1187,38 @@ void TestRepo::intralineRanges_data()
                                     << "5+3";
     QTest::newRow("no change") << QByteArray("same line") << QByteArray("same line") << ""
                                << "";
-    QTest::newRow("completely different") << QByteArray("abc") << QByteArray("xyz") << "0+3"
-                                          << "0+3";
+    // Lines that share less than half their visible text are a replacement: no word ranges
+    // (issue 20 item 8: pairing unrelated lines painted confetti).
+    QTest::newRow("completely different") << QByteArray("abc") << QByteArray("xyz") << ""
+                                          << "";
+    QTest::newRow("unrelated lines share a few tokens")
+        << QByteArray("    assert total(lines) == expected")
+        << QByteArray("    return [x for x in lines if x]") << ""
+        << "";
+    QTest::newRow("mostly shared")
+        << QByteArray("value = compute(a, b)") << QByteArray("value = compute(a, c)") << "19+1"
+        << "19+1";
     QTest::newRow("utf-8 stays whole")
         << QByteArray("na\xc3\xafve x") << QByteArray("na\xc3\xafve y") << "7+1"
         << "7+1";
     QTest::newRow("empty side") << QByteArray() << QByteArray("new") << ""
-                                << "0+3";
+                                << "";
 
-    // 300 words per side: beyond the LCS budget, only the common prefix and suffix are
-    // trimmed and the rest is one range.
-    QByteArray before = "p ";
-    QByteArray after = "p ";
+    // 300 differing words per side behind 1,000 common ones: beyond the LCS budget, only the
+    // common prefix and suffix are trimmed and the rest is one range.
+    QByteArray prefix = "p ";
+    for (int i = 0; i < 1000; ++i)
+        prefix += "c" + QByteArray::number(i) + " ";
+    QByteArray before = prefix;
+    QByteArray after = prefix;
     for (int i = 0; i < 300; ++i) {
         before += (i ? " w" : "w") + QByteArray::number(i);
         after += (i ? " w" : "w") + QByteArray::number(299 - i);
     }
     before += " s";
     after += " s";
-    const QString middle =
-        QStringLiteral("2+") + QString::number(before.size() - 4); // both sides equally long
+    const QString middle = QString::number(prefix.size()) + QLatin1Char('+') +
+                           QString::number(before.size() - 2 - prefix.size()); // equally long
     QTest::newRow("long line falls back to prefix/suffix") << before << after << middle << middle;
 }
 

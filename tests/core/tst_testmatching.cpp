@@ -7,6 +7,7 @@
 #include "RepoBuilder.h"
 #include "TestSupport.h"
 #include "audit/Audit.h"
+#include "audit/ReportFormat.h"
 #include "audit/TestPairing.h"
 
 #include <QtTest>
@@ -171,6 +172,7 @@ private Q_SLOTS:
     void matching_data();
     void matching();
     void renameIsScoredAcrossTheMatch();
+    void foldedTestsNameTheirSuccessor();
     void cachedFactsMatchAlike();
 
 private:
@@ -381,6 +383,56 @@ void TstTestMatching::matching()
         }
     }
     QCOMPARE(QString::fromLatin1(verdictName(report.verdict)), verdict);
+}
+
+// Issue 20 item 9: two tests folded into one parametrised test are two T-DELs that each name
+// the likely successor — a new or changed test of the same file calling what they called —
+// which the report carries (and a waiver's witness is pre-filled with); a new test calling
+// something else is no successor.
+void TstTestMatching::foldedTestsNameTheirSuccessor()
+{
+    const QString path = QStringLiteral("tests/test_round.py");
+    const QString base =
+        QStringLiteral("from roundmath import round_half, parse\n\n\n"
+                       "def test_half_up():\n    assert round_half(0.125, 2) == 0.13\n\n\n"
+                       "def test_half_negative():\n    assert round_half(-0.125, 2) == -0.13\n\n\n"
+                       "def test_parse():\n    assert parse('1') == 1\n");
+    const QString head = QStringLiteral(
+        "import pytest\nfrom roundmath import round_half, parse\n\n\n"
+        "@pytest.mark.parametrize('value, expected', [(0.125, 0.13), (-0.125, -0.13)])\n"
+        "def test_half_cases(value, expected):\n    assert round_half(value, 2) == expected\n\n\n"
+        "def test_parse():\n    assert parse('1') == 1\n\n\n"
+        "def test_parse_more():\n    assert parse('2') == 2\n");
+    const GateReport report = audit({{path, base}}, {{path, head}});
+    int deleted = 0;
+    for (const Finding &f : report.findings) {
+        if (f.code != "T-DEL")
+            continue;
+        ++deleted;
+        QCOMPARE(f.successor.value_or(""), std::string("tests/test_round.py::test_half_cases"));
+        QVERIFY2(f.message.find("likely successor: test_half_cases (new in this file, 2 "
+                                "parametrised cases, calls round_half as it did)") !=
+                     std::string::npos,
+                 f.message.c_str());
+    }
+    QCOMPARE(deleted, 2);
+    QVERIFY(formatReport(report, ReportFormat::Json)
+                .find("\"successor\": \"tests/test_round.py::test_half_cases\"") !=
+            std::string::npos);
+
+    // The only new test calls parse(): no successor for a test of round_half.
+    const QString unrelated =
+        QStringLiteral("from roundmath import round_half, parse\n\n\n"
+                       "def test_half_negative():\n    assert round_half(-0.125, 2) == -0.13\n\n\n"
+                       "def test_parse():\n    assert parse('1') == 1\n\n\n"
+                       "def test_parse_more():\n    assert parse('2') == 2\n");
+    const GateReport other = audit({{path, base}}, {{path, unrelated}});
+    for (const Finding &f : other.findings) {
+        if (f.code == "T-DEL") {
+            QVERIFY(!f.successor);
+            QVERIFY(f.message.find("successor") == std::string::npos);
+        }
+    }
 }
 
 // The match carries the oracle across: an assertion loosened in a renamed class is latitude

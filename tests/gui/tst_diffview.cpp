@@ -1,6 +1,7 @@
 // The patch diff view on hand-built FileDiff values (no git): row layout in both modes,
 // navigation, findings in the gutter, file notes, the size cap, a 20,000-line file that
 // must not stall the event loop, and (with KSyntaxHighlighting) highlighting per hunk.
+#include "diff/DiffOverview.h"
 #include "diff/DiffView.h"
 
 #include <QDir>
@@ -19,6 +20,7 @@ using pw::core::FileDiff;
 using pw::core::Finding;
 using pw::core::Severity;
 using pw::gui::DiffMode;
+using pw::gui::DiffOverview;
 using pw::gui::DiffRow;
 using pw::gui::DiffSide;
 using pw::gui::DiffView;
@@ -164,6 +166,9 @@ private Q_SLOTS:
     void rendersBothModes();
     void pythonKeywordFormat();
     void highlightingStateResetsAtHunks();
+    void addedOrDeletedFileIsOneColumn();
+    void overviewRulerShowsChangesAndFindings();
+    void jumpBringsTheChangedTextIntoView();
 };
 
 void TstDiffView::rowLayout_data()
@@ -375,6 +380,26 @@ void TstDiffView::findingsMarkTheGutterAndNavigate()
     QCOMPARE(view.currentRow(), 13);
     QVERIFY(view.currentLineIsOldSide());
     QCOMPARE(view.currentLine(), 23);
+
+    // Issue 20 item 9: every finding about a deleted test names its base line — the strength
+    // gate's BLOCKER:deleted and any other finding on that test — never the head line that
+    // shares the number (head line 23 is row 11, base line 23 row 12).
+    Finding deleted = finding(Severity::Block, "BLOCKER:deleted", 23, "test deleted by the patch");
+    deleted.test = "src/pkg/mod.py::test_end";
+    Finding tdel = finding(Severity::Block, "T-DEL", 23, "test function test_end disappeared");
+    tdel.test = deleted.test;
+    Finding latitude = finding(Severity::Review, "LATITUDE", 23, "its latitude");
+    latitude.test = deleted.test;
+    for (const std::vector<Finding> &set :
+         {std::vector<Finding>{deleted}, std::vector<Finding>{tdel, latitude}}) {
+        view.setFile(sampleFile());
+        view.setFindings(set);
+        QCOMPARE(view.rowMarker(12), std::optional<Severity>(Severity::Block));
+        QCOMPARE(view.rowMarker(11), std::optional<Severity>());
+        QVERIFY(view.nextFinding());
+        QCOMPARE(view.currentRow(), 12);
+        QVERIFY(view.currentLineIsOldSide());
+    }
 }
 
 void TstDiffView::scrollToLineSelectsAndCentres()
@@ -801,4 +826,110 @@ void TstDiffView::highlightingStateResetsAtHunks()
 }
 
 QTEST_MAIN(TstDiffView)
+// Issue 20 item 8: an added (or deleted) file spends no half of a side-by-side view on an
+// empty column: it is laid out as one column, and the mode the reviewer chose stays.
+void TstDiffView::addedOrDeletedFileIsOneColumn()
+{
+    DiffView view;
+    view.resize(900, 400);
+    QCOMPARE(view.mode(), DiffMode::SideBySide);
+    view.setFile(largeFile(20));
+    QCOMPARE(view.layoutMode(), DiffMode::Unified);
+    QCOMPARE(view.mode(), DiffMode::SideBySide);
+    QCOMPARE(view.rowCount(), 21); // its hunk header and 20 lines
+    FileDiff gone = largeFile(5);
+    gone.status = ChangeStatus::Deleted;
+    gone.oldPath = gone.newPath;
+    gone.newPath.clear();
+    for (DiffLine &l : gone.hunks.front().lines) {
+        l.origin = DiffLine::Origin::Deleted;
+        l.oldLine = std::exchange(l.newLine, -1);
+    }
+    view.setFile(gone);
+    QCOMPARE(view.layoutMode(), DiffMode::Unified);
+    view.setFile(sampleFile());
+    QCOMPARE(view.layoutMode(), DiffMode::SideBySide);
+    QCOMPARE(view.rowCount(), 14);
+}
+
+// The overview ruler: every change as a band of its kind, every finding as a tick of its
+// severity, scaled to the view's height; a click there scrolls the diff to it.
+void TstDiffView::overviewRulerShowsChangesAndFindings()
+{
+    DiffView view;
+    view.resize(900, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    // 400 context lines, one added line at 100, one changed pair at 300.
+    FileDiff f;
+    f.status = ChangeStatus::Modified;
+    f.oldPath = f.newPath = "src/big.py";
+    std::vector<DiffLine> lines;
+    for (int i = 1; i <= 400; ++i) {
+        if (i == 100)
+            lines.push_back(added(100, "added = 1"));
+        if (i == 300) {
+            lines.push_back(deleted(300, "x = 1"));
+            lines.push_back(added(301, "x = 2"));
+            continue;
+        }
+        lines.push_back(context(i, i + (i > 100 ? 1 : 0), "line " + std::to_string(i)));
+    }
+    f.hunks.push_back(hunk(1, 400, 1, 401, std::move(lines)));
+    view.setFile(f);
+    Finding skip = finding(Severity::Block, "T-SKIP", 301, "skip added");
+    view.setFindings({skip});
+    DiffOverview *ruler = view.overview();
+    QVERIFY(ruler);
+    QVERIFY(ruler->isVisible());
+    QCOMPARE(ruler->height(), view.viewport()->height());
+    const int rows = view.rowCount(); // the header and 401 rows
+    auto yOf = [&](int row) { return int(qint64(row) * ruler->height() / rows); };
+    // Row 0 is the hunk header, row 100 the added line, row 301 the changed pair.
+    QCOMPARE(ruler->bandAt(yOf(100)), DiffOverview::Band::Added);
+    QCOMPARE(ruler->bandAt(yOf(301)), DiffOverview::Band::Changed);
+    QCOMPARE(ruler->bandAt(yOf(200)), DiffOverview::Band::None);
+    QCOMPARE(ruler->markerAt(yOf(301)), std::optional<Severity>(Severity::Block));
+    QCOMPARE(ruler->markerAt(yOf(50)), std::optional<Severity>());
+
+    QCOMPARE(view.verticalScrollBar()->value(), 0);
+    QTest::mouseClick(ruler, Qt::LeftButton, {}, QPoint(DiffOverview::kWidth / 2, yOf(301)));
+    const int first = view.verticalScrollBar()->value();
+    QVERIFY2(first > 200 && first < 300, qPrintable(QString::number(first)));
+}
+
+// A jump to a finding brings its changed words into view sideways: `rel=1e-9` → `rel=0.1`
+// at the end of a long line is on screen, not cut off at the right edge.
+void TstDiffView::jumpBringsTheChangedTextIntoView()
+{
+    DiffView view;
+    view.resize(700, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const std::string prefix = "    assert total(invoice_lines_with_many_descriptive_words) == "
+                               "pytest.approx(0.96, ";
+    const std::string padding(120, 'x');
+    const std::string before = prefix + padding + "rel=1e-9)";
+    const std::string after = prefix + padding + "rel=0.1)";
+    const int at = int(before.size() - 5); // "1e-9"
+    FileDiff f;
+    f.status = ChangeStatus::Modified;
+    f.oldPath = f.newPath = "tests/test_totals.py";
+    f.hunks.push_back(hunk(1, 3, 1, 3,
+                           {context(1, 1, "def test_total():"), deleted(2, before, {{at, 4}}),
+                            added(2, after, {{at, 3}}), context(3, 3, "")}));
+    view.setFile(f);
+    view.setFindings({finding(Severity::Review, "WEAKER:tolerance", 2, "tolerance widened"),
+                      finding(Severity::Info, "NOTE", 3, "the blank line")});
+    QCOMPARE(view.horizontalScrollBar()->value(), 0);
+    QVERIFY(view.nextFinding());
+    QCOMPARE(view.currentLine(), 2);
+    const int scrolled = view.horizontalScrollBar()->value();
+    QVERIFY2(scrolled > 0, "the changed words stayed beyond the right edge");
+    // Where the words are drawn now lies inside the new side's text column.
+    QVERIFY(view.nextFinding());
+    QCOMPARE(view.currentLine(), 3);
+    QCOMPARE(view.horizontalScrollBar()->value(), 0); // an empty line: back to its start
+}
+
 #include "tst_diffview.moc"

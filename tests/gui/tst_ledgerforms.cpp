@@ -150,6 +150,7 @@ class TestLedgerForms : public QObject
 
 private Q_SLOTS:
     void waiverNeedsReasonWitnessAndApprover();
+    void waiverWitnessIsTheLikelySuccessor();
     void waiverFieldsSayWhy_data();
     void waiverFieldsSayWhy();
     void freezeNeedsOwnerAndTightExpiry();
@@ -961,5 +962,41 @@ void TestLedgerForms::deskLooksUpOtherTestsOffTheGuiThread()
 }
 
 QTEST_MAIN(TestLedgerForms)
+
+// Issue 20 item 9: two tests folded into one parametrised test — Approve waiver on either
+// deleted test opens with that test as the witness, the successor the audit named.
+void TestLedgerForms::waiverWitnessIsTheLikelySuccessor()
+{
+    pw::test::RepoBuilder repo;
+    repo.write("calc.py", "def half(x):\n    return x / 2\n\n\ndef twice(x):\n    return 2 * x\n");
+    repo.write("tests/test_calc.py",
+               "import calc\n\n\ndef test_half_of_two():\n    assert calc.half(2) == 1\n\n\n"
+               "def test_half_of_four():\n    assert calc.half(4) == 2\n\n\n"
+               "def test_twice():\n    assert calc.twice(2) == 4\n");
+    const std::string base = repo.commit("base");
+    repo.write("tests/test_calc.py",
+               "import pytest\nimport calc\n\n\n"
+               "@pytest.mark.parametrize('x, half', [(2, 1), (4, 2)])\n"
+               "def test_half(x, half):\n    assert calc.half(x) == half\n\n\n"
+               "def test_twice():\n    assert calc.twice(2) == 4\n");
+    repo.commit("agent: fold the half tests");
+    QTemporaryDir cache;
+    const AuditOutcome outcome = auditHead(repo, base, cache);
+    QVERIFY2(outcome.ok, qPrintable(outcome.error));
+    QWidget window;
+    LedgerDesk desk(&window);
+    desk.setOutcome(outcome);
+    for (const char *node :
+         {"tests/test_calc.py::test_half_of_two", "tests/test_calc.py::test_half_of_four"}) {
+        const WaiverSeed seed = desk.waiverSeed(QString::fromLatin1(node));
+        QVERIFY2(!seed.witnessCandidates.isEmpty(), node);
+        QCOMPARE(seed.witnessCandidates.front(), QStringLiteral("tests/test_calc.py::test_half"));
+        LedgerFormDialog *dialog = desk.approveWaiver(QString::fromLatin1(node));
+        QVERIFY(dialog);
+        QCOMPARE(child<QComboBox>(dialog->form(), "witnessCombo")->currentText(),
+                 QStringLiteral("tests/test_calc.py::test_half"));
+        dialog->reject();
+    }
+}
 
 #include "tst_ledgerforms.moc"

@@ -8,6 +8,11 @@
 #include "RepoBuilder.h"
 #include "TestSupport.h"
 #include "diff/DiffView.h"
+#include "ledgers/LedgerDesk.h"
+#include "ledgers/LedgerEventsModel.h"
+#include "ledgers/LedgerFormDialog.h"
+#include "ledgers/LedgerHistoryPanel.h"
+#include "ledgers/LedgersModel.h"
 #include "panels/EvidencePanel.h"
 #include "panels/EvidenceProxyModel.h"
 #include "repo/DemoRepository.h"
@@ -16,9 +21,12 @@
 #include "util/Files.h"
 #include "workspace/RevisionPicker.h"
 #include "workspace/ShortcutsDialog.h"
+#include "workspace/VerdictHeader.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QImage>
 #include <QLabel>
@@ -27,6 +35,7 @@
 #include <QPushButton>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
@@ -110,9 +119,13 @@ private Q_SLOTS:
     void badRevisionKeepsTheWindowUsable();
     void viewedMarkResetsWhenTheFileChanges();
     void demoFillsEveryPanel();
+    void fileNamesAndPanelTabsAreWhole();
     void aRepositoryWithoutItsWorkTreeReviewsHead_data();
     void aRepositoryWithoutItsWorkTreeReviewsHead();
     void runFindingsJoinTheVerdict();
+    void theVerdictExplainsItselfAndLinksItsFindings();
+    void writingAnEntryKeepsTheComparison_data();
+    void writingAnEntryKeepsTheComparison();
     void everyShortcutReachesOneAction();
     void aPanelShortcutShowsAndNeverHides();
     void shortcutsDialogListsEveryShortcut();
@@ -261,6 +274,143 @@ void TstMainWindow::viewedMarkResetsWhenTheFileChanges()
 // One report: a patch that only touches the code passes the static gates; its
 // attribution (PATCH_INDUCED) turns the window's verdict to BLOCK, lists the finding and
 // goes into the exported report — until another comparison is opened.
+// Issue 20 item 10: the verdict header says what decided the verdict, one clause per deed
+// ("deletes 1 test", block ones first), each a link that goes to its findings in turn; the
+// chip's tooltip says the same and a click on it goes to the first of them.
+void TstMainWindow::theVerdictExplainsItselfAndLinksItsFindings()
+{
+    MainWindow w;
+    open(w, m_repo->root(), m_base, m_head);
+    auto *header = w.findChild<VerdictHeader *>(QStringLiteral("verdictHeader"));
+    QVERIFY(header);
+    QVERIFY(header->isVisible());
+    QVERIFY2(header->plainText().startsWith(QLatin1String("BLOCK: the patch deletes 1 test")),
+             qPrintable(header->plainText()));
+    const std::vector<VerdictClause> &clauses = header->clauses();
+    QVERIFY(clauses.size() >= 2);
+    QCOMPARE(clauses.front().severity, pw::core::Severity::Block);
+    QCOMPARE(clauses.front().codes, QStringList({"T-DEL", "BLOCKER:deleted"}));
+    QCOMPARE(clauses.front().findings, 2);
+    for (size_t i = 1; i < clauses.size(); ++i) // block clauses before review ones
+        QVERIFY(clauses[i - 1].severity >= clauses[i].severity);
+    QVERIFY(header->text().contains(QLatin1String("<a href=\"0\">deletes 1 test</a>")));
+
+    // The clause's link: its findings one after the other, the Findings panel in front.
+    Q_EMIT header->linkActivated(QStringLiteral("0"));
+    QCOMPARE(w.currentPath(), QStringLiteral("tests/test_x.py"));
+    QVERIFY2(w.statusBar()->currentMessage().contains("1 of 2 for this clause"),
+             qPrintable(w.statusBar()->currentMessage()));
+    QVERIFY(w.diffView()->currentLineIsOldSide()); // the deleted test's base line
+    Q_EMIT header->linkActivated(QStringLiteral("0"));
+    QVERIFY2(w.statusBar()->currentMessage().contains("2 of 2 for this clause"),
+             qPrintable(w.statusBar()->currentMessage()));
+    Q_EMIT header->linkActivated(QStringLiteral("0"));
+    QVERIFY(w.statusBar()->currentMessage().contains("1 of 2 for this clause"));
+
+    auto *chip = w.findChild<QLabel *>(QStringLiteral("verdictChip"));
+    QVERIFY(chip->toolTip().contains(header->plainText()));
+    QTest::mouseClick(chip, Qt::LeftButton);
+    QVERIFY(w.statusBar()->currentMessage().contains("for this clause"));
+}
+
+void TstMainWindow::writingAnEntryKeepsTheComparison_data()
+{
+    QTest::addColumn<bool>("outside"); // the ledger directory outside the repository
+    QTest::newRow("ledger dir in the repository") << false;
+    QTest::newRow("ledger dir outside it") << true;
+}
+
+// Issue 20 item 7: a waiver written through the form lands where it says, the comparison on
+// screen stays (a default head does not turn into WORKTREE, the entry does not join the
+// agent's patch), and the form, the log, the status bar and the Ledgers panel say when it
+// counts: once committed on the base, or at once for a directory outside the repository.
+void TstMainWindow::writingAnEntryKeepsTheComparison()
+{
+    QFETCH(bool, outside);
+    RepoBuilder repo;
+    QTemporaryDir reviewers;
+    repo.write("calc.py", "def add(a, b):\n    return a + b\n");
+    repo.write("tests/test_calc.py", "import calc\n\n\ndef test_one():\n    assert calc.add(1, 1) "
+                                     "== 2\n\n\ndef test_two():\n    assert calc.add(2, 2) == 4\n");
+    repo.commit("base");
+    repo.write("tests/test_calc.py",
+               "import calc\n\n\ndef test_one():\n    assert calc.add(1, 1) == 2\n");
+    repo.commit("agent: drop test_two");
+
+    MainWindow w;
+    if (outside)
+        w.setLedgerDir(reviewers.path()); // --ledger-dir
+    open(w, repo.root(), "", "");         // the default comparison: HEAD~1 → HEAD
+    QVERIFY2(w.runner().outcome().ok, qPrintable(w.runner().outcome().error));
+    const pw::core::GateReport before = w.runner().outcome().report;
+    QCOMPARE(before.head.rev, std::string("HEAD"));
+    QCOMPARE(before.changedFiles.size(), size_t(1));
+    const std::string node = "tests/test_calc.py::test_two";
+    auto unsatisfiedDeletion = [&](const pw::core::GateReport &r) {
+        return std::any_of(r.findings.begin(), r.findings.end(), [&](const pw::core::Finding &f) {
+            return f.code == "T-DEL" && f.test == node && !f.satisfiedBy;
+        });
+    };
+    QVERIFY(unsatisfiedDeletion(before));
+
+    LedgerFormDialog *dialog = w.ledgerDesk()->approveWaiver(QString::fromStdString(node));
+    QVERIFY(dialog);
+    const QString fileLabel = dialog->findChild<QLabel *>(QStringLiteral("fileLabel"))->text();
+    QVERIFY2(fileLabel.contains(outside ? "outside the repository" : "committed there"),
+             qPrintable(fileLabel));
+    QWidget *form = dialog->form();
+    auto *reason = form->findChild<QComboBox *>(QStringLiteral("reasonCombo"));
+    reason->setCurrentIndex(reason->findText(QStringLiteral("duplicate-coverage")));
+    form->findChild<QLineEdit *>(QStringLiteral("byEdit"))->setText(QStringLiteral("Ada"));
+    form->findChild<QComboBox *>(QStringLiteral("witnessCombo"))
+        ->setCurrentText(QStringLiteral("tests/test_calc.py::test_one"));
+    QTRY_VERIFY2(dialog->isValid(), qPrintable(dialog->generalProblems()));
+    QTest::keyClick(dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok),
+                    Qt::Key_Space);
+    const QString written = outside ? reviewers.filePath(QStringLiteral("census_waiver.toml"))
+                                    : QString::fromStdString(repo.root()) +
+                                          QStringLiteral("/.patchwitness/census_waiver.toml");
+    QVERIFY(QFileInfo::exists(written));
+    w.runner().waitForFinished();
+    QTest::qWait(50);
+
+    // The same comparison, named in the boxes, the reviewer's file not part of it.
+    const AuditOutcome &after = w.runner().outcome();
+    QVERIFY2(after.ok, qPrintable(after.error));
+    QCOMPARE(after.report.head.rev, std::string("HEAD"));
+    QCOMPARE(after.report.base.commit, before.base.commit);
+    QCOMPARE(after.report.changedFiles.size(), before.changedFiles.size());
+    QCOMPARE(w.findChild<RevisionPicker *>(QStringLiteral("headPicker"))->spec(),
+             QStringLiteral("HEAD"));
+    QVERIFY(!w.findChild<RevisionPicker *>(QStringLiteral("basePicker"))->spec().isEmpty());
+    const QString status = w.statusBar()->currentMessage();
+    QVERIFY2(status.contains(QDir::toNativeSeparators(written)), qPrintable(status));
+
+    QTreeView *ledgers = panelView(w, "ledgersPanel");
+    const int row =
+        rowOf(ledgers->model(), LedgersModel::EntryColumn, QString::fromStdString(node));
+    QVERIFY(row >= 0);
+    const QString badge =
+        ledgers->model()->index(row, LedgersModel::StatusColumn).data().toString();
+    if (outside) {
+        // The gate reads that directory: the waiver answers the deletion at once.
+        QVERIFY2(status.contains("counts from the next audit"), qPrintable(status));
+        QCOMPARE(badge, QStringLiteral("valid"));
+        QVERIFY(!unsatisfiedDeletion(after.report));
+    } else {
+        QVERIFY2(status.contains("once it is committed there"), qPrintable(status));
+        QCOMPARE(badge, QStringLiteral("valid · not on base"));
+        QVERIFY(ledgers->model()
+                    ->index(row, LedgersModel::StatusColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains("until it is committed there"));
+        QVERIFY(
+            w.panel(QStringLiteral("ledgersPanel"))->summary().contains("1 not on the base yet"));
+        QVERIFY(unsatisfiedDeletion(after.report)); // not yet: the base has no such waiver
+    }
+}
+
 void TstMainWindow::runFindingsJoinTheVerdict()
 {
     RepoBuilder repo;
@@ -477,6 +627,37 @@ void TstMainWindow::shortcutsDialogListsEveryShortcut()
     }
     QVERIFY(withKeys > 20);
     QCOMPARE(rows.value(QStringLiteral("Diff: next / previous finding")), QStringLiteral("] / ["));
+
+    // Issue 20 item 11: one row per keys and action — Copy, bound by every panel, is one row
+    // naming the panels — and a search that narrows the list.
+    QSet<QString> seen;
+    int copyRow = -1;
+    for (int r = 0; r < table->rowCount(); ++r) {
+        const QString key = table->item(r, 0)->text() + '|' + table->item(r, 1)->text();
+        QVERIFY2(!seen.contains(key), qPrintable(key));
+        seen.insert(key);
+        if (table->item(r, 1)->text() == QLatin1String("Copy"))
+            copyRow = r;
+    }
+    QVERIFY(copyRow >= 0);
+    const QString where = table->item(copyRow, 2)->text();
+    QVERIFY2(where.contains("Findings") && where.contains("Ledgers"), qPrintable(where));
+    auto *search = dialog.findChild<QLineEdit *>(QStringLiteral("shortcutsSearch"));
+    QVERIFY(search);
+    QTest::keyClicks(search, QStringLiteral("finding"));
+    int shown = 0;
+    for (int r = 0; r < table->rowCount(); ++r) {
+        if (table->isRowHidden(r))
+            continue;
+        ++shown;
+        const QString row =
+            table->item(r, 0)->text() + table->item(r, 1)->text() + table->item(r, 2)->text();
+        QVERIFY(row.contains(QLatin1String("finding"), Qt::CaseInsensitive));
+    }
+    QVERIFY(shown >= 2 && shown < table->rowCount());
+    search->clear();
+    QTest::keyClicks(search, QStringLiteral("zzzz"));
+    QVERIFY(dialog.findChild<QLabel *>(QStringLiteral("shortcutsNone"))->isVisibleTo(&dialog));
 }
 
 void TstMainWindow::demoFillsEveryPanel()
@@ -511,6 +692,60 @@ void TstMainWindow::demoFillsEveryPanel()
     // next finding walks into the diff
     w.findChild<QAction *>(QStringLiteral("actionNextFinding"))->trigger();
     QVERIFY(w.diffView()->currentLine() > 0);
+
+    // Issue 20 item 13: the demo's history holds ledger commits — a freeze granted, renewed,
+    // expired and removed, a waiver, a journal row opened and closed — and the Ledgers panel
+    // its valid waiver and closed journal row, none of which answers a finding of the patch.
+    QVERIFY(w.showPanel(QStringLiteral("history")));
+    LedgerHistoryPanel *history = w.ledgerDesk()->historyPanel();
+    QTRY_VERIFY_WITH_TIMEOUT(!history->isLoading(), 30000);
+    QStringList kinds;
+    for (int row = 0; row < history->model()->rowCount(); ++row)
+        kinds << history->model()->index(row, LedgerEventsModel::EventColumn).data().toString();
+    for (const char *kind : {"added", "renewed", "expired", "removed", "edited"})
+        QVERIFY2(kinds.contains(QLatin1String(kind)), qPrintable(kinds.join(u' ')));
+    QCOMPARE(kinds.size(), 7);
+    QAbstractItemModel *ledgers = w.panel(QStringLiteral("ledgersPanel"))->model();
+    QCOMPARE(ledgers->rowCount(), 2);
+    for (int row = 0; row < 2; ++row)
+        QCOMPARE(ledgers->index(row, LedgersModel::StatusColumn).data().toString(),
+                 QStringLiteral("valid"));
+    for (const pw::core::Finding &f : r.findings)
+        QVERIFY2(!f.satisfiedBy, f.code.c_str());
+}
+
+// Issue 20 item 12: at the default font of either flavour the changed-files tree is as wide
+// as its names need (none elided to "…"; were the window too small, a name would lose its
+// middle, never all of it, and its tooltip is the full path), and the tabs of tabbed
+// panels keep their whole titles ("Findings", not "Find…").
+void TstMainWindow::fileNamesAndPanelTabsAreWhole()
+{
+    QTemporaryDir dir;
+    const std::string demo =
+        pw::core::DemoRepository::ensure(dir.filePath(QStringLiteral("demo")).toStdString());
+    MainWindow w;
+    open(w, demo, {}, {});
+    QApplication::processEvents();
+    auto *tree = w.findChild<QTreeView *>(QStringLiteral("filesView"));
+    QCOMPARE(tree->textElideMode(), Qt::ElideMiddle);
+    const int nameColumn = ChangedFilesModel::NameColumn;
+    const int wanted = static_cast<QAbstractItemView *>(tree)->sizeHintForColumn(nameColumn);
+    QVERIFY2(tree->columnWidth(nameColumn) >= wanted,
+             qPrintable(QStringLiteral("%1 < %2").arg(tree->columnWidth(nameColumn)).arg(wanted)));
+    const QModelIndex file = w.findChild<QTreeView *>(QStringLiteral("filesView"))->currentIndex();
+    QCOMPARE(file.siblingAtColumn(nameColumn).data(Qt::ToolTipRole).toString(), w.currentPath());
+
+    int tabs = 0;
+    for (QTabBar *bar : w.findChildren<QTabBar *>()) {
+        if (!bar->isVisible())
+            continue;
+        QCOMPARE(bar->elideMode(), Qt::ElideNone);
+        for (int i = 0; i < bar->count(); ++i, ++tabs) {
+            const int text = bar->fontMetrics().horizontalAdvance(bar->tabText(i));
+            QVERIFY2(bar->tabRect(i).width() >= text, qPrintable(bar->tabText(i)));
+        }
+    }
+    QVERIFY(tabs >= 12);
 }
 
 // The demo as a bare mirror, as a git dir copied out of its clone (core.bare = false, no
@@ -730,6 +965,21 @@ void TstMainWindow::withoutADisplayOnlyWhatNeedsNoWindowStarts()
     QCOMPARE(shot.status, QProcess::NormalExit);
     QCOMPARE(shot.exitCode, 0);
     QVERIFY(QImage(png).width() > 0);
+
+    // Issue 20 item 11: help is answered before any window system is asked (no platform
+    // warning such as XDG_RUNTIME_DIR's), with every option; the icon an install puts under
+    // share/icons is the app's own, written by it.
+    const AppRun help = runApp({QStringLiteral("--help")}, false);
+    QCOMPARE(help.exitCode, 0);
+    QVERIFY2(help.err.isEmpty(), qPrintable(help.err));
+    for (const char *option : {"--ledger-dir", "--screenshot", "--write-icon", "--demo"})
+        QVERIFY2(help.out.contains(QLatin1String(option)), option);
+    const QString iconFile = dir.filePath(QStringLiteral("icon.png"));
+    const AppRun icon = runApp({QStringLiteral("--write-icon"), iconFile}, false);
+    QCOMPARE(icon.exitCode, 0);
+    const QImage image(iconFile);
+    QCOMPARE(image.size(), QSize(256, 256));
+    QVERIFY(qAlpha(image.pixel(128, 128)) == 255 && qAlpha(image.pixel(0, 0)) == 0);
 }
 
 // A screenshot run whose audit cannot run still saves the picture (which shows why) and

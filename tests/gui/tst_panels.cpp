@@ -1,5 +1,7 @@
 // The static-evidence panels: the three report models, the log, the reusable panel widget
 // and the docks helper, driven by object name with hand-built gate reports.
+#include "ChangedFilesModel.h"
+#include "FindingsModel.h"
 #include "TestSupport.h"
 #include "audit/GateReport.h"
 #include "panels/EvidenceDocks.h"
@@ -9,10 +11,14 @@
 #include "panels/LatitudeModel.h"
 #include "panels/LogModel.h"
 #include "panels/ManifestModel.h"
+#include "panels/SeverityStyle.h"
 #include "panels/StrengthModel.h"
 #include "runs/RunsModel.h"
+#include "workspace/AppLook.h"
+#include "workspace/ViewedDelegate.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QBrush>
 #include <QClipboard>
 #include <QDir>
@@ -23,6 +29,8 @@
 #include <QLineEdit>
 #include <QMainWindow>
 #include <QSignalSpy>
+#include <QStyle>
+#include <QStyleFactory>
 #include <QToolButton>
 #include <QTreeView>
 #include <QtTest>
@@ -265,6 +273,8 @@ private Q_SLOTS:
     void runsModelCapsRowsAndLogsTheReplayLine();
     void logPanelKeepsSelectionQuietWhenRowsDrop();
     void docksInstallAndMirror();
+    void coloursReadOnLightAndDark_data();
+    void coloursReadOnLightAndDark();
     void rendersPanels();
 };
 
@@ -862,6 +872,54 @@ void TstPanels::docksInstallAndMirror()
 
     docks->logModel()->append(LogModel::Level::Error, QStringLiteral("bad revision"));
     QCOMPARE(docks->logPanel()->proxy()->rowCount(), 1);
+}
+
+void TstPanels::coloursReadOnLightAndDark_data()
+{
+    QTest::addColumn<QString>("palette");
+    QTest::newRow("light") << QStringLiteral("light");
+    QTest::newRow("dark") << QStringLiteral("dark");
+}
+
+// Issue 20 item 11: severity text, validation text and secondary text read at WCAG AA
+// (4.5:1) on the palette they are drawn on, light or dark — never a fixed #c62828 (3.2:1 on
+// a dark base) — and the Viewed box's outline at 3:1, a control's minimum.
+void TstPanels::coloursReadOnLightAndDark()
+{
+    QFETCH(QString, palette);
+    const QPalette saved = QGuiApplication::palette();
+    const QString savedStyle = QApplication::style()->objectName();
+    QVERIFY(applyPalette(palette));
+    const QPalette p = QGuiApplication::palette();
+    namespace style = severity_style;
+    const QColor base = p.color(QPalette::Base);
+    const QColor window = p.color(QPalette::Window);
+    for (style::Tone tone : {style::Tone::Block, style::Tone::Review, style::Tone::Good}) {
+        QVERIFY2(style::contrast(style::textOn(tone, base), base) >= 4.5, qPrintable(palette));
+        QVERIFY(style::contrast(style::textOn(tone, window), window) >= 4.5);
+        // Tinted cells: their dark text on their own light tint.
+        QVERIFY(style::contrast(style::foreground(tone), style::background(tone)) >= 4.5);
+    }
+    QVERIFY(style::contrast(style::problemText(p), window) >= 4.5);
+    QVERIFY(style::contrast(style::mutedText(p), window) >= 4.5);
+    QVERIFY(style::contrast(ViewedDelegate::outlineColour(p), base) >= 3.0);
+    QVERIFY(style::contrast(ViewedDelegate::markColour(p), base) >= 4.5);
+
+    // The models' own text colours follow the palette.
+    Finding f;
+    f.code = "T-DEL";
+    f.severity = Severity::Block;
+    f.path = "tests/test_x.py";
+    FindingsModel findings;
+    findings.setFindings({f});
+    const QColor severity = findings.index(0, FindingsModel::SeverityColumn)
+                                .data(Qt::ForegroundRole)
+                                .value<QBrush>()
+                                .color();
+    QVERIFY2(style::contrast(severity, base) >= 4.5,
+             qPrintable(severity.name() + " on " + base.name()));
+    QApplication::setStyle(QStyleFactory::create(savedStyle));
+    QGuiApplication::setPalette(saved);
 }
 
 void TstPanels::rendersPanels()

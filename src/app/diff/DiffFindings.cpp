@@ -10,9 +10,11 @@ using core::DiffLine;
 
 bool DiffFindings::namesOldLine(const core::Finding &f) const
 {
-    // A deleted test has no head line: its finding carries the line of the test at base; so
-    // does a finding on a renamed file's old path (the base's census of it).
-    return m_deletedFile || f.code.starts_with("T-DEL") || onOldPath(f);
+    // A deleted test has no head line: every finding about it (T-DEL, the strength gate's
+    // BLOCKER:deleted, …) carries the line of the test at base; so does a finding on a
+    // renamed file's old path (the base's census of it).
+    return m_deletedFile || f.code.starts_with("T-DEL") || f.code == "BLOCKER:deleted" ||
+           (!f.test.empty() && m_deletedTests.count(f.test)) || onOldPath(f);
 }
 
 bool DiffFindings::onOldPath(const core::Finding &f) const
@@ -28,6 +30,11 @@ void DiffFindings::anchor(const core::FileDiff &file, const DiffRows &rows, bool
     m_oldPath = file.status == core::ChangeStatus::Renamed && file.oldPath != file.newPath
                     ? file.oldPath
                     : std::string();
+    m_deletedTests.clear();
+    for (const core::Finding &f : m_findings) {
+        if ((f.code.starts_with("T-DEL") || f.code == "BLOCKER:deleted") && !f.test.empty())
+            m_deletedTests.insert(f.test);
+    }
     for (size_t i = 0; i < m_findings.size(); ++i) {
         const int row = rowFor(m_findings[i], file, rows, capped);
         if (row < 0)

@@ -7,14 +7,15 @@
 #include <QString>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace pw::gui {
 
 // The findings of one file anchored to the rows that show their lines (the gutter markers).
-// A finding names a head-side line; a deleted test (T-DEL) and a finding on a renamed file's
-// old path name base-side lines; a line
+// A finding names a head-side line; the findings about a deleted test (T-DEL, BLOCKER:deleted)
+// and those on a renamed file's old path name base-side lines; a line
 // the diff does not show anchors at the nearest hunk header, a file-level finding (line 0)
 // at the first row, and everything at the summary row of a capped file.
 class DiffFindings
@@ -49,7 +50,8 @@ private:
     std::map<int, std::vector<int>> m_rows; // row -> indices into m_findings
     std::map<int, core::Severity> m_markers;
     bool m_deletedFile = false;
-    std::string m_oldPath; // of a renamed file: findings on it name base-side lines
+    std::string m_oldPath;                // of a renamed file: findings on it name base-side lines
+    std::set<std::string> m_deletedTests; // every finding about one names a base-side line
 };
 
 } // namespace pw::gui

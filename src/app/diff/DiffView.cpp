@@ -1,5 +1,7 @@
 #include "DiffView.h"
 
+#include "DiffOverview.h"
+
 #include <QApplication>
 #include <QClipboard>
 #include <QPushButton>
@@ -28,6 +30,11 @@ DiffView::DiffView(QWidget *parent) : QAbstractScrollArea(parent), m_painter(m_h
     m_highlightTimer.setInterval(0);
     connect(&m_highlightTimer, &QTimer::timeout, this, [this] { viewport()->update(); });
 
+    m_overview = new DiffOverview(this);
+    setViewportMargins(0, 0, DiffOverview::kWidth, 0);
+    connect(m_overview, &DiffOverview::rowRequested, this,
+            [this](int row) { verticalScrollBar()->setValue(row - visibleRowCount() / 2); });
+
     m_painter.setContent(nullptr, &m_rows);
     applyStyle();
 }
@@ -53,11 +60,12 @@ void DiffView::setFile(core::FileDiff &&file)
     resetContent();
 }
 
-void DiffView::clear()
+void DiffView::clear(const QString &message)
 {
     m_file = core::FileDiff();
     resetContent();
     m_hasFile = false;
+    m_message = message;
     m_highlighter.clear();
     m_painter.setContent(nullptr, &m_rows);
 }
@@ -65,6 +73,7 @@ void DiffView::clear()
 void DiffView::resetContent()
 {
     m_hasFile = true;
+    m_message.clear();
     m_textBytes = DiffRows::textBytes(m_file);
     m_loadAnyway = false;
     m_findings.clear();
@@ -85,17 +94,19 @@ void DiffView::ensureRows() const
     if (!m_rowsDirty)
         return;
     m_rowsDirty = false;
-    m_rows = m_hasFile ? DiffRows::build(m_file, m_mode, isCapped()) : DiffRows();
+    m_rows = m_hasFile ? DiffRows::build(m_file, layoutMode(), isCapped()) : DiffRows();
     auto *self = const_cast<DiffView *>(this); // painter caches are derived state
     self->m_painter.setContent(m_hasFile ? &m_file : nullptr, &m_rows);
     self->updateScrollBars();
 
     mapFindings();
+    m_overview->setContent(m_hasFile ? &m_file : nullptr, &m_rows, &m_findings.markers());
 }
 
 void DiffView::mapFindings() const
 {
     m_findings.anchor(m_file, m_rows, isCapped());
+    m_overview->markersChanged();
 }
 
 void DiffView::setFindings(const std::vector<core::Finding> &findingsOfThisFile)
@@ -145,7 +156,8 @@ void DiffView::updateLoadButton()
         return;
     }
     const int row = m_rows.size() - 1; // the summary row is the last one
-    const DiffColumns c = DiffColumns::compute(m_painter.metrics(), m_mode, viewport()->width());
+    const DiffColumns c =
+        DiffColumns::compute(m_painter.metrics(), layoutMode(), viewport()->width());
     m_loadButton->resize(m_loadButton->sizeHint());
     m_loadButton->move(c.signX[0], rowRect(row).bottom() + 1 + m_painter.metrics().pad);
     m_loadButton->show();
@@ -185,7 +197,8 @@ void DiffView::updateScrollBars()
     verticalScrollBar()->setRange(0, std::max(0, m_rows.size() - visible));
     verticalScrollBar()->setPageStep(visible);
     verticalScrollBar()->setSingleStep(1);
-    const DiffColumns c = DiffColumns::compute(m_painter.metrics(), m_mode, viewport()->width());
+    const DiffColumns c =
+        DiffColumns::compute(m_painter.metrics(), layoutMode(), viewport()->width());
     const int textWidth =
         std::max(1, c.unified ? c.textWidth[0] : std::min(c.textWidth[0], c.textWidth[1]));
     horizontalScrollBar()->setRange(0, std::max(0, m_painter.contentWidth() - textWidth));
@@ -233,6 +246,7 @@ void DiffView::scrollContentsBy(int, int)
 {
     if (m_loadButton->isVisible())
         updateLoadButton();
+    m_overview->setWindow(firstVisibleRow(), visibleRowCount());
     viewport()->update();
 }
 
@@ -257,7 +271,7 @@ DiffSide DiffView::sideFor(int row, DiffSide preferred) const
     if (row < 0 || row >= m_rows.size() || m_rows.at(row).kind != DiffRow::Kind::Line)
         return DiffSide::New;
     const DiffRow &r = m_rows.at(row);
-    if (m_mode == DiffMode::Unified)
+    if (layoutMode() == DiffMode::Unified)
         return r.line[1] < 0 ? DiffSide::Old : DiffSide::New;
     if (r.lineAt(preferred) >= 0)
         return preferred;
@@ -283,6 +297,8 @@ void DiffView::setCurrent(int row, DiffSide side, Reveal how)
     m_current = row;
     m_currentSide = sideFor(row, side);
     reveal(row, how);
+    if (how == Reveal::Centre) // a jump (finding, hunk, line): its change in view sideways too
+        revealChangedText();
     viewport()->update();
     const int line = lineNumberOf(row, m_currentSide);
     const bool old = line > 0 && m_currentSide == DiffSide::Old;
@@ -291,6 +307,46 @@ void DiffView::setCurrent(int row, DiffSide side, Reveal how)
         m_reportedOld = old;
         Q_EMIT currentLineChanged(line, old);
     }
+}
+
+void DiffView::revealChangedText()
+{
+    if (m_current < 0 || m_current >= m_rows.size())
+        return;
+    const DiffRow &r = m_rows.at(m_current);
+    const int index = r.kind == DiffRow::Kind::Line ? r.lineAt(m_currentSide) : -1;
+    if (index < 0)
+        return;
+    const DiffLine &l = m_file.hunks[size_t(r.hunk)].lines[size_t(index)];
+    // Columns as the painter lays them out: one per character, tabs to the next stop.
+    const auto columnOf = [&l](size_t byte) {
+        int column = 0;
+        for (size_t i = 0; i < byte && i < l.text.size(); ++i) {
+            const auto ch = static_cast<unsigned char>(l.text[i]);
+            if ((ch & 0xc0) == 0x80)
+                continue; // a continuation byte of the character already counted
+            column =
+                ch == '\t' ? (column / DiffRows::kTabWidth + 1) * DiffRows::kTabWidth : column + 1;
+        }
+        return column;
+    };
+    const DiffMetrics &m = m_painter.metrics();
+    const DiffColumns c = DiffColumns::compute(m, layoutMode(), viewport()->width());
+    const int textWidth = c.unified ? c.textWidth[0] : c.textWidth[int(m_currentSide)];
+    const auto xOf = [&](size_t byte) { return m.pad + qRound(columnOf(byte) * m.charWidth); };
+    QScrollBar *bar = horizontalScrollBar();
+    const int from = bar->value();
+    if (l.intraline.empty()) {
+        if (xOf(l.text.size()) < from) // the line ends left of the view: nothing of it shows
+            bar->setValue(0);
+        return;
+    }
+    const auto [start, length] = l.intraline.front();
+    const int x0 = xOf(size_t(start));
+    const int x1 = std::min(xOf(size_t(start + length)), x0 + textWidth / 2);
+    if (x0 >= from && x1 <= from + textWidth)
+        return; // in view already
+    bar->setValue(x1 <= textWidth ? 0 : std::max(0, x0 - textWidth / 3));
 }
 
 int DiffView::currentLine() const

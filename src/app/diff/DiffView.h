@@ -17,6 +17,8 @@ class QPushButton;
 
 namespace pw::gui {
 
+class DiffOverview;
+
 // The patch diff of one file, painted by hand (no QTextDocument): side by side or unified,
 // rows built from the FileDiff as plain indices, text laid out and syntax highlighted
 // only for the rows that get painted, findings anchored in a gutter column.
@@ -33,12 +35,23 @@ public:
     // layout and highlighting happen on first use.
     void setFile(const pw::core::FileDiff &file);
     void setFile(pw::core::FileDiff &&file);
-    void clear();
+    // No file; `message` is drawn in its place: why there is none or what comes ("Auditing
+    // …", "The patch changes no file", "Select an event …"). Empty: nothing is drawn.
+    void clear(const QString &message = QString());
+    QString message() const { return m_message; } // the text shown without a file
     bool hasFile() const { return m_hasFile; }
     const pw::core::FileDiff &file() const { return m_file; }
 
     void setMode(DiffMode mode); // keeps the current line selected
     DiffMode mode() const { return m_mode; }
+    DiffOverview *overview() const { return m_overview; }
+    // How the file is laid out: the mode, except that an added or deleted file is one column
+    // in side by side too (the other side would be an empty half of the view).
+    DiffMode layoutMode() const
+    {
+        const bool oneSided = m_file.oldPath.empty() || m_file.newPath.empty();
+        return m_mode == DiffMode::SideBySide && m_hasFile && oneSided ? DiffMode::Unified : m_mode;
+    }
 
     // Gutter markers. Findings carry head-side lines (T-DEL: the base line of the deleted
     // test); a line the diff does not show marks the nearest hunk header, a file-level
@@ -122,9 +135,14 @@ private:
     int lineNumberOf(int row, DiffSide side) const;
     DiffSide sideFor(int row, DiffSide preferred) const;
     void copyCurrentLine() const;
+    // Scrolls sideways so that the current row's first changed word is in view (a finding's
+    // decisive text beyond the right edge: `rel=1e-9` → `rel=0.1`).
+    void revealChangedText();
 
     pw::core::FileDiff m_file;
     bool m_hasFile = false;
+    QString m_message;
+    DiffOverview *m_overview = nullptr;
     DiffMode m_mode = DiffMode::SideBySide;
     qint64 m_sizeCap = kDefaultSizeCap;
     qint64 m_textBytes = 0;

@@ -1,5 +1,6 @@
 // DiffView's event handlers: style and palette changes, painting, focus, the mouse, the
 // keyboard and tooltips (the content, rows and navigation are DiffView.cpp).
+#include "DiffOverview.h"
 #include "DiffView.h"
 
 #include <QHelpEvent>
@@ -16,6 +17,7 @@ namespace pw::gui {
 void DiffView::applyStyle()
 {
     m_painter.setStyle(font(), palette());
+    m_overview->setColours(m_painter.colours());
     m_highlighter.setDarkTheme(m_painter.colours().dark);
     updateScrollBars();
     viewport()->update();
@@ -43,12 +45,12 @@ void DiffView::paintEvent(QPaintEvent *)
     if (!m_hasFile) {
         p.fillRect(viewport()->rect(), m_painter.colours().base);
         p.setPen(m_painter.colours().muted);
-        p.drawText(viewport()->rect(), Qt::AlignCenter,
-                   tr("Select a changed file to see its diff"));
+        p.drawText(viewport()->rect().adjusted(24, 24, -24, -24),
+                   Qt::AlignCenter | Qt::TextWordWrap, m_message);
         return;
     }
     DiffFrame frame;
-    frame.mode = m_mode;
+    frame.mode = layoutMode();
     frame.firstRow = firstVisibleRow();
     frame.hscroll = horizontalScrollBar()->value();
     frame.size = viewport()->size();
@@ -89,7 +91,8 @@ void DiffView::mousePressEvent(QMouseEvent *event)
     const int row = rowAt(pos.y());
     if (!selectable(row))
         return;
-    const DiffColumns c = DiffColumns::compute(m_painter.metrics(), m_mode, viewport()->width());
+    const DiffColumns c =
+        DiffColumns::compute(m_painter.metrics(), layoutMode(), viewport()->width());
     const DiffSide side = !c.unified && pos.x() < c.cellX[1] ? DiffSide::Old : DiffSide::New;
     setCurrent(row, side, Reveal::Nearest);
 }
@@ -157,7 +160,7 @@ void DiffView::keyPressEvent(QKeyEvent *event)
     case Qt::Key_Left:
     case Qt::Key_Right: {
         const DiffSide side = event->key() == Qt::Key_Left ? DiffSide::Old : DiffSide::New;
-        if (m_mode == DiffMode::SideBySide && m_current >= 0 && m_currentSide != side &&
+        if (layoutMode() == DiffMode::SideBySide && m_current >= 0 && m_currentSide != side &&
             sideFor(m_current, side) == side) {
             setCurrent(m_current, side, Reveal::Nearest);
         } else {
@@ -176,11 +179,16 @@ void DiffView::keyPressEvent(QKeyEvent *event)
 
 bool DiffView::viewportEvent(QEvent *event)
 {
+    if (event->type() == QEvent::Resize) { // the ruler follows the viewport's right edge
+        const QRect v = viewport()->geometry();
+        m_overview->setGeometry(v.right() + 1, v.top(), DiffOverview::kWidth, v.height());
+        m_overview->setWindow(firstVisibleRow(), visibleRowCount());
+    }
     if (event->type() == QEvent::ToolTip) {
         auto *help = static_cast<QHelpEvent *>(event);
         const int row = rowAt(help->pos().y());
         const DiffColumns c =
-            DiffColumns::compute(m_painter.metrics(), m_mode, viewport()->width());
+            DiffColumns::compute(m_painter.metrics(), layoutMode(), viewport()->width());
         const int x = help->pos().x();
         const bool inGutter =
             c.unified ? x < c.textX[0] : x < c.textX[0] || (x >= c.cellX[1] && x < c.textX[1]);

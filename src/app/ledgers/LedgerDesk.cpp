@@ -199,6 +199,9 @@ void LedgerDesk::setOutcome(const AuditOutcome &outcome)
     m_reviewer = outcome.reviewer;
     m_owners = outcome.owners;
     m_ledgers->setLedgers(outcome.ledgers, outcome.ledgerProblems, outcome.today);
+    m_ledgers->setNotOnBase(outcome.entriesNotOnBase, outcome.countedLedgers);
+    m_countedLedgers = outcome.countedLedgers;
+    m_headIsWorktree = outcome.target.head.isWorktree();
     m_ledgers->setRunRecords(outcome.runRecords);
     m_ledgersPanel->setSummary(m_ledgers->summary());
     m_ledgersPanel->setSummarySeverity(m_ledgers->severity());
@@ -214,9 +217,25 @@ const HeadTests::File *LedgerDesk::headTestsOf(const std::string &file)
     return m_headTests ? m_headTests->find(file) : nullptr;
 }
 
+QString LedgerDesk::whenEntriesCount() const
+{
+    if (m_countedLedgers.isEmpty())
+        return tr("The ledger directory lies outside the repository and is what the audit "
+                  "reads: the entry counts from the next audit.");
+    const QString counts = tr("The audit counts the ledgers of %1: the entry counts once it is "
+                              "committed there.")
+                               .arg(m_countedLedgers);
+    return m_headIsWorktree
+               ? counts + QLatin1Char(' ') +
+                     tr("Head is the working tree, so until then the file is also part of the "
+                        "patch under review (a ledger edit).")
+               : counts + QLatin1Char(' ') + tr("The comparison stays as it is.");
+}
+
 LedgerFormContext LedgerDesk::formContext()
 {
     LedgerFormContext c;
+    c.countsWhen = whenEntriesCount();
     c.ledgerDir = m_ledgerDir;
     c.displayDir = m_ledgerPrefix.isEmpty() ? m_ledgerDir : m_ledgerPrefix.chopped(1);
     // The day the entry is decided on: the audit's fixed day (--today), else today — a
@@ -280,6 +299,11 @@ WaiverSeed LedgerDesk::waiverSeed(const QString &node)
             candidates << QString::fromStdString(f.test);
         else if (const HeadTests::File *tests = f.test.empty() ? headTestsOf(f.path) : nullptr)
             candidates << toList(tests->ids);
+    }
+    // Where the deleted test's checks most likely went comes first: the form's witness.
+    for (const core::Finding &f : m_report.findings) {
+        if (f.successor && (f.test == id || (f.test.empty() && f.path == id)))
+            candidates.prepend(QString::fromStdString(*f.successor));
     }
     candidates.removeDuplicates();
     seed.witnessCandidates = candidates;

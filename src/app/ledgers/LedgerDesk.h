@@ -79,6 +79,10 @@ public:
     // `refill` runs on `form`'s behalf each time a lookup of head's tests answers.
     void onHeadTestsAnswer(LedgerForm *form, std::function<void()> refill);
     FixtureNoteSeed fixtureSeed(const QString &path) const;
+    // When an entry written now counts, one or two sentences: once committed on the base
+    // (the gate reads the base's ledgers), or at the next audit (a directory outside the
+    // repository); that a working-tree head shows the file as a ledger edit of the patch.
+    QString whenEntriesCount() const;
 
 Q_SIGNALS:
     void ledgerWritten(const QString &path);
@@ -133,6 +137,8 @@ private:
     std::shared_ptr<HeadTests> m_headTests;
     std::shared_ptr<HeadTests> m_baseTests; // the same lookups at the base: a waiver's node
     std::shared_ptr<const std::set<std::string>> m_headPaths;
+    QString m_countedLedgers; // AuditOutcome::countedLedgers
+    bool m_headIsWorktree = false;
     QString m_reviewer; // git's user.name, read with the audit
     core::Codeowners m_owners;
 };

@@ -1,5 +1,7 @@
 #include "ledgers/LedgerForm.h"
 
+#include "panels/SeverityStyle.h"
+
 #include <QAbstractSpinBox>
 #include <QComboBox>
 #include <QDateEdit>
@@ -10,17 +12,6 @@
 #include <QPlainTextEdit>
 
 namespace pw::gui {
-
-namespace {
-
-// Red that keeps 4.5:1 against the window colour of the palette (light or dark).
-QColor problemColour(const QPalette &palette)
-{
-    const bool dark = palette.color(QPalette::Window).lightness() < 128;
-    return dark ? QColor(0xff, 0x8a, 0x80) : QColor(0xb7, 0x1c, 0x1c);
-}
-
-} // namespace
 
 LedgerForm::LedgerForm(QWidget *parent) : QWidget(parent) {}
 
@@ -115,7 +106,7 @@ LedgerForm::showProblems(const std::vector<core::LedgerProblem> &problems)
             // of a negative value, from the palette, reads in light and dark themes.
             QPalette palette = f.label->parentWidget()->palette();
             if (!f.reason.isEmpty())
-                palette.setColor(QPalette::WindowText, problemColour(palette));
+                palette.setColor(QPalette::WindowText, severity_style::problemText(palette));
             f.label->setPalette(palette);
         }
         // The field's own tip (where its value comes from) stays under the reasons.

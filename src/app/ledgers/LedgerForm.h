@@ -22,7 +22,8 @@ struct LedgerFormContext
     QString ledgerDir;  // absolute directory on disk
     QString displayDir; // how messages name it (".patchwitness")
     core::ValidationContext validation;
-    QString reviewer; // pre-fills the "by" field (git config user.name, or settings)
+    QString reviewer;   // pre-fills the "by" field (git config user.name, or settings)
+    QString countsWhen; // LedgerDesk::whenEntriesCount(), shown under the file it writes
     // Why entries cannot be judged right now (the tests at head cannot be looked up, so
     // witnesses and substitutes cannot be checked); non-empty keeps Write disabled.
     QString unavailable;

@@ -1,5 +1,6 @@
 #include "ledgers/LedgerFormDialog.h"
 
+#include "panels/SeverityStyle.h"
 #include "ui_LedgerFormDialog.h"
 #include "util/Error.h"
 
@@ -46,6 +47,8 @@ LedgerFormDialog::LedgerFormDialog(LedgerForm *form, LedgerFormContext context, 
     m_ui->setupUi(this);
     setWindowTitle(form->title());
     m_ui->intro->setText(form->intro());
+    severity_style::setTextColour(m_ui->fileLabel,
+                                  severity_style::mutedText(m_ui->fileLabel->palette()));
     m_ui->formHostLayout->addWidget(form);
     m_ui->preview->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     auto *reloadButton =
@@ -110,9 +113,8 @@ void LedgerFormDialog::showProblemList()
 {
     QListWidget *list = m_ui->problemList;
     list->clear();
-    const QColor red = list->palette().color(QPalette::Base).lightness() < 128
-                           ? QColor(0xff, 0x8a, 0x80)
-                           : QColor(0xb7, 0x1c, 0x1c);
+    const QColor red =
+        severity_style::textOn(severity_style::Tone::Block, list->palette().color(QPalette::Base));
     const auto add = [&](const QString &text, QWidget *field) {
         auto *item = new QListWidgetItem(text, list);
         item->setToolTip(text);
@@ -136,10 +138,13 @@ void LedgerFormDialog::reload()
     m_lastError.clear();
     try {
         m_store = core::LedgerStore::open(filePath().toStdString());
-        m_ui->fileLabel->setText(m_store->existed()
-                                     ? tr("Writes %1").arg(QDir::toNativeSeparators(filePath()))
-                                     : tr("Creates %1 (it does not exist yet)")
-                                           .arg(QDir::toNativeSeparators(filePath())));
+        const QString writes = m_store->existed()
+                                   ? tr("Writes %1").arg(QDir::toNativeSeparators(filePath()))
+                                   : tr("Creates %1 (it does not exist yet)")
+                                         .arg(QDir::toNativeSeparators(filePath()));
+        m_ui->fileLabel->setText(m_context.countsWhen.isEmpty()
+                                     ? writes
+                                     : writes + QLatin1Char('\n') + m_context.countsWhen);
     } catch (const core::Error &e) {
         m_store.reset();
         m_ui->fileLabel->setText(QDir::toNativeSeparators(filePath()));

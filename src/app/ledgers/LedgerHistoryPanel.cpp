@@ -94,8 +94,8 @@ LedgerHistoryPanel::LedgerHistoryPanel(QWidget *parent)
     m_splitter->setChildrenCollapsible(false);
     m_splitter->addWidget(m_panel);
     m_splitter->addWidget(revision);
-    m_splitter->setStretchFactor(0, 2);
-    m_splitter->setStretchFactor(1, 3);
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 2);
 
     m_explanationLabel->setObjectName(QStringLiteral("explanation"));
     m_explanationLabel->setWordWrap(true);
@@ -299,6 +299,9 @@ void LedgerHistoryPanel::currentRowChanged(const QModelIndex &current)
 
 void LedgerHistoryPanel::startRevision(const core::LedgerEvent &event)
 {
+    m_diff->clear(tr("Reading %1 at %2 …")
+                      .arg(QString::fromStdString(event.file),
+                           QString::fromStdString(event.commit.substr(0, 7))));
     m_revisionTask.start(
         [root = m_repoRoot, event](std::stop_token) { return readVersion(root, event); });
 }
@@ -311,7 +314,10 @@ void LedgerHistoryPanel::revisionFinished(VersionDiff version)
     if (version.file) {
         m_diff->setFile(std::move(*version.file));
     } else {
-        m_diff->clear();
+        const QString why = version.error.isEmpty()
+                                ? tr("This commit does not change the file.")
+                                : tr("This version cannot be shown: %1").arg(version.error);
+        m_diff->clear(why);
         header += version.error.isEmpty() ? tr(" (this commit does not change the file)")
                                           : tr(" (cannot show it: %1)").arg(version.error);
     }
@@ -331,7 +337,7 @@ void LedgerHistoryPanel::showExplanation(const QString &text)
 
 void LedgerHistoryPanel::showNoEvent()
 {
-    m_diff->clear();
+    m_diff->clear(tr("Select an event above to see that version of the ledger file."));
     m_header->setText(tr("Select an event to see that version of the ledger file and what it "
                          "changed."));
     m_header->setToolTip({});

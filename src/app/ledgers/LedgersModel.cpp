@@ -61,8 +61,8 @@ style::Tone toneOf(const LedgerRow &row)
     return style::toneForSeverity(row.severity());
 }
 
-// A round badge in the status cell: red, amber, green (valid) or grey (open journal row),
-// drawn once per tone.
+// A round badge in the status cell: red, amber, green (valid) or grey (open journal row, an
+// entry not on the base yet), drawn once per tone.
 QIcon badgeIcon(const LedgerRow &row)
 {
     enum
@@ -87,6 +87,8 @@ QIcon badgeIcon(const LedgerRow &row)
         which = Grey;
         break;
     case LedgerRow::Status::Valid:
+        if (!row.onBase) // valid, but it counts once it is committed on the base
+            which = Grey;
         break;
     }
     if (icons[which].isNull()) {
@@ -158,11 +160,11 @@ QString LedgersModel::statusText(const LedgerRow &row)
     const int n = int(row.problems.size());
     switch (row.status) {
     case LedgerRow::Status::Valid:
-        return tr("valid");
+        return row.onBase ? tr("valid") : tr("valid · not on base");
     case LedgerRow::Status::Open:
-        return tr("open");
+        return row.onBase ? tr("open") : tr("open · not on base");
     case LedgerRow::Status::Expiring:
-        return tr("expiring");
+        return row.onBase ? tr("expiring") : tr("expiring · not on base");
     case LedgerRow::Status::Expired:
         return n > 1 ? tr("expired · %1 problems").arg(n) : tr("expired");
     case LedgerRow::Status::Problem:
@@ -344,6 +346,22 @@ void LedgersModel::setLedgers(const core::LedgerSet &set,
     showRows();
 }
 
+void LedgersModel::setNotOnBase(const std::set<std::pair<std::string, std::string>> &entries,
+                                const QString &countedFrom)
+{
+    m_countedFrom = countedFrom;
+    for (LedgerRow &r : m_ledgerRows) {
+        if (r.kind == LedgerRow::Kind::File || r.kind == LedgerRow::Kind::Run || !r.present)
+            continue;
+        // The property budget is one entry: LedgerSnapshot names it by its file.
+        const std::string file = r.file.toStdString();
+        const std::string id =
+            r.kind == LedgerRow::Kind::Budget ? baseName(file) : r.entry.toStdString();
+        r.onBase = !entries.count({file, id});
+    }
+    showRows();
+}
+
 const LedgerRow *LedgersModel::rowAt(int row) const
 {
     return row >= 0 && row < int(m_rows.size()) ? &m_rows[size_t(row)] : nullptr;
@@ -358,6 +376,7 @@ QString LedgersModel::summary() const
     int expiring = 0;
     int unreadable = 0;
     int runRecords = 0;
+    int notOnBase = 0;
     for (const LedgerRow &r : m_rows) {
         if (r.kind == LedgerRow::Kind::Run) {
             ++runRecords;
@@ -373,6 +392,8 @@ QString LedgersModel::summary() const
             continue;
         }
         ++entries;
+        if (!r.onBase)
+            ++notOnBase;
         if (!r.problems.empty())
             ++withProblems;
         if (r.status == LedgerRow::Status::Expiring)
@@ -387,6 +408,8 @@ QString LedgersModel::summary() const
         parts << tr("%1 with problems").arg(withProblems);
     if (expiring)
         parts << tr("%1 expiring soon").arg(expiring);
+    if (notOnBase)
+        parts << tr("%1 not on the base yet").arg(notOnBase);
     if (unreadable)
         parts << (unreadable == 1 ? tr("1 file does not parse")
                                   : tr("%1 files do not parse").arg(unreadable));
@@ -451,12 +474,21 @@ QString LedgersModel::text(const LedgerRow &r, int column) const
 
 QString LedgersModel::toolTip(const LedgerRow &r) const
 {
+    const QString notOnBase =
+        r.onBase ? QString()
+                 : tr("Not on the base yet: the audit counts the ledgers of %1, so this entry "
+                      "answers no finding until it is committed there")
+                       .arg(m_countedFrom);
     if (!r.problems.empty()) {
         QStringList lines;
         for (const core::LedgerProblem &p : r.problems)
             lines << qs(p.toString());
+        if (!notOnBase.isEmpty())
+            lines << notOnBase;
         return lines.join(QLatin1Char('\n'));
     }
+    if (!notOnBase.isEmpty())
+        return notOnBase;
     if (r.kind == LedgerRow::Kind::Run)
         return r.result.startsWith(QLatin1String("PRE_EXISTING"))
                    ? tr("%1\nGrant freeze… pre-fills the freeze's evidence from this record")
@@ -487,12 +519,13 @@ QVariant LedgersModel::data(const QModelIndex &index, int role) const
             return badgeIcon(r);
         break;
     case Qt::ForegroundRole:
-        if (index.column() == StatusColumn ||
-            (index.column() == ProblemColumn && r.severity() == core::Severity::Block) ||
-            (index.column() == ExpiresColumn && r.severity() != core::Severity::Info))
+        if (index.column() == StatusColumn) // on its tint
             return style::foregroundData(toneOf(r));
+        if ((index.column() == ProblemColumn && r.severity() == core::Severity::Block) ||
+            (index.column() == ExpiresColumn && r.severity() != core::Severity::Info))
+            return style::textData(toneOf(r));
         if (!r.present && r.kind != LedgerRow::Kind::Run && index.column() == EntryColumn)
-            return style::foregroundData(style::Tone::Block);
+            return style::textData(style::Tone::Block);
         break;
     case Qt::BackgroundRole:
         if (index.column() == StatusColumn)

@@ -8,6 +8,7 @@
 #include <QAbstractTableModel>
 #include <QDate>
 #include <optional>
+#include <set>
 #include <vector>
 
 namespace pw::gui {
@@ -46,6 +47,9 @@ struct LedgerRow
     // False for an entry only its problems name (an open journal row that was deleted), and
     // for a Run row whose file names no test (`entry` is then the file's name).
     bool present = true;
+    // False for an entry of the files on disk that the base revision's files lack or word
+    // otherwise: the gate counts the base's, so it answers nothing until committed there.
+    bool onBase = true;
     QString owner;                // owner / approved_by / closed_by
     std::optional<QDate> expires; // freezes
     int daysLeft = 0;             // today → expires (negative once expired)
@@ -85,6 +89,11 @@ public:
     // by file and entry id, problems without an entry to their file's row.
     void setLedgers(const core::LedgerSet &set, const std::vector<core::LedgerProblem> &problems,
                     const QDate &today, int expiringSoonDays = 3);
+    // Which entries are not on the base yet — (file, entry id) as AuditOutcome names them —
+    // and where the gate's ledgers come from ("the base, main (1a2b3c4)"). Call after
+    // setLedgers().
+    void setNotOnBase(const std::set<std::pair<std::string, std::string>> &entries,
+                      const QString &countedFrom);
     // The rows of runs/ (replaced; the ledger rows stay): after the ledgers, by name.
     void setRunRecords(const std::vector<core::RunRecordFile> &records);
     void clear();
@@ -92,7 +101,7 @@ public:
     const LedgerRow *rowAt(int row) const;
     static QString kindName(LedgerRow::Kind kind);
     static QString statusText(const LedgerRow &row); // the badge
-    // "12 entries · 2 with problems · 1 expiring soon"
+    // "12 entries · 2 with problems · 1 expiring soon · 1 not on the base yet"
     QString summary() const;
     core::Severity severity() const; // the worst row's, for EvidencePanel::setSummarySeverity
 
@@ -110,6 +119,7 @@ private:
     std::vector<LedgerRow> m_ledgerRows;
     std::vector<LedgerRow> m_runRows;
     std::vector<LedgerRow> m_rows;
+    QString m_countedFrom;
 };
 
 } // namespace pw::gui

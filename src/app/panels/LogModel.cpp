@@ -115,8 +115,10 @@ QVariant LogModel::data(const QModelIndex &index, int role) const
             return e.message;
         }
     case Qt::ForegroundRole:
-        if (index.column() == LevelColumn || e.level == Level::Error)
+        if (index.column() == LevelColumn) // on its tint
             return style::foregroundData(style::toneForSeverity(severityOf(e.level)));
+        if (e.level == Level::Error)
+            return style::textData(style::toneForSeverity(severityOf(e.level)));
         break;
     case Qt::BackgroundRole:
         if (index.column() == LevelColumn)

@@ -116,8 +116,10 @@ QVariant ManifestModel::data(const QModelIndex &index, int role) const
         // The message is the "why" of every row; the columns are the "what".
         return QString(qs(f.message) + QStringLiteral("\n") + tr("Evidence: ") + qs(f.evidence));
     case Qt::ForegroundRole:
-        if (index.column() == VerdictColumn || index.column() == BlockingColumn)
+        if (index.column() == VerdictColumn) // on its tint
             return style::foregroundData(tone);
+        if (index.column() == BlockingColumn)
+            return style::textData(tone);
         break;
     case Qt::BackgroundRole:
         if (index.column() == VerdictColumn)

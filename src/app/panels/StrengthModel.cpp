@@ -218,7 +218,7 @@ QVariant StrengthModel::data(const QModelIndex &index, int role) const
         if (column == ActionColumn)
             return style::foregroundData(style::toneForSeverity(r.action));
         if (column != TestColumn && column != FlagsColumn)
-            return style::foregroundData(cellTone(r, column));
+            return style::textData(cellTone(r, column));
         break;
     case Qt::BackgroundRole:
         if (column == ActionColumn)

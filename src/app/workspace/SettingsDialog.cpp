@@ -1,6 +1,7 @@
 #include "workspace/SettingsDialog.h"
 
 #include "ledger/Config.h"
+#include "panels/SeverityStyle.h"
 #include "ui_SettingsDialog.h"
 #include "util/Error.h"
 #include "util/Files.h"
@@ -25,9 +26,10 @@ void setStatus(QLabel *label, const QString &text, bool problem)
 {
     label->setText(text);
     label->setProperty("problem", problem);
-    // Red says "fix this"; an explanation or confirmation stays quiet.
-    label->setStyleSheet(problem ? QStringLiteral("QLabel { color: #c62828; }")
-                                 : QStringLiteral("QLabel { color: palette(dark); }"));
+    // Red says "fix this"; an explanation or confirmation stays quiet. Both read at WCAG AA
+    // on the dialog's palette, light or dark.
+    severity_style::setTextColour(label, problem ? severity_style::problemText(label->palette())
+                                                 : severity_style::mutedText(label->palette()));
 }
 
 std::vector<std::string> toStd(const QStringList &list)
@@ -122,7 +124,8 @@ void SettingsDialog::load()
         }
     }
     if (!m_ui->problemLabel->text().isEmpty()) {
-        m_ui->problemLabel->setStyleSheet(QStringLiteral("QLabel { color: #c62828; }"));
+        severity_style::setTextColour(m_ui->problemLabel,
+                                      severity_style::problemText(m_ui->problemLabel->palette()));
         m_ui->problemLabel->show();
     }
 

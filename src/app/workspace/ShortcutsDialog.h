@@ -4,8 +4,9 @@
 
 namespace pw::gui {
 
-// Help > Keyboard Shortcuts: every shortcut of `window`'s actions, plus the diff view's and
-// the panels' own keys, sorted by what they do.
+// Help > Keyboard Shortcuts: every shortcut of `window`'s actions, plus the diff view's own
+// keys, sorted by what they do, one row per keys and action with where it works (the window,
+// or the panels that bind it), and a search over all three.
 class ShortcutsDialog : public QDialog
 {
     Q_OBJECT

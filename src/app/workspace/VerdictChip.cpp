@@ -1,5 +1,7 @@
 #include "VerdictChip.h"
 
+#include <QMouseEvent>
+
 namespace pw::gui {
 
 VerdictChip::VerdictChip(QWidget *parent) : QLabel(parent)
@@ -14,6 +16,14 @@ void VerdictChip::showState(const QString &state)
     setText(state);
     setToolTip(QString());
     setStyleSheet(QString());
+    unsetCursor();
+}
+
+void VerdictChip::mousePressEvent(QMouseEvent *event)
+{
+    if (event->button() == Qt::LeftButton && !styleSheet().isEmpty()) // a verdict is shown
+        Q_EMIT clicked();
+    QLabel::mousePressEvent(event);
 }
 
 void VerdictChip::showReport(const core::GateReport &r, const QString &runSources)
@@ -30,9 +40,11 @@ void VerdictChip::showReport(const core::GateReport &r, const QString &runSource
                         "is run again: after a ledger change, rerun it to count the new "
                         "entries.")
                          .arg(runSources));
+    // White on each reads at WCAG AA (5.6, 5.4 and 5.1 : 1), whatever the palette around it.
     const char *colour = r.verdict == core::Verdict::Block    ? "#c62828"
-                         : r.verdict == core::Verdict::Review ? "#b26a00"
+                         : r.verdict == core::Verdict::Review ? "#9a5b00"
                                                               : "#2e7d32";
+    setCursor(Qt::PointingHandCursor);
     setStyleSheet(
         QStringLiteral(
             "QLabel { color: white; background: %1; border-radius: 3px; font-weight: bold; }")
