@@ -47,7 +47,8 @@ void markEntriesNotOnBase(const core::PreparedReview &review,
                     core::LedgerSnapshot::parse(name, review.repo().readFile(base, path), path);
             for (const core::EntryChange &c : core::compareSnapshots(atBase, disk)) {
                 if (c.kind != core::EntryChange::Kind::Removed)
-                    out.entriesNotOnBase.emplace(path, c.id);
+                    out.entriesNotOnBase.emplace(std::pair(path, c.id),
+                                                 c.kind == core::EntryChange::Kind::Added);
             }
         } catch (const core::Error &e) {
             if (e.kind() == core::Error::Kind::Interrupted)

@@ -13,6 +13,7 @@
 
 #include <QObject>
 #include <QString>
+#include <map>
 #include <optional>
 #include <set>
 #include <stop_token>
@@ -50,10 +51,11 @@ struct AuditOutcome
     QDate today;
     // Where the gate's ledgers come from when the directory is in the repository ("the base,
     // merge-base(main,HEAD) (1a2b3c4)"; empty: the directory itself, outside the repository),
-    // and the entries on disk it does not have yet — (file as named above, entry id) — which
-    // count once they are committed there.
+    // and the entries on disk it does not have as they are — (file as named above, entry id)
+    // → true for one the base lacks (it counts once committed there), false for one the base
+    // words otherwise (the base's version counts until then).
     QString countedLedgers;
-    std::set<std::pair<std::string, std::string>> entriesNotOnBase;
+    std::map<std::pair<std::string, std::string>, bool> entriesNotOnBase;
 
     // What the ledger desk pre-fills its forms from, read with the audit (off the GUI
     // thread): the tests at head of the files the findings, patch and ledgers name, git's

@@ -107,10 +107,10 @@ MainWindow::MainWindow(QWidget *parent)
     // Its lines and no more: the room left goes to the files and the diff.
     m_ui->centralLayout->setStretchFactor(m_ui->diffSplitter, 1);
     connect(m_verdictHeader, &VerdictHeader::clauseActivated, this,
-            [this](int, const QStringList &codes) { goToFindingOf(codes); });
+            [this](int, const QStringList &keys) { goToFindingOf(keys); });
     connect(m_verdictChip, &VerdictChip::clicked, this, [this] {
         if (!m_verdictHeader->clauses().empty())
-            goToFindingOf(m_verdictHeader->clauses().front().codes);
+            goToFindingOf(m_verdictHeader->clauses().front().keys);
     });
     m_viewedLabel = new QLabel(this);
     m_viewedLabel->setObjectName(QStringLiteral("viewedLabel"));
@@ -488,7 +488,7 @@ void MainWindow::setupActions()
 void MainWindow::fitFilesPane()
 {
     // As wide as the tree's columns want (the deepest file name whole, its badge, the
-    // mark), within a third of the window at least and half of it at most: names are
+    // mark), within a quarter of the window at least and half of it at most: names are
     // elided only when the window is too small for them.
     QTreeView *tree = m_ui->filesView;
     int wanted = 2 * tree->frameWidth() + tree->verticalScrollBar()->sizeHint().width() + 8;
@@ -523,6 +523,7 @@ void MainWindow::openRepository(const QString &path, const QString &base, const 
 {
     m_repo = path;
     m_repoRoot.clear();
+    m_noticeAfterAudit.clear();
     m_workTree.clear();
     m_currentPath.clear();
     m_ui->basePicker->setSpec(base);
@@ -596,6 +597,7 @@ void MainWindow::showOutcome()
         m_strength->setReport({});
         m_verdictChip->showState(tr("error"));
         m_verdictHeader->showState(tr("The audit could not run: %1").arg(out.error));
+        m_noticeAfterAudit.clear(); // what was written is in the Log; this audit said nothing
         statusBar()->showMessage(out.error);
         forgetCurrentFile(tr("The audit could not run: %1").arg(out.error));
         log(LogError, out.error);
@@ -719,9 +721,11 @@ void MainWindow::showVerdict()
     m_files->setFindings(r.findings);
     m_verdictChip->showReport(r, m_runDesk->dynamicSources());
     m_verdictHeader->showReport(r);
-    m_verdictChip->setToolTip(m_verdictHeader->plainText() + QStringLiteral("\n\n") +
-                              m_verdictChip->toolTip() + QStringLiteral("\n") +
-                              tr("Click: go to the first finding that decided it"));
+    m_verdictChip->setToolTip(
+        m_verdictHeader->plainText() + QStringLiteral("\n\n") + m_verdictChip->toolTip() +
+        (m_verdictHeader->clauses().empty()
+             ? QString()
+             : QStringLiteral("\n") + tr("Click: go to the first finding that decided it")));
     // A panel filtered to a renamed file keeps the rows of its old path (the base's census).
     QHash<QString, QString> renames;
     for (const core::ChangedFile &f : r.changedFiles) {

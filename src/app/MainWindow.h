@@ -123,9 +123,9 @@ private:
     // Shows finding `row` of the Findings model: its line in the diff, or, for a file the
     // patch leaves alone (a ledger, a run's finding), the finding named above an empty diff.
     void goToFinding(int row, const QString &note = {});
-    // A verdict clause's link: the next finding (in F8's order, after the one the reviewer
-    // is on) whose code is one of `codes`, wrapping; the Findings panel comes forward.
-    void goToFindingOf(const QStringList &codes);
+    // A verdict clause's link: the next of its findings (`keys`, VerdictHeader::keyOf) in
+    // F8's order, after the one the reviewer is on, wrapping; the Findings panel comes forward.
+    void goToFindingOf(const QStringList &keys);
     QString changedPathOf(const core::Finding &f, bool *oldPath = nullptr) const;
     bool isAtFinding(int row) const; // the diff shows that finding's place now
     void toggleViewed();

@@ -7,9 +7,11 @@
 #include "panels/EvidencePanel.h"
 #include "panels/EvidenceProxyModel.h"
 #include "ui_MainWindow.h"
+#include "workspace/VerdictHeader.h"
 
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QSet>
 #include <QStatusBar>
 #include <QTreeView>
 #include <algorithm>
@@ -209,17 +211,17 @@ void MainWindow::stepFinding(bool forward)
     goToFinding(order[size_t(next)], note);
 }
 
-void MainWindow::goToFindingOf(const QStringList &codes)
+void MainWindow::goToFindingOf(const QStringList &keys)
 {
     const std::vector<int> &order = m_findingsPanel->proxy()->sourceRowsInOrder();
+    const QSet<QString> wanted(keys.begin(), keys.end());
     std::vector<int> matching;
     for (int row : order) {
-        const core::Finding &f = m_findings->finding(row);
-        if (codes.contains(QString::fromStdString(f.code)) && !f.satisfiedBy)
+        if (wanted.contains(VerdictHeader::keyOf(m_findings->finding(row))))
             matching.push_back(row);
     }
     if (matching.empty()) {
-        statusBar()->showMessage(tr("No %1 finding").arg(codes.join(QStringLiteral(" / "))), 4000);
+        statusBar()->showMessage(tr("Its findings are no longer in the report"), 4000);
         return;
     }
     // After the one the reviewer is on, when it is one of them: a second click goes on.

@@ -77,9 +77,10 @@ struct Options
                                     QStringLiteral("path")};
     const QCommandLineOption ledgerDir{
         QStringLiteral("ledger-dir"),
-        QStringLiteral("Ledger directory (default .patchwitness in the repository). One outside "
-                       "the repository is read as it is, so an entry written to it counts at "
-                       "once; one inside counts the base revision's copy."),
+        QStringLiteral("Ledger directory (default .patchwitness; a relative one is relative to "
+                       "the repository). One outside the repository is read as it is, so an "
+                       "entry written to it counts from the next audit; for one inside, the "
+                       "base revision's copy counts."),
         QStringLiteral("dir")};
     const QCommandLineOption screenshot{
         QStringLiteral("screenshot"),
@@ -123,10 +124,42 @@ struct Options
 
 // Help and version need no window system at all: answered before any platform plugin is
 // loaded (which would warn about XDG_RUNTIME_DIR and the like on a headless machine).
+// The arguments without those QGuiApplication would have taken (-platform NAME, -style NAME,
+// -reverse, …), which a QCoreApplication leaves in place.
+QStringList withoutGuiOptions(const QStringList &arguments)
+{
+    static const QStringList withValue = {
+        QStringLiteral("-platform"),        QStringLiteral("-platformpluginpath"),
+        QStringLiteral("-platformtheme"),   QStringLiteral("-plugin"),
+        QStringLiteral("-qwindowgeometry"), QStringLiteral("-qwindowicon"),
+        QStringLiteral("-qwindowtitle"),    QStringLiteral("-style"),
+        QStringLiteral("-stylesheet"),      QStringLiteral("-session"),
+        QStringLiteral("-display"),         QStringLiteral("-geometry"),
+        QStringLiteral("-title"),           QStringLiteral("-name")};
+    static const QStringList alone = {QStringLiteral("-reverse"), QStringLiteral("-widgetcount"),
+                                      QStringLiteral("-nograb"), QStringLiteral("-dograb"),
+                                      QStringLiteral("-sync")};
+    QStringList out;
+    for (int i = 0; i < arguments.size(); ++i) {
+        const QString &a = arguments.at(i);
+        QString flag = a.startsWith(QLatin1String("--")) ? a.mid(1) : a;
+        flag = flag.section(QLatin1Char('='), 0, 0);
+        if (i > 0 && withValue.contains(flag)) {
+            if (!a.contains(QLatin1Char('=')))
+                ++i; // and its value
+            continue;
+        }
+        if (i > 0 && alone.contains(flag))
+            continue;
+        out << a;
+    }
+    return out;
+}
+
 bool asksForHelpOrVersion(int argc, char **argv)
 {
     for (int i = 1; i < argc; ++i) {
-        for (const char *o : {"-h", "--help", "--help-all", "-v", "--version", "-?"}) {
+        for (const char *o : {"-h", "--help", "--help-all", "-v", "--version"}) {
             if (std::strcmp(argv[i], o) == 0)
                 return true;
         }
@@ -174,7 +207,7 @@ int main(int argc, char **argv)
         describeApplication();
         QCommandLineParser parser;
         const Options o(parser);
-        parser.process(core); // prints and exits
+        parser.process(withoutGuiOptions(QCoreApplication::arguments())); // prints and exits
         return 0;
     }
     if (!choosePlatform(argc, argv))
@@ -226,7 +259,7 @@ int main(int argc, char **argv)
     if (parser.isSet(o.python))
         window.setPython(parser.value(o.python));
     if (parser.isSet(o.ledgerDir))
-        window.setLedgerDir(QDir(parser.value(o.ledgerDir)).absolutePath());
+        window.setLedgerDir(parser.value(o.ledgerDir)); // relative: to the repository, as the CLI
     window.resize(1280, 800);
     if (!path.isEmpty())
         window.openRepository(path, parser.value(o.base), parser.value(o.head));

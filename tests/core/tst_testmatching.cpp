@@ -427,12 +427,35 @@ void TstTestMatching::foldedTestsNameTheirSuccessor()
                        "def test_parse():\n    assert parse('1') == 1\n\n\n"
                        "def test_parse_more():\n    assert parse('2') == 2\n");
     const GateReport other = audit({{path, base}}, {{path, unrelated}});
+    int others = 0;
     for (const Finding &f : other.findings) {
         if (f.code == "T-DEL") {
+            ++others;
             QVERIFY(!f.successor);
             QVERIFY(f.message.find("successor") == std::string::npos);
         }
     }
+    QCOMPARE(others, 1); // test_half_up
+    // Two unittest tests that share a matcher (assertEqual) share no code under test.
+    const QString unit = QStringLiteral(
+        "import unittest\nfrom roundmath import round_half, parse\n\n\n"
+        "class T(unittest.TestCase):\n"
+        "    def test_half(self):\n        self.assertEqual(round_half(0.125, 2), 0.13)\n\n"
+        "    def test_parse(self):\n        self.assertEqual(parse('1'), 1)\n");
+    const QString unitHead =
+        QStringLiteral("import unittest\nfrom roundmath import round_half, parse\n\n\n"
+                       "class T(unittest.TestCase):\n"
+                       "    def test_parse(self):\n        self.assertEqual(parse('1'), 1)\n"
+                       "        self.assertEqual(parse('2'), 2)\n");
+    const GateReport unittestReport = audit({{path, unit}}, {{path, unitHead}});
+    int unitDeleted = 0;
+    for (const Finding &f : unittestReport.findings) {
+        if (f.code == "T-DEL") {
+            ++unitDeleted;
+            QVERIFY2(!f.successor, f.successor.value_or("").c_str());
+        }
+    }
+    QCOMPARE(unitDeleted, 1);
 }
 
 // The match carries the oracle across: an assertion loosened in a renamed class is latitude

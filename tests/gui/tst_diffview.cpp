@@ -850,6 +850,18 @@ void TstDiffView::addedOrDeletedFileIsOneColumn()
     view.setFile(sampleFile());
     QCOMPARE(view.layoutMode(), DiffMode::SideBySide);
     QCOMPARE(view.rowCount(), 14);
+
+    // Drawn as one column: the left half of an added line's row is the added line's own
+    // background, not the hatched filler of a missing old side.
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setFile(largeFile(20));
+    const QImage shot = view.viewport()->grab().toImage();
+    const int rowHeight = qCeil(QFontMetricsF(view.font()).height() * 1.35); // DiffMetrics
+    const int y = rowHeight * 2 + rowHeight / 2; // "    value = compute(2)", short
+    const QColor left = shot.pixelColor(shot.width() / 3, y);
+    const QColor right = shot.pixelColor(shot.width() * 5 / 6, y);
+    QCOMPARE(left, right);
 }
 
 // The overview ruler: every change as a band of its kind, every finding as a tick of its
@@ -926,7 +938,12 @@ void TstDiffView::jumpBringsTheChangedTextIntoView()
     QCOMPARE(view.currentLine(), 2);
     const int scrolled = view.horizontalScrollBar()->value();
     QVERIFY2(scrolled > 0, "the changed words stayed beyond the right edge");
-    // Where the words are drawn now lies inside the new side's text column.
+    // Where the words are drawn now lies inside the new side's text column (about half of
+    // the viewport, less its numbers): the text's x of "0.1" minus the scroll.
+    const qreal charWidth = QFontMetricsF(view.font()).horizontalAdvance(QLatin1Char('0'));
+    const int wordX = qRound(at * charWidth) - scrolled;
+    QVERIFY2(wordX >= 0 && wordX + qRound(3 * charWidth) < view.viewport()->width() / 2,
+             qPrintable(QStringLiteral("x %1 of %2").arg(wordX).arg(view.viewport()->width())));
     QVERIFY(view.nextFinding());
     QCOMPARE(view.currentLine(), 3);
     QCOMPARE(view.horizontalScrollBar()->value(), 0); // an empty line: back to its start

@@ -435,6 +435,30 @@ void TstLedgerPanels::everyLedgerHasRows()
     QVERIFY(!model.rowAt(-1));
     QVERIFY(!model.rowAt(model.rowCount()));
 
+    // Issue 20 item 7: entries the base lacks, or has otherwise, say so — by file and id as
+    // AuditOutcome names them (the budget by its file) — and the summary counts them.
+    model.setNotOnBase(
+        {{{".patchwitness/census_waiver.toml", "tests/test_calc.py::test_old"}, true},
+         {{".patchwitness/quarantine.toml", "tests/t.py::test_b"}, false},
+         {{".patchwitness/property_budget.toml", "property_budget.toml"}, true}},
+        QStringLiteral("the base, main (1a2b3c4)"));
+    QCOMPARE(cell(model, 2, LedgersModel::StatusColumn), QStringLiteral("valid · not on base"));
+    QCOMPARE(cell(model, 1, LedgersModel::StatusColumn),
+             QStringLiteral("valid · changed since base"));
+    QCOMPARE(cell(model, 7, LedgersModel::StatusColumn), QStringLiteral("valid · not on base"));
+    QCOMPARE(cell(model, 0, LedgersModel::StatusColumn), QStringLiteral("expiring"));
+    QVERIFY(model.index(2, 0)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QLatin1String("answers no finding until it is committed there")));
+    QVERIFY(model.index(1, 0)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(
+                    QLatin1String("the base, main (1a2b3c4), whose version of this entry counts")));
+    QCOMPARE(model.summary(), QStringLiteral("8 entries · 2 with problems · 1 expiring soon · 2 "
+                                             "not on the base yet · 1 changed since the base"));
+
     model.clear();
     QCOMPARE(model.rowCount(), 0);
     QCOMPARE(model.summary(), QStringLiteral("No ledger entries"));
@@ -728,6 +752,11 @@ void TstLedgerPanels::historyPanelShowsEveryEvent()
     QCOMPARE(model.eventAt(7)->commit, fixture.more); // the version that set the expiry
     QCOMPARE(panel.events()->summary(), QStringLiteral("8 events in 2 ledger files"));
     QVERIFY(panel.headerText().contains(QLatin1String("Select an event")));
+    // Issue 20 item 9: its empty diff says what to do here, not "Select a changed file".
+    auto *diff = panel.findChild<DiffView *>();
+    QVERIFY(diff);
+    QVERIFY2(diff->message().startsWith(QLatin1String("Select an event above")),
+             qPrintable(diff->message()));
 }
 
 void TstLedgerPanels::renewedEventShowsItsDiff()

@@ -187,6 +187,9 @@ bool TstMainWindow::waitForRuns(MainWindow &w)
 void TstMainWindow::showsTheAudit()
 {
     MainWindow w;
+    // Issue 20 item 9: without a file the diff says why, never "Select a changed file".
+    QVERIFY2(w.diffView()->message().startsWith(QLatin1String("Open a repository")),
+             qPrintable(w.diffView()->message()));
     open(w, m_repo->root(), m_base, m_head);
     auto *chip = w.findChild<QLabel *>(QStringLiteral("verdictChip"));
     QVERIFY2(chip->text().startsWith(QLatin1String("BLOCK")), qPrintable(chip->text()));
@@ -199,6 +202,12 @@ void TstMainWindow::showsTheAudit()
     QVERIFY(files->currentIndex().isValid());
     QVERIFY(w.diffView()->hasFile());
     QVERIFY(w.diffView()->rowCount() > 3);
+    // Issue 20 item 9: a panel's header counts the rows it shows ("no changed tests" sat
+    // above the Oracle strength rows, counted before they arrived).
+    EvidencePanel *strength = w.panel(QStringLiteral("strengthPanel"));
+    QVERIFY(strength->model()->rowCount() > 0);
+    QVERIFY2(!strength->summary().contains(QLatin1String("no changed tests")),
+             qPrintable(strength->summary()));
 }
 
 void TstMainWindow::selectingAFindingScrollsTheDiffAndModeKeepsIt()
@@ -235,6 +244,10 @@ void TstMainWindow::badRevisionKeepsTheWindowUsable()
     auto *fileLabel = w.findChild<QLabel *>(QStringLiteral("fileLabel"));
     QVERIFY2(fileLabel->text().contains(QLatin1String("unknown revision 'no-such-rev'")),
              qPrintable(fileLabel->text()));
+    QVERIFY2(w.diffView()->message().contains(QLatin1String("unknown revision 'no-such-rev'")),
+             qPrintable(w.diffView()->message())); // where the diff would be, not "Select …"
+    auto *header = w.findChild<VerdictHeader *>(QStringLiteral("verdictHeader"));
+    QVERIFY(header->plainText().startsWith(QLatin1String("The audit could not run")));
     QTreeView *log = panelView(w, "logPanel");
     QVERIFY(log->model()->rowCount() >= 1); // the error is in the log
     // fix the revision and audit again from the same window
@@ -974,6 +987,13 @@ void TstMainWindow::withoutADisplayOnlyWhatNeedsNoWindowStarts()
     QVERIFY2(help.err.isEmpty(), qPrintable(help.err));
     for (const char *option : {"--ledger-dir", "--screenshot", "--write-icon", "--demo"})
         QVERIFY2(help.out.contains(QLatin1String(option)), option);
+    // Qt's own options (-platform NAME, -style NAME) are no unknown options for help.
+    const AppRun qtHelp =
+        runApp({QStringLiteral("-platform"), QStringLiteral("offscreen"), QStringLiteral("-style"),
+                QStringLiteral("fusion"), QStringLiteral("--help")},
+               false);
+    QCOMPARE(qtHelp.exitCode, 0);
+    QVERIFY2(qtHelp.out.contains(QLatin1String("--palette")), qPrintable(qtHelp.err));
     const QString iconFile = dir.filePath(QStringLiteral("icon.png"));
     const AppRun icon = runApp({QStringLiteral("--write-icon"), iconFile}, false);
     QCOMPARE(icon.exitCode, 0);

@@ -895,12 +895,30 @@ void TstPanels::coloursReadOnLightAndDark()
     const QColor base = p.color(QPalette::Base);
     const QColor window = p.color(QPalette::Window);
     for (style::Tone tone : {style::Tone::Block, style::Tone::Review, style::Tone::Good}) {
-        QVERIFY2(style::contrast(style::textOn(tone, base), base) >= 4.5, qPrintable(palette));
+        // The tone's own shade for this palette, not a fallback to black or white: red reads
+        // as red, amber as amber, green as green.
+        const QColor shade = style::textOn(tone, base);
+        QVERIFY2(shade != QColor(Qt::black) && shade != QColor(Qt::white), qPrintable(palette));
+        const int hue = shade.hue();
+        QVERIFY2(tone == style::Tone::Block    ? (hue <= 15 || hue >= 345)
+                 : tone == style::Tone::Review ? (hue >= 25 && hue <= 50)
+                                               : (hue >= 90 && hue <= 150),
+                 qPrintable(shade.name()));
+        QVERIFY2(style::contrast(shade, base) >= 4.5, qPrintable(palette));
         QVERIFY(style::contrast(style::textOn(tone, window), window) >= 4.5);
         // Tinted cells: their dark text on their own light tint.
         QVERIFY(style::contrast(style::foreground(tone), style::background(tone)) >= 4.5);
     }
     QVERIFY(style::contrast(style::problemText(p), window) >= 4.5);
+    QCOMPARE(style::problemText(p), style::textOn(style::Tone::Block, window));
+    // readableOn moves a colour that does not read (the old fixed #c62828 on this base) until
+    // it does, and leaves one that reads alone.
+    const QColor fixed(0xc6, 0x28, 0x28);
+    QVERIFY(style::contrast(style::readableOn(fixed, base), base) >= 4.5);
+    if (style::contrast(fixed, base) >= 4.5)
+        QCOMPARE(style::readableOn(fixed, base), fixed);
+    else
+        QVERIFY(style::readableOn(fixed, base) != fixed);
     QVERIFY(style::contrast(style::mutedText(p), window) >= 4.5);
     QVERIFY(style::contrast(ViewedDelegate::outlineColour(p), base) >= 3.0);
     QVERIFY(style::contrast(ViewedDelegate::markColour(p), base) >= 4.5);

@@ -49,12 +49,14 @@ void DiffOverview::setWindow(int firstRow, int visibleRows)
 
 DiffOverview::Band DiffOverview::bandOf(const DiffRow &row) const
 {
-    if (row.kind != DiffRow::Kind::Line || !m_file)
+    if (row.kind != DiffRow::Kind::Line || !m_file || row.hunk < 0 ||
+        size_t(row.hunk) >= m_file->hunks.size())
         return Band::None;
     const auto &lines = m_file->hunks[size_t(row.hunk)].lines;
     const auto originAt = [&](DiffSide side) {
         const int index = row.lineAt(side);
-        return index < 0 ? std::optional<DiffLine::Origin>() : lines[size_t(index)].origin;
+        return index < 0 || size_t(index) >= lines.size() ? std::optional<DiffLine::Origin>()
+                                                          : lines[size_t(index)].origin;
     };
     const auto oldOrigin = originAt(DiffSide::Old);
     const auto newOrigin = originAt(DiffSide::New);
@@ -149,9 +151,12 @@ void DiffOverview::paintEvent(QPaintEvent *)
         while (end < h && m_bands[size_t(end)] == band)
             ++end;
         if (band != Band::None) {
+            // Changed on both sides: blue, as Meld and KDiff3 draw it (review ticks are amber).
+            const QColor changed =
+                m_colours.dark ? QColor(0x58, 0xa6, 0xff) : QColor(0x1f, 0x6f, 0xeb);
             const QColor colour = band == Band::Added     ? m_colours.addedSign
                                   : band == Band::Deleted ? m_colours.deletedSign
-                                                          : m_colours.review;
+                                                          : changed;
             p.fillRect(QRect(3, y, kWidth - 6, end - y), colour);
         }
         y = end;

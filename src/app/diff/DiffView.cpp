@@ -72,6 +72,7 @@ void DiffView::clear(const QString &message)
 
 void DiffView::resetContent()
 {
+    m_overview->setContent(nullptr, nullptr, nullptr); // until the new rows are built
     m_hasFile = true;
     m_message.clear();
     m_textBytes = DiffRows::textBytes(m_file);

@@ -87,7 +87,7 @@ QIcon badgeIcon(const LedgerRow &row)
         which = Grey;
         break;
     case LedgerRow::Status::Valid:
-        if (!row.onBase) // valid, but it counts once it is committed on the base
+        if (!row.onBase || row.changedFromBase) // valid, but counts once committed on the base
             which = Grey;
         break;
     }
@@ -155,16 +155,23 @@ QString LedgersModel::kindName(LedgerRow::Kind kind)
     return {};
 }
 
+QString LedgersModel::baseSuffix(const LedgerRow &row)
+{
+    return !row.onBase           ? tr(" · not on base")
+           : row.changedFromBase ? tr(" · changed since base")
+                                 : QString();
+}
+
 QString LedgersModel::statusText(const LedgerRow &row)
 {
     const int n = int(row.problems.size());
     switch (row.status) {
     case LedgerRow::Status::Valid:
-        return row.onBase ? tr("valid") : tr("valid · not on base");
+        return tr("valid") + baseSuffix(row);
     case LedgerRow::Status::Open:
-        return row.onBase ? tr("open") : tr("open · not on base");
+        return tr("open") + baseSuffix(row);
     case LedgerRow::Status::Expiring:
-        return row.onBase ? tr("expiring") : tr("expiring · not on base");
+        return tr("expiring") + baseSuffix(row);
     case LedgerRow::Status::Expired:
         return n > 1 ? tr("expired · %1 problems").arg(n) : tr("expired");
     case LedgerRow::Status::Problem:
@@ -346,7 +353,7 @@ void LedgersModel::setLedgers(const core::LedgerSet &set,
     showRows();
 }
 
-void LedgersModel::setNotOnBase(const std::set<std::pair<std::string, std::string>> &entries,
+void LedgersModel::setNotOnBase(const std::map<std::pair<std::string, std::string>, bool> &entries,
                                 const QString &countedFrom)
 {
     m_countedFrom = countedFrom;
@@ -357,7 +364,9 @@ void LedgersModel::setNotOnBase(const std::set<std::pair<std::string, std::strin
         const std::string file = r.file.toStdString();
         const std::string id =
             r.kind == LedgerRow::Kind::Budget ? baseName(file) : r.entry.toStdString();
-        r.onBase = !entries.count({file, id});
+        const auto it = entries.find({file, id});
+        r.onBase = it == entries.end() || !it->second;
+        r.changedFromBase = it != entries.end() && !it->second;
     }
     showRows();
 }
@@ -377,6 +386,7 @@ QString LedgersModel::summary() const
     int unreadable = 0;
     int runRecords = 0;
     int notOnBase = 0;
+    int changedFromBase = 0;
     for (const LedgerRow &r : m_rows) {
         if (r.kind == LedgerRow::Kind::Run) {
             ++runRecords;
@@ -394,6 +404,8 @@ QString LedgersModel::summary() const
         ++entries;
         if (!r.onBase)
             ++notOnBase;
+        if (r.changedFromBase)
+            ++changedFromBase;
         if (!r.problems.empty())
             ++withProblems;
         if (r.status == LedgerRow::Status::Expiring)
@@ -410,6 +422,8 @@ QString LedgersModel::summary() const
         parts << tr("%1 expiring soon").arg(expiring);
     if (notOnBase)
         parts << tr("%1 not on the base yet").arg(notOnBase);
+    if (changedFromBase)
+        parts << tr("%1 changed since the base").arg(changedFromBase);
     if (unreadable)
         parts << (unreadable == 1 ? tr("1 file does not parse")
                                   : tr("%1 files do not parse").arg(unreadable));
@@ -475,10 +489,14 @@ QString LedgersModel::text(const LedgerRow &r, int column) const
 QString LedgersModel::toolTip(const LedgerRow &r) const
 {
     const QString notOnBase =
-        r.onBase ? QString()
-                 : tr("Not on the base yet: the audit counts the ledgers of %1, so this entry "
-                      "answers no finding until it is committed there")
-                       .arg(m_countedFrom);
+        !r.onBase ? tr("Not on the base yet: the audit counts the ledgers of %1, so this entry "
+                       "answers no finding until it is committed there")
+                        .arg(m_countedFrom)
+        : r.changedFromBase
+            ? tr("Changed since the base: the audit counts the ledgers of %1, whose version of "
+                 "this entry counts until this one is committed there")
+                  .arg(m_countedFrom)
+            : QString();
     if (!r.problems.empty()) {
         QStringList lines;
         for (const core::LedgerProblem &p : r.problems)

@@ -7,8 +7,8 @@
 
 #include <QAbstractTableModel>
 #include <QDate>
+#include <map>
 #include <optional>
-#include <set>
 #include <vector>
 
 namespace pw::gui {
@@ -47,9 +47,11 @@ struct LedgerRow
     // False for an entry only its problems name (an open journal row that was deleted), and
     // for a Run row whose file names no test (`entry` is then the file's name).
     bool present = true;
-    // False for an entry of the files on disk that the base revision's files lack or word
-    // otherwise: the gate counts the base's, so it answers nothing until committed there.
+    // False for an entry of the files on disk that the base revision's files lack (the gate
+    // counts the base's: it answers nothing until committed there) or word otherwise
+    // (`changedFromBase`: the base's version counts until then).
     bool onBase = true;
+    bool changedFromBase = false;
     QString owner;                // owner / approved_by / closed_by
     std::optional<QDate> expires; // freezes
     int daysLeft = 0;             // today → expires (negative once expired)
@@ -89,10 +91,10 @@ public:
     // by file and entry id, problems without an entry to their file's row.
     void setLedgers(const core::LedgerSet &set, const std::vector<core::LedgerProblem> &problems,
                     const QDate &today, int expiringSoonDays = 3);
-    // Which entries are not on the base yet — (file, entry id) as AuditOutcome names them —
-    // and where the gate's ledgers come from ("the base, main (1a2b3c4)"). Call after
-    // setLedgers().
-    void setNotOnBase(const std::set<std::pair<std::string, std::string>> &entries,
+    // Which entries are not on the base as they are — (file, entry id) → whether the base
+    // lacks it, as AuditOutcome names them — and where the gate's ledgers come from ("the
+    // base, main (1a2b3c4)"). Call after setLedgers().
+    void setNotOnBase(const std::map<std::pair<std::string, std::string>, bool> &entries,
                       const QString &countedFrom);
     // The rows of runs/ (replaced; the ledger rows stay): after the ledgers, by name.
     void setRunRecords(const std::vector<core::RunRecordFile> &records);
@@ -101,6 +103,7 @@ public:
     const LedgerRow *rowAt(int row) const;
     static QString kindName(LedgerRow::Kind kind);
     static QString statusText(const LedgerRow &row); // the badge
+    static QString baseSuffix(const LedgerRow &row); // " · not on base", " · changed since base"
     // "12 entries · 2 with problems · 1 expiring soon · 1 not on the base yet"
     QString summary() const;
     core::Severity severity() const; // the worst row's, for EvidencePanel::setSummarySeverity

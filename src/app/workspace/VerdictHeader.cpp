@@ -48,7 +48,7 @@ const char *deedOf(const std::string &code)
         {"T-ADD", "new"},
         {"NEW:test", "new"},
         {"PARSE_ERROR", "parse"},
-        {"TOO-LARGE", "parse"},
+        {"TOO-LARGE", "too-large"},
     };
     const auto it = deeds.find(code);
     if (it != deeds.end())
@@ -62,9 +62,9 @@ const char *deedOf(const std::string &code)
 int deedRank(const std::string &deed)
 {
     static const std::vector<std::string> order = {
-        "delete",      "gone",        "removed", "skip",      "assertions",
-        "comparisons", "latitude",    "raises",  "tolerance", "fixture",
-        "hook",        "ledger-edit", "ledger",  "parse",     "new"};
+        "delete",   "gone",   "removed",   "skip",    "assertions", "comparisons",
+        "latitude", "raises", "tolerance", "fixture", "hook",       "ledger-edit",
+        "ledger",   "parse",  "too-large", "new"};
     const auto it = std::find(order.begin(), order.end(), deed);
     return int(it - order.begin());
 }
@@ -115,7 +115,10 @@ QString deedText(const std::string &deed, const std::string &code, int n, int te
     if (deed == "new")
         return QObject::tr("adds %1 to review").arg(plural(tests, "new test", "new tests"));
     if (deed == "parse")
-        return QObject::tr("has %1 that cannot be read").arg(plural(n, "test file", "test files"));
+        return QObject::tr("has %1 that do not parse").arg(plural(n, "test file", "test files"));
+    if (deed == "too-large")
+        return QObject::tr("has %1 over the size cap (not compared)")
+            .arg(plural(n, "test file", "test files"));
     return QStringLiteral("%1 × %2").arg(QString::fromStdString(code)).arg(n);
 }
 
@@ -142,7 +145,7 @@ VerdictHeader::VerdictHeader(QWidget *parent) : QLabel(parent)
         bool ok = false;
         const int index = link.toInt(&ok);
         if (ok && index >= 0 && index < int(m_clauses.size()))
-            Q_EMIT clauseActivated(index, m_clauses[size_t(index)].codes);
+            Q_EMIT clauseActivated(index, m_clauses[size_t(index)].keys);
     });
     showState(tr("Open a repository to see its verdict."));
 }
@@ -152,6 +155,12 @@ void VerdictHeader::showState(const QString &state)
     m_clauses.clear();
     m_plain = state;
     setText(state.toHtmlEscaped());
+}
+
+QString VerdictHeader::keyOf(const core::Finding &f)
+{
+    return QString::fromStdString(f.code + '\x1f' + f.path + '\x1f' + std::to_string(f.line) +
+                                  '\x1f' + f.test);
 }
 
 std::vector<VerdictClause> VerdictHeader::clausesOf(const core::GateReport &report)
@@ -191,6 +200,7 @@ std::vector<VerdictClause> VerdictHeader::clausesOf(const core::GateReport &repo
             const QString code = QString::fromStdString(f.code);
             if (!it->clause.codes.contains(code))
                 it->clause.codes << code;
+            it->clause.keys << keyOf(f);
             if (f.code == "BLOCKER:deleted" && key == "gone")
                 it->goneTests.insert(f.test);
             else

@@ -17,6 +17,7 @@ struct VerdictClause
     QStringList codes;
     core::Severity severity = core::Severity::Review;
     int findings = 0;
+    QStringList keys; // VerdictHeader::keyOf each finding it stands for, in report order
 };
 
 // The verdict header above the diff, what a reviewer reads first: BLOCK / REVIEW / PASS on
@@ -35,12 +36,14 @@ public:
     // The clauses of `report`'s unanswered block and review findings, block first, each
     // kind of finding once (in the order the findings come).
     static std::vector<VerdictClause> clausesOf(const core::GateReport &report);
+    // A finding's identity within a report: code, path, line and test.
+    static QString keyOf(const core::Finding &finding);
     const std::vector<VerdictClause> &clauses() const { return m_clauses; }
     // "BLOCK: deletes 2 tests, skips 1, …" as plain text (the chip's tooltip, tests).
     QString plainText() const { return m_plain; }
 
 Q_SIGNALS:
-    void clauseActivated(int index, const QStringList &codes);
+    void clauseActivated(int index, const QStringList &keys);
 
 private:
     std::vector<VerdictClause> m_clauses;
