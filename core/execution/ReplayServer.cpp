@@ -138,90 +138,154 @@ int ReplayMatrix::count(Outcome outcome) const
 
 ReplayMatrix forkReplays(const ReplayRequest &request, RunPool &pool)
 {
+    return std::move(forkReplays(std::vector<ReplayRequest>{request}, pool).front());
+}
+
+std::vector<ReplayMatrix> forkReplays(const std::vector<ReplayRequest> &requests, RunPool &pool,
+                                      const ReplayProgress &progress)
+{
     QElapsedTimer clock;
     clock.start();
-    ReplayMatrix m = emptyMatrix(request);
-    std::unique_ptr<QTemporaryDir> holder;
-    const std::string root = runRoot(request, holder);
-    const size_t perNode = m.seeds.size() * size_t(m.replays);
-    const size_t total = m.nodeIds.size() * perNode;
-    const bool capped = request.budget > 0 && size_t(request.budget) < total;
+    struct Plan
+    {
+        ReplayMatrix m;
+        std::unique_ptr<QTemporaryDir> holder;
+        std::string root;
+        int serversStarted = 0;
+    };
+    std::vector<Plan> plans(requests.size());
+    for (size_t i = 0; i < requests.size(); ++i) {
+        plans[i].m = emptyMatrix(requests[i]);
+        plans[i].root = runRoot(requests[i], plans[i].holder);
+    }
 
     struct Server
     {
+        size_t plan = 0; // index into requests
         RunSpec spec;
         std::vector<size_t> nodes;
         std::vector<size_t> seeds; // indices into m.seeds
         size_t skip = 0;           // cells of its plan a server before it ran
         int budget = 0;            // its trials (0: no cap)
     };
-    std::vector<Server> servers;
-    int serversStarted = 0;
     // A server's run: its plan (its nodes x seeds x replays, from `skip` on) and spec.
     auto prepare = [&](Server &server) {
-        server.spec = replaySpec(request, root + "/replays-" + std::to_string(++serversStarted));
+        const ReplayRequest &request = requests[server.plan];
+        Plan &plan = plans[server.plan];
+        const ReplayMatrix &m = plan.m;
+        server.spec =
+            replaySpec(request, plan.root + "/replays-" + std::to_string(++plan.serversStarted));
         RunSpec &spec = server.spec;
-        json plan = {{"nodeids", json::array()},
+        json text = {{"nodeids", json::array()},
                      {"seeds", json::array()},
                      {"replays", m.replays},
                      {"skip", server.skip}};
         for (size_t node : server.nodes) {
-            plan["nodeids"].push_back(m.nodeIds[node]);
+            text["nodeids"].push_back(m.nodeIds[node]);
             spec.selection.push_back(m.nodeIds[node]);
         }
         for (size_t seed : server.seeds)
-            plan["seeds"].push_back(m.seeds[seed]);
+            text["seeds"].push_back(m.seeds[seed]);
         PluginOptions &w = spec.env.witness;
         w.replayPlan = spec.runDir + "/replays.json";
-        if (!writeFileReplacing(w.replayPlan, plan.dump() + "\n"))
+        if (!writeFileReplacing(w.replayPlan, text.dump() + "\n"))
             throw Error::input(w.replayPlan + ": cannot write the replay plan");
         w.replayTimeoutMs = request.perReplayTimeoutMs;
         w.budget = server.budget;
         if (request.inProcess)
             spec.extraArgs << QStringLiteral("--pw-replay-nofork");
     };
-    int64_t left = capped ? request.budget : INT64_MAX;
-    for (const std::vector<size_t> &group : byFile(m.nodeIds)) {
-        const int64_t trials = int64_t(group.size() * perNode);
-        if (left <= 0) {
-            m.budgetExhausted = true;
-            for (size_t node : group)
-                for (size_t i = 0; i < perNode; ++i)
-                    m.cells[node * perNode + i].detail = kBudgetDetail;
-            continue;
+
+    // Each request's first servers, then dealt round-robin (b, h, b, h, …): the runs of
+    // several trees meet the same machine noise.
+    std::vector<std::vector<Server>> firsts(requests.size());
+    for (size_t p = 0; p < requests.size(); ++p) {
+        const ReplayRequest &request = requests[p];
+        ReplayMatrix &m = plans[p].m;
+        const size_t perNode = m.seeds.size() * size_t(m.replays);
+        const size_t total = m.nodeIds.size() * perNode;
+        const bool capped = request.budget > 0 && size_t(request.budget) < total;
+        int64_t left = capped ? request.budget : INT64_MAX;
+        for (const std::vector<size_t> &group : byFile(m.nodeIds)) {
+            const int64_t trials = int64_t(group.size() * perNode);
+            if (left <= 0) {
+                m.budgetExhausted = true;
+                for (size_t node : group)
+                    for (size_t i = 0; i < perNode; ++i)
+                        m.cells[node * perNode + i].detail = kBudgetDetail;
+                continue;
+            }
+            // Shards of the seeds run side by side on the pool's workers, as fresh runs
+            // would; each costs one collection, so a shard gets at least kTrialsPerShard
+            // trials. A budget counts in one order: then there is one server.
+            size_t shards = capped ? 1 : std::min(size_t(pool.workers()), m.seeds.size());
+            shards = std::max<size_t>(1, std::min(shards, size_t(trials) / kTrialsPerShard));
+            for (size_t shard = 0; shard < shards; ++shard) {
+                Server server;
+                server.plan = p;
+                server.nodes = group;
+                for (size_t i = shard * m.seeds.size() / shards;
+                     i < (shard + 1) * m.seeds.size() / shards; ++i)
+                    server.seeds.push_back(i);
+                if (capped && trials > left)
+                    server.budget = int(left);
+                prepare(server);
+                firsts[p].push_back(std::move(server));
+            }
+            left -= trials;
         }
-        // Shards of the seeds run side by side on the pool's workers, as fresh runs would;
-        // each costs one collection, so a shard gets at least kTrialsPerShard trials. A
-        // budget counts in one order: then there is one server.
-        size_t shards = capped ? 1 : std::min(size_t(pool.workers()), m.seeds.size());
-        shards = std::max<size_t>(1, std::min(shards, size_t(trials) / kTrialsPerShard));
-        for (size_t shard = 0; shard < shards; ++shard) {
-            Server server;
-            server.nodes = group;
-            for (size_t i = shard * m.seeds.size() / shards;
-                 i < (shard + 1) * m.seeds.size() / shards; ++i)
-                server.seeds.push_back(i);
-            if (capped && trials > left)
-                server.budget = int(left);
-            prepare(server);
-            servers.push_back(std::move(server));
-        }
-        left -= trials;
+    }
+    std::vector<Server> servers;
+    for (size_t i = 0;; ++i) {
+        bool any = false;
+        for (std::vector<Server> &first : firsts)
+            if (i < first.size()) {
+                servers.push_back(std::move(first[i]));
+                any = true;
+            }
+        if (!any)
+            break;
     }
 
     // A replay that writes into its tree (or HOME) stops its server, which would otherwise
     // hand what it wrote to the replays after it; the rest of that plan runs in a new
     // server, in a fresh copy. Each round runs at least one replay of every plan it
     // continues, so the rounds end.
+    int done = 0, total = int(servers.size());
     while (!servers.empty()) {
         std::vector<RunSpec> specs;
         for (const Server &server : servers)
             specs.push_back(server.spec);
-        std::vector<RunResult> results = pool.run(specs);
+        const int doneBefore = done;
+        std::vector<RunResult> results =
+            pool.runIndexed(specs, [&](int finished, int, size_t index, const RunResult &result) {
+                done = doneBefore + finished;
+                if (!progress)
+                    return;
+                const Server &server = servers[index];
+                const ReplayMatrix &m = plans[server.plan].m;
+                ReplayServerRun run;
+                run.request = server.plan;
+                for (size_t node : server.nodes)
+                    run.nodeIds.push_back(m.nodeIds[node]);
+                for (size_t seed : server.seeds)
+                    run.seeds.push_back(m.seeds[seed]);
+                for (const Trial &trial :
+                     foldTrials(readOutcomeRows(server.spec.env.witness.outFile).rows)) {
+                    if (trial.replay < 0)
+                        continue;
+                    ++run.trials;
+                    run.fails += trial.outcome == Outcome::Fail ? 1 : 0;
+                    run.errors += trial.outcome == Outcome::HarnessError ? 1 : 0;
+                }
+                run.result = &result;
+                progress(done, total, run);
+            });
         const bool cancelled = pool.lastRunCancelled();
         std::vector<Server> continued;
         for (size_t s = 0; s < servers.size(); ++s) {
             const Server &server = servers[s];
+            ReplayMatrix &m = plans[server.plan].m;
             const RunResult &result = results[s];
             const OutcomeRowsFile rows = readOutcomeRows(server.spec.env.witness.outFile);
             // The server's cells in its plan's order, from its skip on.
@@ -269,6 +333,7 @@ ReplayMatrix forkReplays(const ReplayRequest &request, RunPool &pool)
                     end = from->second;
                     m.restarts.push_back(changed->detail);
                     Server next;
+                    next.plan = server.plan;
                     next.nodes = server.nodes;
                     next.seeds = server.seeds;
                     next.skip = end;
@@ -306,10 +371,15 @@ ReplayMatrix forkReplays(const ReplayRequest &request, RunPool &pool)
                     cell.detail = "cancelled before a fresh copy ran it";
             }
         }
+        total += int(continued.size());
         servers = std::move(continued);
     }
-    m.durationMs = clock.elapsed();
-    return m;
+    std::vector<ReplayMatrix> matrices;
+    for (Plan &plan : plans) {
+        plan.m.durationMs = clock.elapsed();
+        matrices.push_back(std::move(plan.m));
+    }
+    return matrices;
 }
 
 ReplayMatrix freshReplays(const ReplayRequest &request, RunPool &pool)

@@ -4,6 +4,7 @@
 #include "execution/PytestRun.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,27 @@ struct ReplayMatrix
 // pool.cancelAll(). Throws what PytestRun throws (Error::input: no interpreter) and
 // Error::input for an empty or repeating request or a plan that cannot be written.
 ReplayMatrix forkReplays(const ReplayRequest &request, RunPool &pool);
+
+// A fork-server run that ended, for progress: which request, its nodes and seeds, and
+// what its replays said.
+struct ReplayServerRun
+{
+    size_t request = 0; // index into the requests
+    std::vector<std::string> nodeIds;
+    std::vector<uint32_t> seeds;
+    int trials = 0; // replays it reported
+    int fails = 0;
+    int errors = 0; // harness-error replays
+    const RunResult *result = nullptr;
+};
+// `done` of `total` runs ended (the total grows when a server stops early and its plan
+// continues in a new one). Called from pool workers, one call at a time.
+using ReplayProgress = std::function<void(int done, int total, const ReplayServerRun &run)>;
+// Several matrices at once (a base and a head tree): every request's servers dealt
+// round-robin into one pool (b, h, b, h, …) so both trees meet the same machine noise;
+// each matrix as forkReplays(request) makes it, in the order of `requests`.
+std::vector<ReplayMatrix> forkReplays(const std::vector<ReplayRequest> &requests, RunPool &pool,
+                                      const ReplayProgress &progress = {});
 
 // The reference: one interpreter per (node, seed, replay), the node selected alone with
 // `--pw-seed <seed>`, through `pool`; each run's timeout is perReplayTimeoutMs plus

@@ -35,6 +35,16 @@ void RunPool::cancelAll()
 
 std::vector<RunResult> RunPool::run(const std::vector<RunSpec> &specs, const Progress &progress)
 {
+    if (!progress)
+        return runIndexed(specs, {});
+    return runIndexed(specs, [&progress](int done, int total, size_t, const RunResult &finished) {
+        progress(done, total, finished);
+    });
+}
+
+std::vector<RunResult> RunPool::runIndexed(const std::vector<RunSpec> &specs,
+                                           const IndexedProgress &progress)
+{
     const size_t total = specs.size();
     std::vector<std::optional<RunResult>> results(total);
     size_t next = 0; // guarded by m_mutex: FIFO order of starts
@@ -78,7 +88,7 @@ std::vector<RunResult> RunPool::run(const std::vector<RunSpec> &specs, const Pro
                 doneNow = ++done;
             }
             if (progress)
-                progress(doneNow, int(total), *results[index]);
+                progress(doneNow, int(total), index, *results[index]);
         }
     };
 

@@ -33,6 +33,11 @@ public:
     // interpreter is missing) cancels the rest and is rethrown once every worker ended.
     // One run() at a time per pool.
     std::vector<RunResult> run(const std::vector<RunSpec> &specs, const Progress &progress = {});
+    // run() whose progress also hears which spec finished (its index in `specs`).
+    using IndexedProgress =
+        std::function<void(int done, int total, size_t index, const RunResult &finished)>;
+    std::vector<RunResult> runIndexed(const std::vector<RunSpec> &specs,
+                                      const IndexedProgress &progress);
 
     // Thread-safe (also from the progress callback): drops the queue and kills the
     // running process groups; run() then returns promptly. Sticky until that run()

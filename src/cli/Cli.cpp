@@ -4,6 +4,7 @@
 #include "CensusCommand.h"
 #include "CliSupport.h"
 #include "LedgerCommands.h"
+#include "MatrixCommands.h"
 #include "ShadowCommand.h"
 #include "ShardCommands.h"
 #include "audit/Audit.h"
@@ -35,6 +36,10 @@ const char *kUsage =
     "            nothing blamed on the patch, 1 patch blamed, 2 review, 3 usage, 4 harness)\n"
     "  cells     cells TEST: the four-cell reproduction matrix (solo, order, isolate, clock)\n"
     "            and what a failing cell says about the test (SPEC 5.4)\n"
+    "  matrix    matrix TEST…: seeds 0..N-1 × K isolated replays on both trees and the\n"
+    "            triage PATCH_BUG, FLAKY_ORACLE, PRE_EXISTING, NO_SIGNAL (SPEC 5.2; exit 0,\n"
+    "            1 PATCH_BUG, 2 review, 3 usage, 4 no triage)\n"
+    "  triage    triage BASE.json PATCHED.json: the same table over two seed-matrix ledgers\n"
     "  shadow    skip witnesses: run the head tests the patch can reach plus a shadow sample\n"
     "            of the skipped ones; a failing sampled test is a witness bug (SPEC 5.10)\n"
     "  merge     merge SHARD.json…: join the shard ledgers of a sweep run across CI jobs\n"
@@ -181,6 +186,10 @@ int run(const QStringList &arguments, FILE *out, FILE *err)
             return shadowCommand(rest, out, err);
         if (command == QLatin1String("cells"))
             return cellsCommand(rest, out, err);
+        if (command == QLatin1String("matrix"))
+            return matrixCommand(rest, out, err);
+        if (command == QLatin1String("triage"))
+            return triageCommand(rest, out, err);
         if (command == QLatin1String("merge"))
             return mergeCommand(rest, out, err);
         if (command == QLatin1String("waive"))

@@ -1,0 +1,627 @@
+#include "dynamic/SeedMatrix.h"
+
+#include "dynamic/Attribution.h"
+#include "dynamic/CellsRecord.h"
+#include "dynamic/RunsDir.h"
+#include "util/Error.h"
+#include "util/Files.h"
+#include "util/Format.h"
+#include "util/JsonText.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <algorithm>
+#include <climits>
+#include <set>
+
+namespace pw::core {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string fraction(int fails, int replays)
+{
+    return std::to_string(fails) + "/" + std::to_string(replays);
+}
+
+// "0..19", "3", "0, 4, 9": a list of seeds as messages name it.
+std::string seedsText(const std::vector<long long> &seeds)
+{
+    if (seeds.empty())
+        return "none";
+    bool run = seeds.size() > 2;
+    for (size_t i = 1; i < seeds.size() && run; ++i)
+        run = seeds[i] == seeds[i - 1] + 1;
+    if (run)
+        return std::to_string(seeds.front()) + ".." + std::to_string(seeds.back());
+    std::string out;
+    for (long long s : seeds)
+        out += (out.empty() ? "" : ", ") + std::to_string(s);
+    return out;
+}
+
+std::vector<long long> keysOf(const std::map<long long, int> &seeds)
+{
+    std::vector<long long> keys;
+    for (const auto &[seed, fails] : seeds)
+        keys.push_back(seed);
+    return keys;
+}
+
+} // namespace
+
+// ---- the compatible ledger -------------------------------------------------------------
+
+SeedLedger SeedLedger::parse(const std::string &text, const std::string &origin)
+{
+    const Json root = jsontext::parse(text, origin, 1, true);
+    if (!root.is_object())
+        throw Error::input(origin + ":1:1: a seed-matrix ledger must be a JSON object, got " +
+                           jsontext::typeName(root));
+    auto fail = [&origin](const std::string &field, const std::string &message) {
+        throw Error::input(origin + ": " + field + ": " + message);
+    };
+    SeedLedger ledger;
+    ledger.file = origin;
+    for (const char *key : {"impl", "prop"}) {
+        const auto it = root.find(key);
+        if (it == root.end() || it->is_null())
+            continue;
+        if (!it->is_string())
+            fail(key, std::string("must be a string, got ") + jsontext::typeName(*it));
+        (std::string(key) == "impl" ? ledger.impl : ledger.prop) = it->get<std::string>();
+    }
+    const auto replays = root.find("replays");
+    if (replays == root.end())
+        fail("replays", "missing (the replays per seed, K)");
+    if (!replays->is_number_integer() || replays->get<long long>() < 1 ||
+        replays->get<long long>() > INT_MAX)
+        fail("replays", "must be an integer of at least 1, got " + replays->dump());
+    ledger.replays = int(replays->get<long long>());
+    const auto seeds = root.find("seeds");
+    if (seeds == root.end())
+        fail("seeds", "missing (seed → fails out of replays)");
+    if (!seeds->is_object())
+        fail("seeds", std::string("must be an object, got ") + jsontext::typeName(*seeds));
+    for (auto it = seeds->begin(); it != seeds->end(); ++it) {
+        const std::string &key = it.key();
+        const bool digits =
+            !key.empty() && key.size() <= 18 &&
+            std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (!digits)
+            fail("seeds." + key, "a seed must be a non-negative integer");
+        const long long seed = std::stoll(key);
+        if (!it->is_number_integer() || it->get<long long>() < 0 ||
+            it->get<long long>() > ledger.replays)
+            fail("seeds." + key, "must be the fails out of " + std::to_string(ledger.replays) +
+                                     " replays (0.." + std::to_string(ledger.replays) + "), got " +
+                                     it->dump());
+        if (!ledger.seeds.emplace(seed, int(it->get<long long>())).second)
+            fail("seeds." + key, "seed " + std::to_string(seed) + " is given twice");
+    }
+    for (auto it = root.begin(); it != root.end(); ++it) {
+        const std::string &key = it.key();
+        if (key != "impl" && key != "prop" && key != "replays" && key != "seeds")
+            ledger.unknownFields.emplace_back(key, it.value().dump());
+    }
+    return ledger;
+}
+
+SeedLedger SeedLedger::read(const std::string &path)
+{
+    const std::optional<std::string> text = readWholeFile(path);
+    if (!text)
+        throw Error::input(path + ": cannot read the seed-matrix ledger");
+    return parse(*text, path);
+}
+
+std::string SeedLedger::format() const
+{
+    Json out = Json::object();
+    out["impl"] = impl;
+    out["prop"] = prop;
+    out["replays"] = replays;
+    Json cells = Json::object();
+    for (const auto &[seed, fails] : seeds)
+        cells[std::to_string(seed)] = fails;
+    out["seeds"] = cells;
+    for (const auto &[key, text] : unknownFields)
+        out[key] = Json::parse(text);
+    return out.dump(2) + "\n";
+}
+
+// ---- triage -----------------------------------------------------------------------------
+
+const char *triageName(Triage triage)
+{
+    switch (triage) {
+    case Triage::NoSignal:
+        return "NO_SIGNAL";
+    case Triage::PatchBug:
+        return "PATCH_BUG";
+    case Triage::FlakyOracle:
+        return "FLAKY_ORACLE";
+    case Triage::PreExisting:
+        return "PRE_EXISTING";
+    case Triage::NeedsManualReview:
+        return "NEEDS_MANUAL_REVIEW";
+    }
+    return "NEEDS_MANUAL_REVIEW";
+}
+
+std::string TriageResult::line() const
+{
+    if (!triage)
+        return "no triage: " + message;
+    // triage.py's spacing: the verdict, then the sentence.
+    return std::string(triageName(*triage)) + "   " + message;
+}
+
+TriageResult triageCells(const std::vector<TriageCell> &cells, int baseReplays, int headReplays,
+                         const std::vector<long long> &unobserved, const std::string &unobservedWhy)
+{
+    TriageResult r;
+    for (const TriageCell &c : cells)
+        r.seedsCompared.push_back(c.seed);
+    const std::string gaps = unobserved.empty()
+                                 ? std::string()
+                                 : "seed" + std::string(unobserved.size() == 1 ? " " : "s ") +
+                                       seedsText(unobserved) + " not observed on both trees" +
+                                       (unobservedWhy.empty() ? "" : " (" + unobservedWhy + ")");
+    if (cells.empty()) {
+        r.message =
+            unobserved.empty() ? "no seed to compare" : "no seed observed on both trees: " + gaps;
+        return r;
+    }
+    const int k = headReplays;
+    auto each = [&cells](auto &&pred) -> const TriageCell * {
+        for (const TriageCell &c : cells)
+            if (pred(c))
+                return &c;
+        return nullptr;
+    };
+    const bool silent = !each([](const TriageCell &c) { return c.headFails != 0; });
+    if (silent) {
+        if (!unobserved.empty()) {
+            r.triage = Triage::NeedsManualReview;
+            r.message = "green on every seed observed, but " + gaps +
+                        ": green on the patch is not evidence, and these seeds are not even that";
+            return r;
+        }
+        r.triage = Triage::NoSignal;
+        r.message = "green on the patch is not evidence";
+        return r;
+    }
+    if (const TriageCell *c =
+            each([k](const TriageCell &c) { return c.headFails == k && c.baseFails == 0; })) {
+        r.triage = Triage::PatchBug;
+        r.witnessSeed = c->seed;
+        r.message = "witness seed=" + std::to_string(c->seed) + " (" + fraction(c->headFails, k) +
+                    " patched, " + fraction(c->baseFails, baseReplays) + " baseline)";
+        return r;
+    }
+    if (const TriageCell *c =
+            each([k](const TriageCell &c) { return c.headFails > 0 && c.headFails < k; })) {
+        r.triage = Triage::FlakyOracle;
+        r.flakySeed = c->seed;
+        r.message = "seed=" + std::to_string(c->seed) + " " + fraction(c->headFails, k) +
+                    " on patch — not freezable yet";
+        return r;
+    }
+    if (const TriageCell *c = each([](const TriageCell &c) { return c.headFails > 0; })) {
+        if (!unobserved.empty()) {
+            r.triage = Triage::NeedsManualReview;
+            r.message = "seed=" + std::to_string(c->seed) + " " + fraction(c->headFails, k) +
+                        " patched and " + fraction(c->baseFails, baseReplays) + " baseline, but " +
+                        gaps +
+                        ": PRE_EXISTING speaks for every seed, and a patch bug may hide there";
+            return r;
+        }
+        r.triage = Triage::PreExisting;
+        r.witnessSeed = c->seed;
+        r.message = "seed=" + std::to_string(c->seed) + " " + fraction(c->headFails, k) +
+                    " patched and " + fraction(c->baseFails, baseReplays) + " baseline";
+        return r;
+    }
+    r.triage = Triage::NeedsManualReview;
+    r.message = "no rule of the table matches";
+    return r;
+}
+
+TriageResult triage(const SeedLedger &base, const SeedLedger &patched)
+{
+    std::vector<TriageCell> cells;
+    for (const auto &[seed, headFails] : patched.seeds) {
+        const auto at = base.seeds.find(seed);
+        if (at != base.seeds.end())
+            cells.push_back({seed, at->second, headFails});
+    }
+    if (cells.empty()) {
+        TriageResult r;
+        r.message = "no seed in common: " + (base.file.empty() ? "base" : base.file) + " has " +
+                    seedsText(keysOf(base.seeds)) + ", " +
+                    (patched.file.empty() ? "patched" : patched.file) + " has " +
+                    seedsText(keysOf(patched.seeds));
+        return r;
+    }
+    return triageCells(cells, base.replays, patched.replays);
+}
+
+// ---- the matrix run ---------------------------------------------------------------------
+
+const MatrixTest *MatrixResult::find(const std::string &test) const
+{
+    for (const MatrixTest &t : tests)
+        if (t.test == test)
+            return &t;
+    return nullptr;
+}
+
+std::string MatrixResult::portableCell(const std::string &test, uint32_t seed) const
+{
+    if (baseCommit.empty() || headCommit.empty())
+        return {};
+    return "patchwitness-cli matrix " + shellQuote(test) + " --base " + baseCommit + " --head " +
+           headCommit + " --seed " + std::to_string(seed) + " --replays " +
+           std::to_string(replays) + " --no-record";
+}
+
+namespace {
+
+// "tests/t.py seeds 0..9" of a server run.
+std::string serverText(const ReplayServerRun &run)
+{
+    std::set<std::string> files;
+    for (const std::string &node : run.nodeIds)
+        files.insert(node.substr(0, node.find("::")));
+    std::string what;
+    for (const std::string &file : files)
+        what += (what.empty() ? "" : ", ") + file;
+    std::vector<long long> seeds(run.seeds.begin(), run.seeds.end());
+    return what + " seed" + (seeds.size() == 1 ? " " : "s ") + seedsText(seeds);
+}
+
+} // namespace
+
+MatrixResult SeedMatrix::run(const RunContext &ctx, const MatrixRequest &request, RunPool &pool,
+                             const MatrixCallback &progress)
+{
+    if (request.tests.empty())
+        throw Error::input("matrix: at least one test node id is required");
+    std::set<std::string> distinct;
+    for (const std::string &test : request.tests) {
+        checkNodeId(ctx, test);
+        if (!distinct.insert(test).second)
+            throw Error::input("matrix: " + test + " is given twice");
+    }
+    MatrixResult result;
+    result.replays = request.replays.value_or(ctx.config().replays);
+    if (result.replays < 1)
+        throw Error::input("matrix: --replays must be at least 1");
+    if (request.seedList) {
+        result.seeds = *request.seedList;
+        if (result.seeds.empty() ||
+            std::set<uint32_t>(result.seeds.begin(), result.seeds.end()).size() !=
+                result.seeds.size())
+            throw Error::input("matrix: --seed needs distinct seeds");
+    } else {
+        const int n = request.seeds.value_or(ctx.config().seeds);
+        if (n < 1)
+            throw Error::input("matrix: --seeds must be at least 1");
+        for (int s = 0; s < n; ++s)
+            result.seeds.push_back(uint32_t(s));
+    }
+    const long long trials =
+        (long long)request.tests.size() * (long long)result.seeds.size() * result.replays * 2;
+    checkTrialBudget(ctx, "matrix",
+                     std::to_string(request.tests.size()) + " test(s) × " +
+                         std::to_string(result.seeds.size()) + " seeds × " +
+                         std::to_string(result.replays) +
+                         " replays × 2 trees = " + std::to_string(trials) + " trials",
+                     trials);
+    result.baseSpec = ctx.base().spec;
+    result.headSpec = ctx.head().spec;
+    result.baseCommit = ctx.base().commit;
+    result.headCommit = ctx.head().commit;
+    result.provenance = ctx.provenance();
+
+    // Every replay at PYTHONHASHSEED 0 (one env digest for the whole matrix), seeded by
+    // the plugin as a fresh `--pw-seed <seed>` run of the node alone would be.
+    const int perReplayMs = Config::milliseconds(ctx.config().timeoutPerTest);
+    const long long cellsPerTree =
+        (long long)request.tests.size() * (long long)result.seeds.size() * result.replays;
+    // A test whose file a tree does not have is not collected there: it goes to no server
+    // of that tree (pytest would end the whole file's run with "file not found").
+    auto present = [&ctx](Arm arm, const std::string &test) {
+        return QFileInfo::exists(
+            QString::fromStdString(ctx.treeDir(arm) + "/" + test.substr(0, test.find("::"))));
+    };
+    std::vector<ReplayRequest> requests;
+    std::vector<Arm> arms;
+    for (Arm arm : {Arm::Base, Arm::Head}) {
+        std::vector<std::string> nodes;
+        for (const std::string &test : request.tests)
+            if (present(arm, test))
+                nodes.push_back(test);
+        if (nodes.empty())
+            continue;
+        arms.push_back(arm);
+        ReplayRequest r;
+        r.base = ctx.spec(arm, {}, 0);
+        // A server holds many replays, each with its own timer: the run's own timeout is
+        // the config's plus one replay timeout per cell (a ceiling for a hung collection).
+        r.base.timeoutMs =
+            int(std::min<long long>(INT_MAX, ctx.timeoutMs() + cellsPerTree * perReplayMs));
+        r.nodeIds = nodes;
+        r.seeds = result.seeds;
+        r.replays = result.replays;
+        r.perReplayTimeoutMs = perReplayMs;
+        requests.push_back(std::move(r));
+    }
+    // Each cell's reproduction: a fresh run of the test alone at its seed, as replayed.
+    for (const std::string &test : request.tests) {
+        MatrixTest t;
+        t.test = test;
+        for (Arm arm : {Arm::Base, Arm::Head}) {
+            RunSpec spec = ctx.spec(arm, {test}, 0);
+            std::vector<std::string> &commands = arm == Arm::Base ? t.baseCommands : t.headCommands;
+            for (uint32_t seed : result.seeds) {
+                spec.env.witness.seed = seed;
+                commands.push_back(replayCommand(spec));
+            }
+        }
+        result.tests.push_back(std::move(t));
+    }
+
+    const std::vector<ReplayMatrix> matrices =
+        forkReplays(requests, pool, [&](int done, int total, const ReplayServerRun &run) {
+            if (!progress)
+                return;
+            MatrixProgress tick;
+            tick.done = done;
+            tick.total = total;
+            tick.arm = arms[run.request];
+            const RunResult &r = *run.result;
+            std::string outcome =
+                std::to_string(run.fails) + " of " + std::to_string(run.trials) + " replays failed";
+            if (run.errors > 0)
+                outcome += ", " + std::to_string(run.errors) + " no evidence";
+            if (!r.harnessReason.empty() && r.status != RunStatus::Completed)
+                outcome += " (" + r.harnessReason + ")";
+            tick.line = std::to_string(done) + "/" + std::to_string(total) + " " +
+                        armName(tick.arm) + " " + serverText(run) + ": " + outcome + " (" +
+                        formatSeconds(double(r.durationMs) / 1000.0) + ")";
+            progress(tick);
+        });
+    const bool cancelled = pool.lastRunCancelled();
+    result.interrupted = cancelled;
+    std::set<std::string> digests;
+    // Tests a tree has no file for: every replay there not collected.
+    for (MatrixTest &t : result.tests)
+        for (Arm arm : {Arm::Base, Arm::Head}) {
+            if (present(arm, t.test))
+                continue;
+            (arm == Arm::Base ? t.baseFails : t.headFails).assign(result.seeds.size(), 0);
+            (arm == Arm::Base ? t.baseErrors : t.headErrors)
+                .assign(result.seeds.size(), result.replays);
+            (arm == Arm::Base ? t.collectedBase : t.collectedHead) = false;
+        }
+    for (size_t a = 0; a < matrices.size(); ++a) {
+        const ReplayMatrix &m = matrices[a];
+        const Arm arm = arms[a];
+        const bool base = arm == Arm::Base;
+        result.serverRuns += int(m.runs.size());
+        result.budgetExhausted = result.budgetExhausted || m.budgetExhausted;
+        result.durationMs = std::max(result.durationMs, m.durationMs);
+        for (const std::string &why : m.restarts)
+            result.restarts.push_back(std::string(armName(arm)) + ": " + why);
+        for (const RunResult &run : m.runs) {
+            if (run.status == RunStatus::Cancelled)
+                result.interrupted = true;
+            if (!run.envDigest.empty())
+                digests.insert(run.envDigest);
+        }
+        for (size_t node = 0; node < m.nodeIds.size(); ++node) {
+            MatrixTest &t =
+                *std::find_if(result.tests.begin(), result.tests.end(),
+                              [&](const MatrixTest &row) { return row.test == m.nodeIds[node]; });
+            std::vector<int> &fails = base ? t.baseFails : t.headFails;
+            std::vector<int> &errors = base ? t.baseErrors : t.headErrors;
+            std::string &detail = base ? t.baseDetail : t.headDetail;
+            std::string &problem = base ? t.baseProblem : t.headProblem;
+            bool collected = false;
+            for (size_t seed = 0; seed < m.seeds.size(); ++seed) {
+                int f = 0, e = 0;
+                for (int r = 0; r < m.replays; ++r) {
+                    const ReplayCell &cell = m.at(node, seed, r);
+                    if (cell.outcome == Outcome::Fail)
+                        ++f;
+                    else if (cell.outcome == Outcome::HarnessError ||
+                             cell.outcome == Outcome::NotCollected)
+                        ++e;
+                    collected = collected || cell.outcome != Outcome::NotCollected;
+                    std::string &first = cell.outcome == Outcome::Fail ? detail : problem;
+                    if ((cell.outcome == Outcome::Fail || cell.outcome == Outcome::HarnessError) &&
+                        first.empty())
+                        first = "seed " + std::to_string(m.seeds[seed]) + ": " +
+                                (cell.detail.empty() ? std::string(outcomeName(cell.outcome))
+                                                     : cell.detail);
+                }
+                fails.push_back(f);
+                errors.push_back(e);
+            }
+            (base ? t.collectedBase : t.collectedHead) = collected;
+        }
+    }
+    result.envDigest = digests.size() == 1 ? *digests.begin() : std::string();
+    judge(result);
+    if (digests.size() > 1)
+        for (MatrixTest &t : result.tests) {
+            t.triage = TriageResult();
+            t.triage.message = t.reason =
+                "the replays' env digests differ (" +
+                join(std::vector<std::string>(digests.begin(), digests.end())) +
+                "): runs with different digests are never compared";
+        }
+    if (!result.baseCommit.empty() && !result.headCommit.empty()) {
+        result.portableCommand = "patchwitness-cli matrix";
+        for (const MatrixTest &t : result.tests)
+            result.portableCommand += " " + shellQuote(t.test);
+        result.portableCommand += " --base " + result.baseCommit + " --head " + result.headCommit +
+                                  " --seeds " + std::to_string(result.seeds.size()) +
+                                  " --replays " + std::to_string(result.replays);
+    }
+    if (!request.record || result.interrupted)
+        return result;
+
+    const std::string date = recordDate(ctx);
+    const std::string runsDir = ctx.runsDir();
+    try {
+        for (MatrixTest &t : result.tests) {
+            t.baseLedger =
+                RunsDir::writeNew(runsDir, RunsDir::recordStem(date, t.test, "seeds-base"),
+                                  ledgerOf(result, t, Arm::Base).format());
+            t.headLedger =
+                RunsDir::writeNew(runsDir, RunsDir::recordStem(date, t.test, "seeds-head"),
+                                  ledgerOf(result, t, Arm::Head).format());
+        }
+        const std::string name =
+            result.tests.size() == 1
+                ? result.tests.front().test
+                : result.tests.front().test + "-and-" + std::to_string(result.tests.size() - 1);
+        result.recordPath = RunsDir::writeNew(runsDir, RunsDir::recordStem(date, name, "matrix"),
+                                              formatRecord(result, date));
+    } catch (const Error &e) {
+        result.recordError = e.what();
+    }
+    return result;
+}
+
+void SeedMatrix::judge(MatrixResult &result)
+{
+    const size_t n = result.seeds.size();
+    for (MatrixTest &t : result.tests) {
+        t.triage = TriageResult();
+        t.reason.clear();
+        if (result.interrupted) {
+            t.reason = "interrupted: no triage, nothing recorded";
+        } else if (!t.collectedBase && !t.collectedHead) {
+            t.reason = "collected on neither tree: check the node id";
+        } else if (!t.collectedHead) {
+            t.reason = "not collected at head: the patch removed or renamed it (no triage; the "
+                       "manifest diff says which)";
+        } else if (!t.collectedBase) {
+            t.reason = "not collected at base: a test the patch adds has no baseline to triage "
+                       "against (run it against the base code to get one)";
+        }
+        if (!t.reason.empty()) {
+            t.triage.message = t.reason;
+            continue;
+        }
+        std::vector<TriageCell> cells;
+        std::vector<long long> unobserved;
+        std::string why;
+        for (size_t s = 0; s < n && s < t.baseFails.size() && s < t.headFails.size(); ++s) {
+            if (t.baseErrors[s] == 0 && t.headErrors[s] == 0) {
+                cells.push_back({result.seeds[s], t.baseFails[s], t.headFails[s]});
+                continue;
+            }
+            unobserved.push_back(result.seeds[s]);
+        }
+        if (!unobserved.empty())
+            why = !t.headProblem.empty()   ? "head " + t.headProblem
+                  : !t.baseProblem.empty() ? "base " + t.baseProblem
+                                           : "replays that were no evidence";
+        t.triage = triageCells(cells, result.replays, result.replays, unobserved, why);
+        if (!t.triage.triage)
+            t.reason = t.triage.message;
+    }
+}
+
+SeedLedger SeedMatrix::ledgerOf(const MatrixResult &result, const MatrixTest &test, Arm arm)
+{
+    SeedLedger ledger;
+    const std::string &commit = arm == Arm::Base ? result.baseCommit : result.headCommit;
+    const std::string &spec = arm == Arm::Base ? result.baseSpec : result.headSpec;
+    ledger.impl = (commit.empty() ? spec : commit) + "::" + test.test;
+    ledger.prop = test.test;
+    ledger.replays = result.replays;
+    const std::vector<int> &fails = arm == Arm::Base ? test.baseFails : test.headFails;
+    const std::vector<int> &errors = arm == Arm::Base ? test.baseErrors : test.headErrors;
+    // Only the seeds whose every replay was evidence: a harness error is no count.
+    for (size_t s = 0; s < result.seeds.size() && s < fails.size(); ++s)
+        if (errors[s] == 0)
+            ledger.seeds.emplace(result.seeds[s], fails[s]);
+    return ledger;
+}
+
+std::string SeedMatrix::formatRecord(const MatrixResult &r, const std::string &recorded)
+{
+    Json doc = Json::object();
+    doc["schema"] = "patchwitness.matrix/1";
+    doc["seeds"] = r.seeds.size();
+    doc["seed_list"] = r.seeds;
+    doc["replays"] = r.replays;
+    doc["env_digest"] = r.envDigest.empty() ? Json() : Json(r.envDigest);
+    doc["trees"] = {{"base", {{"spec", r.baseSpec}, {"commit", r.baseCommit}}},
+                    {"head", {{"spec", r.headSpec}, {"commit", r.headCommit}}}};
+    doc["baseline_sha"] = r.baseCommit.empty() ? Json() : Json(r.baseCommit);
+    Json tests = Json::array();
+    for (const MatrixTest &t : r.tests) {
+        Json row = Json::object();
+        row["test"] = t.test;
+        row["triage"] = t.triage.triage ? Json(triageName(*t.triage.triage)) : Json();
+        row["witness_seed"] = t.triage.witnessSeed ? Json(*t.triage.witnessSeed) : Json();
+        row["flaky_seed"] = t.triage.flakySeed ? Json(*t.triage.flakySeed) : Json();
+        row["message"] = t.triage.message;
+        row["reason"] = t.reason.empty() ? Json() : Json(t.reason);
+        row["seeds_compared"] = t.triage.seedsCompared;
+        for (Arm arm : {Arm::Base, Arm::Head}) {
+            const std::vector<int> &fails = arm == Arm::Base ? t.baseFails : t.headFails;
+            const std::vector<int> &errors = arm == Arm::Base ? t.baseErrors : t.headErrors;
+            Json cells = Json::object(), errs = Json::object();
+            for (size_t s = 0; s < r.seeds.size() && s < fails.size(); ++s) {
+                cells[std::to_string(r.seeds[s])] = fails[s];
+                if (errors[s] > 0)
+                    errs[std::to_string(r.seeds[s])] = errors[s];
+            }
+            row[armName(arm)] = cells;
+            row[std::string(armName(arm)) + "_errors"] = errs;
+            const std::string &detail = arm == Arm::Base ? t.baseDetail : t.headDetail;
+            row[std::string(armName(arm)) + "_detail"] = detail.empty() ? Json() : Json(detail);
+            const std::string &problem = arm == Arm::Base ? t.baseProblem : t.headProblem;
+            row[std::string(armName(arm)) + "_problem"] = problem.empty() ? Json() : Json(problem);
+        }
+        row["collected"] = {{"base", t.collectedBase}, {"head", t.collectedHead}};
+        row["ledgers"] = {{"base", t.baseLedger.empty() ? Json() : Json(t.baseLedger)},
+                          {"head", t.headLedger.empty() ? Json() : Json(t.headLedger)}};
+        Json commands = Json::object();
+        for (Arm arm : {Arm::Base, Arm::Head}) {
+            const std::vector<std::string> &list =
+                arm == Arm::Base ? t.baseCommands : t.headCommands;
+            Json perSeed = Json::object();
+            for (size_t s = 0; s < r.seeds.size() && s < list.size(); ++s)
+                perSeed[std::to_string(r.seeds[s])] = list[s];
+            commands[armName(arm)] = perSeed;
+        }
+        row["commands"] = commands;
+        const std::optional<long long> shown =
+            t.triage.witnessSeed ? t.triage.witnessSeed : t.triage.flakySeed;
+        const std::string portable = shown ? r.portableCell(t.test, uint32_t(*shown)) : "";
+        row["portable"] = portable.empty() ? Json() : Json(portable);
+        tests.push_back(row);
+    }
+    doc["tests"] = tests;
+    doc["interpreter"] = r.provenance.interpreterJson();
+    doc["restarts"] = r.restarts;
+    doc["server_runs"] = r.serverRuns;
+    doc["budget_exhausted"] = r.budgetExhausted;
+    doc["interrupted"] = r.interrupted;
+    doc["duration_ms"] = r.durationMs;
+    doc["portable"] = r.portableCommand.empty() ? Json() : Json(r.portableCommand);
+    doc["recorded"] = recorded;
+    return doc.dump(2) + "\n";
+}
+
+} // namespace pw::core
