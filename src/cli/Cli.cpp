@@ -40,6 +40,8 @@ const char *kUsage =
     "            triage PATCH_BUG, FLAKY_ORACLE, PRE_EXISTING, NO_SIGNAL (SPEC 5.2; exit 0,\n"
     "            1 PATCH_BUG, 2 review, 3 usage, 4 no triage)\n"
     "  triage    triage BASE.json PATCHED.json: the same table over two seed-matrix ledgers\n"
+    "  test      test [-- PYTEST ARGS]: the suite with the ledger's freezes applied (frozen\n"
+    "            failures do not fail it, expired freezes do; exit 0, 1, 3, 4)\n"
     "  shadow    skip witnesses: run the head tests the patch can reach plus a shadow sample\n"
     "            of the skipped ones; a failing sampled test is a witness bug (SPEC 5.10)\n"
     "  merge     merge SHARD.json…: join the shard ledgers of a sweep run across CI jobs\n"
@@ -190,6 +192,8 @@ int run(const QStringList &arguments, FILE *out, FILE *err)
             return matrixCommand(rest, out, err);
         if (command == QLatin1String("triage"))
             return triageCommand(rest, out, err);
+        if (command == QLatin1String("test"))
+            return testCommand(rest, out, err);
         if (command == QLatin1String("merge"))
             return mergeCommand(rest, out, err);
         if (command == QLatin1String("waive"))

@@ -4,8 +4,12 @@
 #include "CliSupport.h"
 #include "RunOptions.h"
 #include "dynamic/CellsRecord.h"
+#include "dynamic/FrozenRun.h"
 #include "dynamic/SeedMatrix.h"
 #include "execution/RunPool.h"
+#include "ledger/LedgerDate.h"
+#include "util/Error.h"
+#include "util/Files.h"
 #include "util/Format.h"
 
 #include <cstdio>
@@ -303,6 +307,123 @@ int triageCommand(const QStringList &arguments, FILE *out, FILE *err)
         printText(err, "warning: the ledgers are of different tests (" + base.prop + ", " +
                            patched.prop + ")\n");
     return triageExit(t);
+}
+
+int testCommand(const QStringList &arguments, FILE *out, FILE *err)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral(
+        "Runs the project's suite (head; default: the checkout) once in the pinned environment\n"
+        "with the ledger's freezes applied (the seeds' FREEZE_GATE): nothing is skipped; an\n"
+        "active freeze's failure is `frozen` (shown, counted, not failing the run), a frozen\n"
+        "test that passes is a `thaw-candidate`, an expired freeze fails the run naming it and\n"
+        "its expiry. What CI runs on the default branch. Pytest arguments follow `--`:\n"
+        "  patchwitness-cli test -- tests/unit -k parse\n"
+        "Exit 0 pass (frozen failures included), 1 a failure that is not frozen or an expired\n"
+        "freeze, 3 usage or input error (a quarantine.toml that does not parse), 4 the run is\n"
+        "no evidence (harness error) or interrupted."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("PYTEST_ARGS"),
+                            QStringLiteral("after --: paths, node ids, pytest options"));
+    const RunOptions common;
+    common.addTo(p);
+    const QCommandLineOption junit =
+        option("junit", "Also write JUnit XML (frozen failures keep their message).", "file");
+    p.addOption(junit);
+
+    int exitCode = ExitPass;
+    const std::optional<core::RunRequest> runRequest =
+        common.parse(p, QStringLiteral("test"), arguments, out, err, &exitCode);
+    if (!runRequest)
+        return exitCode;
+    // Only the head tree runs: without --base, the base is HEAD (a root commit needs none).
+    core::RunRequest testRequest = *runRequest;
+    if (testRequest.target.base.empty())
+        testRequest.target.base = "HEAD";
+    std::vector<std::string> pytestArgs;
+    for (const QString &arg : p.positionalArguments())
+        pytestArgs.push_back(arg.toStdString());
+
+    const InterruptGuard guard;
+    const core::RunContext context = core::RunContext::open(guard.stopping(testRequest));
+    const std::string ledgerPath = context.ledgerDir() + "/" + core::QuarantineLedger::kFileName;
+    core::QuarantineLedger ledger;
+    if (const std::optional<std::string> text = core::readWholeFile(ledgerPath))
+        ledger = core::QuarantineLedger::parse(*text, relativeTo(context.repoRoot(), ledgerPath));
+    const QDate today = core::parseLedgerDate(core::recordDate(context)).value_or(QDate());
+    core::RunPool pool(1);
+    core::FrozenRunResult result;
+    const bool stopped = runInterruptible(guard, pool, [&] {
+        result = core::FrozenRun::run(context, pytestArgs, ledger, today, pool);
+    });
+    if (p.isSet(junit)) {
+        std::string error;
+        if (!core::writeFileAtomically(p.value(junit).toStdString(), core::FrozenRun::junit(result),
+                                       true, &error))
+            throw core::Error::input(p.value(junit).toStdString() +
+                                     ": cannot write the JUnit file: " + error);
+    }
+    if (common.json(p)) {
+        ordered_json doc = {{"schema", "patchwitness.test-run/1"},
+                            {"verdict", result.verdict},
+                            {"ledger", result.ledgerFile.empty() ? ordered_json()
+                                                                 : ordered_json(result.ledgerFile)},
+                            {"env_digest", result.run.envDigest},
+                            {"command", result.run.replay},
+                            {"expired", result.expired},
+                            {"notes", result.notes},
+                            {"harness_reason", result.run.harnessReason.empty()
+                                                   ? ordered_json()
+                                                   : ordered_json(result.run.harnessReason)}};
+        ordered_json outcomes = ordered_json::array();
+        for (const core::FrozenOutcome &o : result.outcomes)
+            outcomes.push_back(
+                {{"test", o.test},
+                 {"outcome", o.outcome},
+                 {"freeze", o.freeze.empty() ? ordered_json() : ordered_json(o.freeze)},
+                 {"message", o.message.empty() ? ordered_json() : ordered_json(o.message)},
+                 {"seconds", o.seconds}});
+        doc["outcomes"] = outcomes;
+        doc["counts"] = {{"pass", result.count("pass")},
+                         {"fail", result.count("fail")},
+                         {"frozen", result.count("frozen")},
+                         {"thaw-candidate", result.count("thaw-candidate")},
+                         {"skipped", result.count("skipped")},
+                         {"harness_error", result.count("harness_error")}};
+        printText(out, doc.dump(2) + "\n");
+    } else {
+        std::string t;
+        for (const core::FrozenOutcome &o : result.outcomes) {
+            if (o.outcome == "pass" || o.outcome == "skipped")
+                continue;
+            t += pad(o.outcome, 15) + " " + o.test + "\n";
+            if (!o.freeze.empty())
+                t += "                " + o.freeze + "\n";
+            if (!o.message.empty() && o.outcome != "thaw-candidate")
+                t += "                " + o.message.substr(0, o.message.find('\n')) + "\n";
+        }
+        for (const std::string &line : result.expired)
+            t += "expired freeze  " + line + "\n";
+        for (const std::string &line : result.notes)
+            t += "note: " + line + "\n";
+        if (!result.run.harnessReason.empty())
+            t += "harness error: " + result.run.harnessReason + "\n";
+        t += std::to_string(result.count("pass")) + " passed, " +
+             std::to_string(result.count("fail")) + " failed, " +
+             std::to_string(result.count("frozen")) + " frozen, " +
+             std::to_string(result.count("thaw-candidate")) + " thaw candidate(s), " +
+             std::to_string(result.count("skipped")) + " skipped; " +
+             std::to_string(result.expired.size()) + " expired freeze(s) — " + result.verdict +
+             " (env digest " + result.run.envDigest + ")\n";
+        printText(out, t);
+    }
+    if (stopped || result.run.status == core::RunStatus::Cancelled) {
+        printText(err, "patchwitness-cli: test: interrupted\n");
+        return ExitInternal;
+    }
+    return result.verdict == "pass"   ? ExitPass
+           : result.verdict == "fail" ? ExitBlock
+                                      : ExitInternal;
 }
 
 } // namespace pw::cli

@@ -10,5 +10,7 @@ namespace pw::cli {
 int matrixCommand(const QStringList &arguments, FILE *out, FILE *err);
 // `triage BASE.json PATCHED.json`: the decision table over two compatible ledgers.
 int triageCommand(const QStringList &arguments, FILE *out, FILE *err);
+// `test [-- PYTEST ARGS…] [--junit FILE]`: the suite with the ledger's freezes applied.
+int testCommand(const QStringList &arguments, FILE *out, FILE *err);
 
 } // namespace pw::cli
