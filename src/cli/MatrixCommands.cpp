@@ -241,19 +241,15 @@ int matrixCommand(const QStringList &arguments, FILE *out, FILE *err)
             context, request, pool,
             [&context](const core::MatrixProgress &tick) { context.say(tick.line); });
     });
-    if (stopped && !result.interrupted) {
-        // The signal came after the last run: the matrix stands, the exit code says so.
-        printText(out, common.json(p)
-                           ? matrixJson(context.repoRoot(), result, core::recordDate(context))
-                           : matrixText(context.repoRoot(), result));
-        printText(err, "patchwitness-cli: matrix: interrupted\n");
-        return ExitInternal;
-    }
     printText(out, common.json(p)
                        ? matrixJson(context.repoRoot(), result, core::recordDate(context))
                        : matrixText(context.repoRoot(), result));
-    if (result.interrupted)
+    // A signal after the last run cancelled nothing: the matrix stands, the exit code still
+    // says the command was interrupted.
+    if (stopped || result.interrupted) {
         printText(err, "patchwitness-cli: matrix: interrupted\n");
+        return ExitInternal;
+    }
     if (!result.recordError.empty())
         printText(err, "patchwitness-cli: matrix: " + result.recordError + "\n");
     const int code = matrixExit(result);
