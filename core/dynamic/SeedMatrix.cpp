@@ -365,10 +365,9 @@ MatrixResult SeedMatrix::run(const RunContext &ctx, const MatrixRequest &request
         t.test = test;
         for (Arm arm : {Arm::Base, Arm::Head}) {
             RunSpec spec = ctx.spec(arm, {test}, 0);
-            std::vector<std::string> &commands = arm == Arm::Base ? t.baseCommands : t.headCommands;
             for (uint32_t seed : result.seeds) {
                 spec.env.witness.seed = seed;
-                commands.push_back(replayCommand(spec));
+                t.tree(arm).commands.push_back(replayCommand(spec));
             }
         }
         result.tests.push_back(std::move(t));
@@ -389,6 +388,8 @@ MatrixResult SeedMatrix::run(const RunContext &ctx, const MatrixRequest &request
                 outcome += ", " + std::to_string(run.errors) + " no evidence";
             if (!r.harnessReason.empty() && r.status != RunStatus::Completed)
                 outcome += " (" + r.harnessReason + ")";
+            tick.reported = run.reported;
+            tick.run = run.result;
             tick.line = std::to_string(done) + "/" + std::to_string(total) + " " +
                         armName(tick.arm) + " " + serverText(run) + ": " + outcome + " (" +
                         formatSeconds(double(r.durationMs) / 1000.0) + ")";
@@ -402,15 +403,17 @@ MatrixResult SeedMatrix::run(const RunContext &ctx, const MatrixRequest &request
         for (Arm arm : {Arm::Base, Arm::Head}) {
             if (present(arm, t.test))
                 continue;
-            (arm == Arm::Base ? t.baseFails : t.headFails).assign(result.seeds.size(), 0);
-            (arm == Arm::Base ? t.baseErrors : t.headErrors)
-                .assign(result.seeds.size(), result.replays);
-            (arm == Arm::Base ? t.collectedBase : t.collectedHead) = false;
+            MatrixTree &tree = t.tree(arm);
+            tree.fails.assign(result.seeds.size(), 0);
+            tree.errors.assign(result.seeds.size(), result.replays);
+            tree.runs.assign(result.seeds.size(), -1);
+            tree.collected = false;
         }
     for (size_t a = 0; a < matrices.size(); ++a) {
         const ReplayMatrix &m = matrices[a];
         const Arm arm = arms[a];
-        const bool base = arm == Arm::Base;
+        const int firstRun = int(result.runs.size());
+        result.runs.insert(result.runs.end(), m.runs.begin(), m.runs.end());
         result.serverRuns += int(m.runs.size());
         result.budgetExhausted = result.budgetExhausted || m.budgetExhausted;
         result.durationMs = std::max(result.durationMs, m.durationMs);
@@ -426,44 +429,41 @@ MatrixResult SeedMatrix::run(const RunContext &ctx, const MatrixRequest &request
             MatrixTest &t =
                 *std::find_if(result.tests.begin(), result.tests.end(),
                               [&](const MatrixTest &row) { return row.test == m.nodeIds[node]; });
-            std::vector<int> &fails = base ? t.baseFails : t.headFails;
-            std::vector<int> &errors = base ? t.baseErrors : t.headErrors;
-            std::string &detail = base ? t.baseDetail : t.headDetail;
-            std::string &problem = base ? t.baseProblem : t.headProblem;
+            MatrixTree &tree = t.tree(arm);
             bool collected = false;
             for (size_t seed = 0; seed < m.seeds.size(); ++seed) {
-                int f = 0, e = 0;
+                int f = 0, e = 0, held = -1, failHeld = -1;
                 for (int r = 0; r < m.replays; ++r) {
                     const ReplayCell &cell = m.at(node, seed, r);
+                    if (cell.run >= 0) {
+                        held = held < 0 ? firstRun + cell.run : held;
+                        if (cell.outcome == Outcome::Fail && failHeld < 0)
+                            failHeld = firstRun + cell.run;
+                    }
                     if (cell.outcome == Outcome::Fail)
                         ++f;
                     else if (cell.outcome == Outcome::HarnessError ||
                              cell.outcome == Outcome::NotCollected)
                         ++e;
                     collected = collected || cell.outcome != Outcome::NotCollected;
-                    std::string &first = cell.outcome == Outcome::Fail ? detail : problem;
+                    std::string &first = cell.outcome == Outcome::Fail ? tree.detail : tree.problem;
                     if ((cell.outcome == Outcome::Fail || cell.outcome == Outcome::HarnessError) &&
                         first.empty())
                         first = "seed " + std::to_string(m.seeds[seed]) + ": " +
                                 (cell.detail.empty() ? std::string(outcomeName(cell.outcome))
                                                      : cell.detail);
                 }
-                fails.push_back(f);
-                errors.push_back(e);
+                tree.fails.push_back(f);
+                tree.errors.push_back(e);
+                tree.runs.push_back(failHeld >= 0 ? failHeld : held);
             }
-            (base ? t.collectedBase : t.collectedHead) = collected;
+            tree.collected = collected;
         }
     }
     result.envDigest = digests.size() == 1 ? *digests.begin() : std::string();
-    judge(result);
     if (digests.size() > 1)
-        for (MatrixTest &t : result.tests) {
-            t.triage = TriageResult();
-            t.triage.message = t.reason =
-                "the replays' env digests differ (" +
-                join(std::vector<std::string>(digests.begin(), digests.end())) +
-                "): runs with different digests are never compared";
-        }
+        result.digestConflict = join(std::vector<std::string>(digests.begin(), digests.end()));
+    judge(result);
     if (!result.baseCommit.empty() && !result.headCommit.empty()) {
         result.portableCommand = "patchwitness-cli matrix";
         for (const MatrixTest &t : result.tests)
@@ -479,12 +479,11 @@ MatrixResult SeedMatrix::run(const RunContext &ctx, const MatrixRequest &request
     const std::string runsDir = ctx.runsDir();
     try {
         for (MatrixTest &t : result.tests) {
-            t.baseLedger =
-                RunsDir::writeNew(runsDir, RunsDir::recordStem(date, t.test, "seeds-base"),
-                                  ledgerOf(result, t, Arm::Base).format());
-            t.headLedger =
-                RunsDir::writeNew(runsDir, RunsDir::recordStem(date, t.test, "seeds-head"),
-                                  ledgerOf(result, t, Arm::Head).format());
+            for (Arm arm : {Arm::Base, Arm::Head})
+                t.tree(arm).ledger = RunsDir::writeNew(
+                    runsDir,
+                    RunsDir::recordStem(date, t.test, std::string("seeds-") + armName(arm)),
+                    ledgerOf(result, t, arm).format());
         }
         const std::string name =
             result.tests.size() == 1
@@ -506,12 +505,15 @@ void SeedMatrix::judge(MatrixResult &result)
         t.reason.clear();
         if (result.interrupted) {
             t.reason = "interrupted: no triage, nothing recorded";
-        } else if (!t.collectedBase && !t.collectedHead) {
+        } else if (!result.digestConflict.empty()) {
+            t.reason = "the replays' env digests differ (" + result.digestConflict +
+                       "): runs with different digests are never compared";
+        } else if (!t.base.collected && !t.head.collected) {
             t.reason = "collected on neither tree: check the node id";
-        } else if (!t.collectedHead) {
+        } else if (!t.head.collected) {
             t.reason = "not collected at head: the patch removed or renamed it (no triage; the "
                        "manifest diff says which)";
-        } else if (!t.collectedBase) {
+        } else if (!t.base.collected) {
             t.reason = "not collected at base: a test the patch adds has no baseline to triage "
                        "against (run it against the base code to get one)";
         }
@@ -522,17 +524,17 @@ void SeedMatrix::judge(MatrixResult &result)
         std::vector<TriageCell> cells;
         std::vector<long long> unobserved;
         std::string why;
-        for (size_t s = 0; s < n && s < t.baseFails.size() && s < t.headFails.size(); ++s) {
-            if (t.baseErrors[s] == 0 && t.headErrors[s] == 0) {
-                cells.push_back({result.seeds[s], t.baseFails[s], t.headFails[s]});
+        for (size_t s = 0; s < n && s < t.base.fails.size() && s < t.head.fails.size(); ++s) {
+            if (t.base.errors[s] == 0 && t.head.errors[s] == 0) {
+                cells.push_back({result.seeds[s], t.base.fails[s], t.head.fails[s]});
                 continue;
             }
             unobserved.push_back(result.seeds[s]);
         }
         if (!unobserved.empty())
-            why = !t.headProblem.empty()   ? "head " + t.headProblem
-                  : !t.baseProblem.empty() ? "base " + t.baseProblem
-                                           : "replays that were no evidence";
+            why = !t.head.problem.empty()   ? "head " + t.head.problem
+                  : !t.base.problem.empty() ? "base " + t.base.problem
+                                            : "replays that were no evidence";
         t.triage = triageCells(cells, result.replays, result.replays, unobserved, why);
         if (!t.triage.triage)
             t.reason = t.triage.message;
@@ -547,8 +549,8 @@ SeedLedger SeedMatrix::ledgerOf(const MatrixResult &result, const MatrixTest &te
     ledger.impl = (commit.empty() ? spec : commit) + "::" + test.test;
     ledger.prop = test.test;
     ledger.replays = result.replays;
-    const std::vector<int> &fails = arm == Arm::Base ? test.baseFails : test.headFails;
-    const std::vector<int> &errors = arm == Arm::Base ? test.baseErrors : test.headErrors;
+    const std::vector<int> &fails = test.tree(arm).fails;
+    const std::vector<int> &errors = test.tree(arm).errors;
     // Only the seeds whose every replay was evidence: a harness error is no count.
     for (size_t s = 0; s < result.seeds.size() && s < fails.size(); ++s)
         if (errors[s] == 0)
@@ -578,8 +580,9 @@ std::string SeedMatrix::formatRecord(const MatrixResult &r, const std::string &r
         row["reason"] = t.reason.empty() ? Json() : Json(t.reason);
         row["seeds_compared"] = t.triage.seedsCompared;
         for (Arm arm : {Arm::Base, Arm::Head}) {
-            const std::vector<int> &fails = arm == Arm::Base ? t.baseFails : t.headFails;
-            const std::vector<int> &errors = arm == Arm::Base ? t.baseErrors : t.headErrors;
+            const MatrixTree &tree = t.tree(arm);
+            const std::vector<int> &fails = tree.fails;
+            const std::vector<int> &errors = tree.errors;
             Json cells = Json::object(), errs = Json::object();
             for (size_t s = 0; s < r.seeds.size() && s < fails.size(); ++s) {
                 cells[std::to_string(r.seeds[s])] = fails[s];
@@ -588,18 +591,16 @@ std::string SeedMatrix::formatRecord(const MatrixResult &r, const std::string &r
             }
             row[armName(arm)] = cells;
             row[std::string(armName(arm)) + "_errors"] = errs;
-            const std::string &detail = arm == Arm::Base ? t.baseDetail : t.headDetail;
-            row[std::string(armName(arm)) + "_detail"] = detail.empty() ? Json() : Json(detail);
-            const std::string &problem = arm == Arm::Base ? t.baseProblem : t.headProblem;
-            row[std::string(armName(arm)) + "_problem"] = problem.empty() ? Json() : Json(problem);
+            const auto text = [](const std::string &v) { return v.empty() ? Json() : Json(v); };
+            row[std::string(armName(arm)) + "_detail"] = text(tree.detail);
+            row[std::string(armName(arm)) + "_problem"] = text(tree.problem);
         }
-        row["collected"] = {{"base", t.collectedBase}, {"head", t.collectedHead}};
-        row["ledgers"] = {{"base", t.baseLedger.empty() ? Json() : Json(t.baseLedger)},
-                          {"head", t.headLedger.empty() ? Json() : Json(t.headLedger)}};
+        row["collected"] = {{"base", t.base.collected}, {"head", t.head.collected}};
+        row["ledgers"] = {{"base", t.base.ledger.empty() ? Json() : Json(t.base.ledger)},
+                          {"head", t.head.ledger.empty() ? Json() : Json(t.head.ledger)}};
         Json commands = Json::object();
         for (Arm arm : {Arm::Base, Arm::Head}) {
-            const std::vector<std::string> &list =
-                arm == Arm::Base ? t.baseCommands : t.headCommands;
+            const std::vector<std::string> &list = t.tree(arm).commands;
             Json perSeed = Json::object();
             for (size_t s = 0; s < r.seeds.size() && s < list.size(); ++s)
                 perSeed[std::to_string(r.seeds[s])] = list[s];

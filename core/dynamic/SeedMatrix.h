@@ -108,27 +108,37 @@ struct MatrixRequest
     bool record = true;                            // write the ledgers and the record into runs/
 };
 
+// One test's cells on one tree.
+struct MatrixTree
+{
+    // Per seed (MatrixResult::seeds order): fails out of K, and the replays that were no
+    // evidence (harness errors, not collected, not run).
+    std::vector<int> fails, errors;
+    // Per seed: the pytest run (index into MatrixResult::runs) that held its first failing
+    // replay, else its first replay; -1 when no run held it (the file is not on the tree).
+    std::vector<int> runs;
+    bool collected = true; // false: not collected on any replay
+    // The first failure ("seed 3: call failed") and the first replay that was no evidence
+    // ("seed 4: run timed_out").
+    std::string detail, problem;
+    std::string ledger; // path of the compatible-format file, if written
+    // Each cell's reproduction: the pytest line of a fresh run of the test alone at that
+    // seed, in the pinned environment the replays had (per seed).
+    std::vector<std::string> commands;
+};
+
 // One test's matrix on both trees.
 struct MatrixTest
 {
     std::string test;
-    // Per seed (MatrixResult::seeds order): fails out of K, and the replays that were no
-    // evidence (harness errors, not collected, not run).
-    std::vector<int> baseFails, headFails;
-    std::vector<int> baseErrors, headErrors;
-    bool collectedBase = true, collectedHead = true; // false: not collected on any replay
+    MatrixTree base, head;
     TriageResult triage;
     // Why there is no triage, or what it rests on beyond the table ("seed 4: 2 of 5 head
     // replays were harness errors: run timed_out").
     std::string reason;
-    // The first failure per tree ("seed 3: call failed"), and the first replay that was no
-    // evidence ("seed 4: run timed_out").
-    std::string baseDetail, headDetail;
-    std::string baseProblem, headProblem;
-    std::string baseLedger, headLedger; // paths of the compatible-format files, if written
-    // Each cell's reproduction: the pytest line of a fresh run of the test alone at that
-    // seed, in the pinned environment the replays had (per seed, MatrixResult::seeds order).
-    std::vector<std::string> baseCommands, headCommands;
+
+    MatrixTree &tree(Arm arm) { return arm == Arm::Base ? base : head; }
+    const MatrixTree &tree(Arm arm) const { return arm == Arm::Base ? base : head; }
 };
 
 struct MatrixResult
@@ -137,8 +147,11 @@ struct MatrixResult
     int replays = 0;
     std::string baseSpec, headSpec, baseCommit, headCommit;
     std::string envDigest; // of every replay (PYTHONHASHSEED 0 throughout)
+    // The digests, when the replays had more than one (then no test is triaged).
+    std::string digestConflict;
     RunProvenance provenance;
     std::vector<MatrixTest> tests;
+    std::vector<RunResult> runs;       // the pytest runs behind the cells (base's, then head's)
     std::vector<std::string> restarts; // fork servers stopped early, and why
     bool interrupted = false;          // cancelled: no triage, nothing recorded
     bool budgetExhausted = false;
@@ -160,7 +173,9 @@ struct MatrixProgress
     int done = 0;
     int total = 0;
     Arm arm = Arm::Head;
-    std::string line; // "3/8 head tests/t.py seeds 0..9 (50 replays): 5 failed (1.2 s)"
+    std::string line;            // "3/8 head tests/t.py seeds 0..9 (50 replays): 5 failed (1.2 s)"
+    std::vector<Trial> reported; // the replays that run reported (cells as they arrive)
+    const RunResult *run = nullptr; // the run itself
 };
 using MatrixCallback = std::function<void(const MatrixProgress &)>;
 

@@ -277,6 +277,7 @@ std::vector<ReplayMatrix> forkReplays(const std::vector<ReplayRequest> &requests
                     ++run.trials;
                     run.fails += trial.outcome == Outcome::Fail ? 1 : 0;
                     run.errors += trial.outcome == Outcome::HarnessError ? 1 : 0;
+                    run.reported.push_back(trial);
                 }
                 run.result = &result;
                 progress(done, total, run);
@@ -352,6 +353,10 @@ std::vector<ReplayMatrix> forkReplays(const std::vector<ReplayRequest> &requests
                     continued.push_back(std::move(next));
                 }
             }
+            for (size_t i = server.skip; i < end; ++i) {
+                const auto [node, seed, r] = order[i];
+                m.at(node, seed, r).run = int(m.runs.size());
+            }
             m.runs.push_back(result);
             const bool budgetHit = budgetRow(rows.rows) != nullptr;
             m.budgetExhausted = m.budgetExhausted || budgetHit;
@@ -420,6 +425,7 @@ ReplayMatrix freshReplays(const ReplayRequest &request, RunPool &pool)
         const auto [node, seed, replay] = cellOf[s];
         ReplayCell &cell = m.at(node, seed, replay);
         const RunResult &result = m.runs[s];
+        cell.run = int(s);
         const OutcomeRowsFile rows = readOutcomeRows(specs[s].env.witness.outFile);
         const std::string problem = runProblem(result, rows);
         if (!problem.empty()) {

@@ -44,6 +44,7 @@ struct ReplayCell
     std::string detail; // why a HarnessError; which phase failed for a Fail
     double seconds = 0; // setup + call + teardown
     std::vector<std::string> leaks;
+    int run = -1; // index into ReplayMatrix::runs of the pytest run that held it; -1: none
 };
 
 struct ReplayMatrix
@@ -97,7 +98,8 @@ struct ReplayServerRun
     std::vector<uint32_t> seeds;
     int trials = 0; // replays it reported
     int fails = 0;
-    int errors = 0; // harness-error replays
+    int errors = 0;              // harness-error replays
+    std::vector<Trial> reported; // the replays it reported (replay >= 0), in its rows' order
     const RunResult *result = nullptr;
 };
 // `done` of `total` runs ended (the total grows when a server stops early and its plan

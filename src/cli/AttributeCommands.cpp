@@ -34,16 +34,7 @@ std::string shortSha(const std::string &sha)
 std::optional<int> positive(const QCommandLineParser &p, const QCommandLineOption &o,
                             const std::string &command, FILE *err, int *exitCode, int minimum = 1)
 {
-    bool ok = false;
-    const int n = p.value(o).toInt(&ok);
-    if (!ok || n < minimum) {
-        *exitCode =
-            usageError(err, command + ": --" + o.names().constFirst().toStdString() +
-                                " must be an integer of at least " + std::to_string(minimum) +
-                                ", not '" + p.value(o).toStdString() + "'");
-        return std::nullopt;
-    }
-    return n;
+    return integerValue(p.value(o), o, command, err, exitCode, minimum);
 }
 
 // Each finished run as a progress line (not with --quiet).

@@ -24,6 +24,19 @@ int usageError(FILE *err, const char *message)
     return usageError(err, std::string(message));
 }
 
+std::optional<int> integerValue(const QString &text, const QCommandLineOption &o,
+                                const std::string &command, FILE *err, int *exitCode, int minimum)
+{
+    bool ok = false;
+    const int n = text.toInt(&ok);
+    if (ok && n >= minimum)
+        return n;
+    *exitCode = usageError(err, command + ": --" + o.names().constFirst().toStdString() +
+                                    " must be an integer of at least " + std::to_string(minimum) +
+                                    ", not '" + text.toStdString() + "'");
+    return std::nullopt;
+}
+
 int usageError(FILE *err, const QString &message)
 {
     return usageError(err, message.toStdString());

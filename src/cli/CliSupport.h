@@ -26,6 +26,13 @@ int usageError(FILE *err, const QString &message);
 int usageError(FILE *err, const std::string &message);
 int usageError(FILE *err, const char *message);
 
+// `text` (a value of option `o` of `command`) as an integer of at least `minimum`; else a
+// usage error ("matrix: --seeds must be an integer of at least 1, not 'x'"), *exitCode set
+// and nullopt.
+std::optional<int> integerValue(const QString &text, const QCommandLineOption &o,
+                                const std::string &command, FILE *err, int *exitCode,
+                                int minimum = 1);
+
 // A --name option; with `value` it takes one (shown as <value> in --help).
 QCommandLineOption option(const char *name, const char *help, const char *value = nullptr,
                           const char *defaultValue = nullptr);

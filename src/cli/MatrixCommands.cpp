@@ -102,28 +102,28 @@ std::string matrixText(const std::string &repoRoot, const core::MatrixResult &r)
     for (const core::MatrixTest &test : r.tests) {
         t += "\n" + test.triage.line() + "\n";
         t += "  " + test.test + "\n";
-        t += "  base " + strip(test.baseFails, test.baseErrors) + "\n";
-        t += "  head " + strip(test.headFails, test.headErrors) + "\n";
-        if (!test.headDetail.empty())
-            t += "  head's first failure: " + test.headDetail + "\n";
-        if (!test.headProblem.empty())
-            t += "  head's first harness error: " + test.headProblem + "\n";
-        if (!test.baseProblem.empty())
-            t += "  base's first harness error: " + test.baseProblem + "\n";
+        t += "  base " + strip(test.base.fails, test.base.errors) + "\n";
+        t += "  head " + strip(test.head.fails, test.head.errors) + "\n";
+        if (!test.head.detail.empty())
+            t += "  head's first failure: " + test.head.detail + "\n";
+        if (!test.head.problem.empty())
+            t += "  head's first harness error: " + test.head.problem + "\n";
+        if (!test.base.problem.empty())
+            t += "  base's first harness error: " + test.base.problem + "\n";
         const std::optional<long long> shown =
             test.triage.witnessSeed ? test.triage.witnessSeed : test.triage.flakySeed;
         if (shown) {
             for (size_t s = 0; s < r.seeds.size(); ++s)
-                if (r.seeds[s] == uint32_t(*shown) && s < test.headCommands.size())
+                if (r.seeds[s] == uint32_t(*shown) && s < test.head.commands.size())
                     t += "  replay seed " + std::to_string(*shown) +
-                         " at head: " + test.headCommands[s] + "\n";
+                         " at head: " + test.head.commands[s] + "\n";
             const std::string portable = r.portableCell(test.test, uint32_t(*shown));
             if (!portable.empty())
                 t += "  from any checkout: " + portable + "\n";
         }
-        if (!test.baseLedger.empty())
-            t += "  ledgers: patchwitness-cli triage " + relativeTo(repoRoot, test.baseLedger) +
-                 " " + relativeTo(repoRoot, test.headLedger) + "\n";
+        if (!test.base.ledger.empty())
+            t += "  ledgers: patchwitness-cli triage " + relativeTo(repoRoot, test.base.ledger) +
+                 " " + relativeTo(repoRoot, test.head.ledger) + "\n";
     }
     for (const std::string &restart : r.restarts)
         t += "note: a fork server restarted in a fresh copy: " + restart + "\n";
@@ -195,18 +195,8 @@ int matrixCommand(const QStringList &arguments, FILE *out, FILE *err)
     if (request.tests.empty())
         return usageError(err, "matrix: at least one test node id is required (matrix "
                                "path/to/test_x.py::test_name …)");
-    auto number = [&](const QString &text, const QCommandLineOption &o,
-                      int minimum) -> std::optional<int> {
-        bool ok = false;
-        const int n = text.toInt(&ok);
-        if (!ok || n < minimum) {
-            exitCode =
-                usageError(err, "matrix: --" + o.names().constFirst().toStdString() +
-                                    " must be an integer of at least " + std::to_string(minimum) +
-                                    ", not '" + text.toStdString() + "'");
-            return std::nullopt;
-        }
-        return n;
+    auto number = [&](const QString &text, const QCommandLineOption &o, int minimum) {
+        return integerValue(text, o, "matrix", err, &exitCode, minimum);
     };
     if (p.isSet(seeds) && p.isSet(seed))
         return usageError(err, "matrix: --seeds N and --seed S exclude each other");

@@ -22,6 +22,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+using pw::core::Arm;
+using pw::core::armName;
 using pw::core::MatrixRequest;
 using pw::core::MatrixResult;
 using pw::core::MatrixTest;
@@ -366,29 +368,29 @@ void TestSeedMatrix::everyVerdictFromRealRuns()
         return *t;
     };
     auto says = [](const MatrixTest &t) {
-        return t.test + ": " + t.triage.line() + " / " + t.reason + " / " + t.headDetail + " / " +
-               t.headProblem;
+        return t.test + ": " + t.triage.line() + " / " + t.reason + " / " + t.head.detail + " / " +
+               t.head.problem;
     };
 
     const MatrixTest &bug = verdict(kPatchBug);
     QVERIFY2(bug.triage.triage == Triage::PatchBug, says(bug).c_str());
     QCOMPARE(bug.triage.witnessSeed, std::optional<long long>(5));
-    QCOMPARE(bug.headFails, (std::vector<int>{0, 0, 0, 0, 0, 4}));
-    QCOMPARE(bug.baseFails, (std::vector<int>{0, 0, 0, 0, 0, 0}));
+    QCOMPARE(bug.head.fails, (std::vector<int>{0, 0, 0, 0, 0, 4}));
+    QCOMPARE(bug.base.fails, (std::vector<int>{0, 0, 0, 0, 0, 0}));
     QCOMPARE(bug.triage.line(),
              std::string("PATCH_BUG   witness seed=5 (4/4 patched, 0/4 baseline)"));
 
     const MatrixTest &flaky = verdict(kFlaky);
     QVERIFY2(flaky.triage.triage == Triage::FlakyOracle, says(flaky).c_str());
-    QCOMPARE(flaky.headFails, (std::vector<int>{2, 2, 2, 2, 2, 2})); // every other replay
+    QCOMPARE(flaky.head.fails, (std::vector<int>{2, 2, 2, 2, 2, 2})); // every other replay
     QVERIFY(!flaky.triage.witnessSeed);
     QCOMPARE(flaky.triage.flakySeed, std::optional<long long>(0));
 
     const MatrixTest &pre = verdict(kPre);
     QVERIFY2(pre.triage.triage == Triage::PreExisting, says(pre).c_str());
     QCOMPARE(pre.triage.witnessSeed, std::optional<long long>(1));
-    QCOMPARE(pre.baseFails, (std::vector<int>{0, 4, 4, 4, 4, 0}));
-    QCOMPARE(pre.headFails, pre.baseFails);
+    QCOMPARE(pre.base.fails, (std::vector<int>{0, 4, 4, 4, 4, 0}));
+    QCOMPARE(pre.head.fails, pre.base.fails);
 
     const MatrixTest &stable = verdict(kStable);
     QVERIFY2(stable.triage.triage == Triage::NoSignal, says(stable).c_str());
@@ -398,16 +400,29 @@ void TestSeedMatrix::everyVerdictFromRealRuns()
     // passes — the green of the other seeds is not a NO_SIGNAL.
     const MatrixTest &hang = verdict(kHang);
     QVERIFY2(hang.triage.triage == Triage::NeedsManualReview, says(hang).c_str());
-    QCOMPARE(hang.headErrors.front(), 4);
-    QCOMPARE(hang.headFails.front(), 0);
+    QCOMPARE(hang.head.errors.front(), 4);
+    QCOMPARE(hang.head.fails.front(), 0);
     QVERIFY2(hang.triage.message.find("seed 0 ") != std::string::npos, hang.triage.message.c_str());
     QCOMPARE(hang.triage.seedsCompared, (std::vector<long long>{1, 2, 3, 4, 5}));
 
     const MatrixTest &added = verdict(kAdded);
     QVERIFY2(!added.triage.triage, says(added).c_str());
-    QVERIFY(!added.collectedBase);
-    QVERIFY(added.collectedHead);
+    QVERIFY(!added.base.collected);
+    QVERIFY(added.head.collected);
     QVERIFY2(added.reason.find("not collected at base") != std::string::npos, added.reason.c_str());
+    // A tree without the file holds no run; every other cell names the run that held it
+    // (a failing cell the run that failed it), of its own tree.
+    QCOMPARE(added.base.runs, std::vector<int>(6, -1));
+    QCOMPARE(int(m_matrix.runs.size()), m_matrix.serverRuns);
+    for (const MatrixTest &t : m_matrix.tests)
+        for (Arm arm : {Arm::Base, Arm::Head}) {
+            if (!t.tree(arm).collected)
+                continue;
+            for (int run : t.tree(arm).runs) {
+                QVERIFY2(run >= 0 && run < int(m_matrix.runs.size()), t.test.c_str());
+                QCOMPARE(m_matrix.runs[size_t(run)].arm, std::string(armName(arm)));
+            }
+        }
 }
 
 void TestSeedMatrix::ledgersAndRecordAreWrittenAndTriageAgrees()
@@ -418,9 +433,9 @@ void TestSeedMatrix::ledgersAndRecordAreWrittenAndTriageAgrees()
     QVERIFY2(m.recordPath.find("/.patchwitness/runs/2024-05-10-") != std::string::npos,
              m.recordPath.c_str());
     for (const MatrixTest &t : m.tests) {
-        QVERIFY(QFileInfo::exists(QString::fromStdString(t.baseLedger)));
-        const SeedLedger base = SeedLedger::read(t.baseLedger);
-        const SeedLedger head = SeedLedger::read(t.headLedger);
+        QVERIFY(QFileInfo::exists(QString::fromStdString(t.base.ledger)));
+        const SeedLedger base = SeedLedger::read(t.base.ledger);
+        const SeedLedger head = SeedLedger::read(t.head.ledger);
         QCOMPARE(base.prop, t.test);
         QCOMPARE(head.impl, m_head + "::" + t.test);
         QCOMPARE(base.impl, m_base + "::" + t.test);
@@ -433,7 +448,7 @@ void TestSeedMatrix::ledgersAndRecordAreWrittenAndTriageAgrees()
         QCOMPARE(again.message, t.triage.message);
     }
     // The hanging seed is not in head's ledger; the others are.
-    const SeedLedger hangHead = SeedLedger::read(m.find(kHang)->headLedger);
+    const SeedLedger hangHead = SeedLedger::read(m.find(kHang)->head.ledger);
     QCOMPARE(hangHead.seeds.count(0), size_t(0));
     QCOMPARE(hangHead.seeds.size(), size_t(5));
 
@@ -451,7 +466,7 @@ void TestSeedMatrix::ledgersAndRecordAreWrittenAndTriageAgrees()
     QCOMPARE(bug["witness_seed"].get<int>(), 5);
     QCOMPARE(bug["head"]["5"].get<int>(), 4);
     QCOMPARE(bug["base"]["5"].get<int>(), 0);
-    QCOMPARE(bug["ledgers"]["head"].get<std::string>(), m.tests[0].headLedger);
+    QCOMPARE(bug["ledgers"]["head"].get<std::string>(), m.tests[0].head.ledger);
     QVERIFY(bug["commands"]["head"]["5"].get<std::string>().find("--pw-seed 5") !=
             std::string::npos);
     const std::string portable = bug["portable"].get<std::string>();
@@ -469,15 +484,15 @@ void TestSeedMatrix::witnessCommandReproducesWhenPasted()
     QVERIFY(bug);
     // Every cell's command names its seed and the pinned hash seed the replays had.
     for (size_t s = 0; s < m_matrix.seeds.size(); ++s) {
-        QVERIFY2(bug->headCommands[s].find("--pw-seed " + std::to_string(s)) != std::string::npos,
-                 bug->headCommands[s].c_str());
-        QVERIFY(bug->headCommands[s].find("PYTHONHASHSEED=0") != std::string::npos);
+        QVERIFY2(bug->head.commands[s].find("--pw-seed " + std::to_string(s)) != std::string::npos,
+                 bug->head.commands[s].c_str());
+        QVERIFY(bug->head.commands[s].find("PYTHONHASHSEED=0") != std::string::npos);
     }
-    const Shell witness = shell(bug->headCommands[5]);
+    const Shell witness = shell(bug->head.commands[5]);
     QVERIFY2(witness.exitCode == 1, qPrintable(witness.out)); // the failure, reproduced
-    const Shell baseline = shell(bug->baseCommands[5]);
+    const Shell baseline = shell(bug->base.commands[5]);
     QVERIFY2(baseline.exitCode == 0, qPrintable(baseline.out));
-    const Shell otherSeed = shell(bug->headCommands[0]);
+    const Shell otherSeed = shell(bug->head.commands[0]);
     QVERIFY2(otherSeed.exitCode == 0, qPrintable(otherSeed.out));
 }
 
@@ -500,7 +515,7 @@ void TestSeedMatrix::cancelRecordsNothing()
     QVERIFY(r.recordPath.empty());
     for (const MatrixTest &t : r.tests) {
         QVERIFY(!t.triage.triage);
-        QVERIFY(t.baseLedger.empty());
+        QVERIFY(t.base.ledger.empty());
     }
     QCOMPARE(QDir(runs).entryList(QDir::Files), before);
 }
