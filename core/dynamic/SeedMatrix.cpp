@@ -258,6 +258,53 @@ const MatrixTest *MatrixResult::find(const std::string &test) const
     return nullptr;
 }
 
+std::vector<Finding> MatrixResult::findings() const
+{
+    std::vector<Finding> out;
+    if (interrupted)
+        return out;
+    for (const MatrixTest &t : tests) {
+        Finding f;
+        f.gate = "run";
+        f.test = t.test;
+        f.path = t.test.substr(0, t.test.find("::"));
+        f.code = std::string("M-") + (t.triage.triage ? triageName(*t.triage.triage) : "NONE");
+        f.message = "seed matrix of " + t.test + ": " + t.triage.line();
+        const std::optional<long long> seed =
+            t.triage.witnessSeed ? t.triage.witnessSeed : t.triage.flakySeed;
+        const std::string cell = seed ? portableCell(t.test, uint32_t(*seed)) : std::string();
+        switch (t.triage.triage.value_or(Triage::NeedsManualReview)) {
+        case Triage::PatchBug:
+            f.severity = Severity::Block;
+            f.evidence = "a fix of the patch: the witness seed fails every replay at head and "
+                         "none on the base" +
+                         (cell.empty() ? std::string() : " (" + cell + ")");
+            break;
+        case Triage::FlakyOracle:
+            f.severity = Severity::Review;
+            f.evidence = "a deterministic oracle: the test fails some replays of one seed at "
+                         "head, so no seed reproduces it and it cannot be frozen";
+            break;
+        case Triage::NeedsManualReview:
+            f.severity = Severity::Review;
+            f.evidence = t.triage.triage ? "a person's reading of the cells (see the message)"
+                                         : "a matrix that can triage the test (see the message)";
+            break;
+        case Triage::PreExisting:
+            f.severity = Severity::Info;
+            f.evidence = "a freeze backed by this matrix, if the failure is to stay";
+            break;
+        case Triage::NoSignal:
+            f.severity = Severity::Info;
+            f.evidence = "green on the patch is not evidence: a test that fails without the "
+                         "fix";
+            break;
+        }
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
 std::string MatrixResult::portableCell(const std::string &test, uint32_t seed) const
 {
     if (baseCommit.empty() || headCommit.empty())
@@ -539,6 +586,69 @@ void SeedMatrix::judge(MatrixResult &result)
         if (!t.triage.triage)
             t.reason = t.triage.message;
     }
+}
+
+std::optional<AttributionRecord> SeedMatrix::attributionOf(const std::string &text,
+                                                           const std::string &origin,
+                                                           const std::string &test)
+{
+    const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!doc.is_object() || doc.value("schema", Json()) != "patchwitness.matrix/1" ||
+        !doc.contains("tests") || !doc["tests"].is_array())
+        return std::nullopt;
+    const auto string = [](const Json &j, const char *key) -> std::optional<std::string> {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_string() ? std::optional(it->get<std::string>())
+                                                : std::nullopt;
+    };
+    for (const Json &row : doc["tests"]) {
+        if (!row.is_object() || string(row, "test") != test)
+            continue;
+        AttributionRecord r;
+        r.file = origin;
+        r.test = test;
+        r.verdict = string(row, "triage");
+        r.mode = "matrix";
+        std::vector<long long> compared;
+        if (row.contains("seeds_compared") && row["seeds_compared"].is_array())
+            for (const Json &seed : row["seeds_compared"])
+                if (seed.is_number_integer())
+                    compared.push_back(seed.get<long long>());
+        for (const char *arm : {"base", "head"}) {
+            long long fails = 0;
+            const Json cells = row.value(arm, Json::object());
+            for (long long seed : compared) {
+                const Json f = cells.value(std::to_string(seed), Json());
+                fails += f.is_number_integer() ? f.get<long long>() : 0;
+            }
+            (std::string(arm) == "base" ? r.baseFail : r.headFail) = fails;
+        }
+        const Json replays = doc.value("replays", Json());
+        if (replays.is_number_integer())
+            r.runs = (long long)compared.size() * replays.get<long long>();
+        r.seeds = compared;
+        const Json witness = row.value("witness_seed", Json());
+        if (witness.is_number_integer())
+            r.witnessSeed = witness.get<long long>();
+        r.envDigest = string(doc, "env_digest");
+        r.baselineSha = string(doc, "baseline_sha");
+        if (doc.contains("trees") && doc["trees"].is_object()) {
+            r.base = string(doc["trees"].value("base", Json::object()), "spec");
+            r.head = string(doc["trees"].value("head", Json::object()), "spec");
+        }
+        r.replay = string(row, "portable");
+        if (r.witnessSeed && row.contains("commands") && row["commands"].is_object())
+            r.replayExact = string(row["commands"].value("head", Json::object()),
+                                   std::to_string(*r.witnessSeed).c_str());
+        r.recorded = string(doc, "recorded");
+        if (doc.contains("interpreter") && doc["interpreter"].is_object()) {
+            r.interpreter = string(doc["interpreter"], "path");
+            r.pythonVersion = string(doc["interpreter"], "python");
+            r.pytestVersion = string(doc["interpreter"], "pytest");
+        }
+        return r;
+    }
+    return std::nullopt;
 }
 
 SeedLedger SeedMatrix::ledgerOf(const MatrixResult &result, const MatrixTest &test, Arm arm)

@@ -1,9 +1,11 @@
 #pragma once
 
+#include "audit/Finding.h"
 #include "execution/ReplayServer.h"
 #include "execution/RunContext.h"
 #include "execution/RunPool.h"
 #include "execution/RunProvenance.h"
+#include "ledger/RunEvidence.h"
 
 #include <cstdint>
 #include <functional>
@@ -165,6 +167,10 @@ struct MatrixResult
     // cell of `test`, from any checkout; "" unless both trees are commits.
     std::string portableCell(const std::string &test, uint32_t seed) const;
     const MatrixTest *find(const std::string &test) const;
+    // The gate report's findings, one per test (none when interrupted): M-PATCH_BUG blocks,
+    // M-FLAKY_ORACLE, M-NEEDS_MANUAL_REVIEW and M-NONE (no triage) ask for review,
+    // M-PRE_EXISTING and M-NO_SIGNAL inform ("green on the patch is not evidence").
+    std::vector<Finding> findings() const;
 };
 
 // A server run of the matrix ended (progress lines, the workbench's stream).
@@ -201,6 +207,14 @@ public:
     // {base, head}, commands {base, head} ({"<seed>": cmd}), portable (the witness's
     // portable command)}, interpreter, restarts, interrupted, duration_ms, recorded.
     static std::string formatRecord(const MatrixResult &result, const std::string &recorded);
+    // A freeze's evidence from a matrix record (formatRecord's text): what an attribution
+    // record of `test` would say — verdict (the triage), mode "matrix", the fails over the
+    // seeds compared per tree, runs (seeds × K), seeds, witness seed, env digest, baseline
+    // sha, the portable replay and the head's command at the witness. nullopt: not a matrix
+    // record (another schema, or JSON that does not parse), or no row for `test`.
+    static std::optional<AttributionRecord> attributionOf(const std::string &recordText,
+                                                          const std::string &origin,
+                                                          const std::string &test);
     // The compatible ledger of one test on one tree.
     static SeedLedger ledgerOf(const MatrixResult &result, const MatrixTest &test, Arm arm);
 };

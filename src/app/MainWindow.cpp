@@ -16,6 +16,7 @@
 #include "runs/RunController.h"
 #include "runs/RunDesk.h"
 #include "runs/RunsPanel.h"
+#include "runs/SeedMatrixPanel.h"
 #include "ui_MainWindow.h"
 #include "util/Error.h"
 #include "util/Files.h"
@@ -349,6 +350,16 @@ void MainWindow::setupPanels()
     QDockWidget *shadow =
         addPanelDock(tr("Shadow sample"), QStringLiteral("shadow"), m_runDesk->shadowPanel(),
                      Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+Shift+W")));
+    QDockWidget *heatmap =
+        addPanelDock(tr("Seed matrix"), QStringLiteral("heatmap"), m_runDesk->matrixPanel(),
+                     Qt::BottomDockWidgetArea, QKeySequence(tr("Alt+Shift+X")));
+    connect(m_runDesk, &RunDesk::matrixShown, this, [heatmap] {
+        heatmap->show();
+        heatmap->raise();
+    });
+    connect(
+        m_runDesk, &RunDesk::matrixFreezeRequested, this,
+        [this](const QString &test, const QString &record) { m_desk->grantFreeze(test, record); });
     connect(m_runDesk, &RunDesk::shadowShown, this, [shadow] {
         shadow->show();
         shadow->raise();
@@ -396,7 +407,8 @@ void MainWindow::setupPanels()
     tabifyDockWidget(strength, census);
     tabifyDockWidget(census, attribution);
     tabifyDockWidget(attribution, cells);
-    tabifyDockWidget(cells, shadow);
+    tabifyDockWidget(cells, heatmap);
+    tabifyDockWidget(heatmap, shadow);
     tabifyDockWidget(shadow, runs);
     tabifyDockWidget(runs, ledgers);
     tabifyDockWidget(ledgers, history);

@@ -102,8 +102,10 @@ struct Options
                        "shows every static verdict.")};
     const QCommandLineOption panel{
         QStringLiteral("panel"),
-        QStringLiteral("Raise an evidence panel: findings, manifest, latitude, strength, "
-                       "census, attribution, cells, shadow, runs, ledgers, history or log."),
+        QStringLiteral(
+            "Raise an evidence panel: findings, manifest, latitude, strength, "
+            "census, attribution, cells, heatmap (the seed matrix), shadow, runs, ledgers, "
+            "history or log."),
         QStringLiteral("name")};
     const QCommandLineOption form{
         QStringLiteral("form"),
@@ -115,7 +117,8 @@ struct Options
         QStringLiteral("run"),
         QStringLiteral(
             "After the audit, run a dynamic gate and wait for it: census, "
-            "census-collect, attribute=TEST, cells=TEST or shadow; the window stays open "
+            "census-collect, attribute=TEST, cells=TEST, matrix[=TEST,TEST…] (default: the "
+            "tests the patch touches) or shadow; the window stays open "
             "unless --screenshot is given (exit 4 when the gate failed). Naming it "
             "here is the consent, for this run only, to run the project's tests "
             "when no sandbox is available."),
@@ -294,12 +297,14 @@ int main(int argc, char **argv)
             started = desk->startAttribution(test);
         } else if (gate == QLatin1String("cells") && !test.isEmpty()) {
             started = desk->startCells(test);
+        } else if (gate == QLatin1String("matrix")) {
+            started = desk->startMatrix(test.split(QLatin1Char(','), Qt::SkipEmptyParts));
         } else if (gate == QLatin1String("shadow")) {
             started = desk->startShadow();
         } else {
             std::fprintf(stderr,
                          "patchwitness: --run: unknown gate %s (census, census-collect, "
-                         "attribute=TEST, cells=TEST, shadow)\n",
+                         "attribute=TEST, cells=TEST, matrix[=TESTS], shadow)\n",
                          qPrintable(spec));
             return 3;
         }

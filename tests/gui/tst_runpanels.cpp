@@ -21,15 +21,21 @@
 #include "runs/RunDesk.h"
 #include "runs/RunsModel.h"
 #include "runs/RunsPanel.h"
+#include "runs/SeedMatrixPanel.h"
 #include "runs/ShadowModel.h"
+#include "util/Files.h"
 #include "util/ThreadRule.h"
 
 #include <QAction>
+#include <QComboBox>
+#include <QImage>
 #include <QLabel>
 #include <QListWidget>
+#include <QPainter>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTreeView>
@@ -601,6 +607,250 @@ private Q_SLOTS:
         QCOMPARE(cells->index(0, CellsModel::EnvColumn).data().toString().size(), 16);
         QVERIFY(!cells->result().reproduced());
         QCOMPARE(desk.cellsPanel()->summary(), cells->summary());
+    }
+
+    void seedMatrixFillsTheHeatmap()
+    {
+        // Seeds 0..5 of random.randrange(200): 98 34 14 60 60 159 — the patch's clamp
+        // differs at seed 5 only (PATCH_BUG); randrange(3): 1 0 0 0 0 2 — seeds 1..4 fail on
+        // both trees (PRE_EXISTING); a stable test (NO_SIGNAL); a test the patch adds (none).
+        RepoBuilder repo;
+        repo.write(".patchwitness/config.toml", "seeds = 6\nreplays = 2\n");
+        repo.write("src/__init__.py", "");
+        repo.write("src/calc.py", "def clamp(x):\n    return min(x, 100)\n");
+        repo.write("tests/test_prop.py", "import random\n\nfrom src.calc import clamp\n\n\n"
+                                         "def test_clamp():\n"
+                                         "    x = random.randrange(200)\n"
+                                         "    assert clamp(x) == min(x, 100)\n");
+        repo.write("tests/test_seeded.py", "import random\n\n\n"
+                                           "def test_some_seeds():\n"
+                                           "    assert random.randrange(3) != 0\n");
+        repo.write("tests/test_stable.py", "def test_stable():\n    assert True\n");
+        const std::string base = repo.commit("base");
+        repo.write("src/calc.py", "def clamp(x):\n    return min(x, 99)\n");
+        repo.write("tests/test_stable.py", "def test_stable():\n    assert 1\n");
+        repo.write("tests/test_added.py", "def test_new():\n    pass\n");
+        repo.commit("the patch");
+        const AuditOutcome outcome = audit(repo, base);
+        QVERIFY2(outcome.ok, qPrintable(outcome.error));
+
+        QWidget window;
+        RunDesk &desk = consentingDesk(window, outcome);
+        SeedMatrixPanel *panel = desk.matrixPanel();
+        MatrixHeat *heat = panel->heat();
+        QSignalSpy reported(desk.controller(), &RunController::matrixReported);
+        QSignalSpy runs(desk.controller(), &RunController::runFinished);
+        QSignalSpy shown(&desk, &RunDesk::matrixShown);
+        QSignalSpy freeze(&desk, &RunDesk::matrixFreezeRequested);
+        const QString bug = QStringLiteral("tests/test_prop.py::test_clamp");
+        const QString pre = QStringLiteral("tests/test_seeded.py::test_some_seeds");
+        const QString stable = QStringLiteral("tests/test_stable.py::test_stable");
+        const QString added = QStringLiteral("tests/test_added.py::test_new");
+        // With nothing chosen, the tests of the test files the patch touches.
+        QCOMPARE(desk.patchTests(), (QStringList{added, stable}));
+        QVERIFY(desk.startMatrix({bug, pre, stable, added}));
+        QVERIFY(waitFor(desk.controller(), 240000));
+
+        // Streamed: each server run's replays reached the heatmap before the result, and
+        // each run is in the Runs panel.
+        QVERIFY(reported.count() >= 4);
+        QCOMPARE(runs.count(), reported.count());
+        QVERIFY(shown.count() >= 2); // began, ended
+        QVERIFY(!heat->running());
+        const pw::core::MatrixResult *result = heat->result();
+        QVERIFY(result);
+        QCOMPARE(heat->seeds().size(), size_t(6));
+        QCOMPARE(heat->replays(), 2);
+        QVERIFY2(!result->recordPath.empty(), result->recordError.c_str());
+
+        // Sorted by verdict: PATCH_BUG, PRE_EXISTING, NO_SIGNAL, no triage.
+        QStringList order;
+        for (int i : heat->shown())
+            order << heat->row(i).test;
+        QCOMPARE(order, (QStringList{bug, pre, stable, added}));
+        const MatrixHeat::Row &bugRow = heat->row(heat->rowOf(bug));
+        QCOMPARE(bugRow.triage, std::optional(pw::core::Triage::PatchBug));
+        QCOMPARE(bugRow.witnessSeed, std::optional<long long>(5));
+        QCOMPARE(bugRow.head[5].fails, 2);
+        QCOMPARE(bugRow.base[5].fails, 0);
+        QVERIFY(!heat->row(heat->rowOf(added)).baseCollected);
+        QVERIFY2(heat->summary().contains(QStringLiteral("PATCH_BUG 1")),
+                 qPrintable(heat->summary()));
+        // The matrix's findings join the report: a PATCH_BUG blocks.
+        bool blocks = false;
+        for (const pw::core::Finding &f : desk.dynamicFindings())
+            blocks = blocks || (f.code == "M-PATCH_BUG" && f.severity == pw::core::Severity::Block);
+        QVERIFY(blocks);
+
+        // The first row's witness cell is open: its log has the counts, the command and the
+        // log of the run that held it.
+        HeatmapView *view = panel->view();
+        window.resize(1000, 700);
+        panel->setGeometry(0, 0, 1000, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(view->viewport()->width() > 600);
+        QCOMPARE(view->currentRow(), heat->rowOf(bug));
+        const QString log = panel->cellLog()->toPlainText();
+        QVERIFY2(log.contains(QStringLiteral("seed 5")) && log.contains(QStringLiteral("2 of 2")),
+                 qPrintable(log));
+        QVERIFY2(log.contains(QStringLiteral("--pw-seed 5")), qPrintable(log));
+        QVERIFY2(log.contains(QStringLiteral("PYTHONHASHSEED=0")), qPrintable(log));
+
+        // Where a cell is drawn is where a click finds it; the tooltip names both trees and
+        // the command.
+        const QRect cell = view->cellRect(heat->rowOf(bug), pw::core::Arm::Head, 5);
+        QVERIFY(!cell.isEmpty());
+        const std::optional<HeatmapView::Hit> hit = view->hitAt(cell.center());
+        QVERIFY(hit);
+        QCOMPARE(hit->row, heat->rowOf(bug));
+        QCOMPARE(hit->seed, 5);
+        QVERIFY(hit->arm == pw::core::Arm::Head);
+        const QString tip = view->toolTipFor(*hit);
+        QVERIFY2(tip.contains(QStringLiteral("2/2")) && tip.contains(QStringLiteral("0/2")) &&
+                     tip.contains(QStringLiteral("--pw-seed 5")) &&
+                     tip.contains(QStringLiteral("witness")),
+                 qPrintable(tip));
+        QSignalSpy activated(view, &HeatmapView::cellActivated);
+        const QRect baseCell = view->cellRect(heat->rowOf(pre), pw::core::Arm::Base, 1);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, baseCell.center());
+        QCOMPARE(activated.count(), 1);
+        QVERIFY(panel->cellLog()->toPlainText().contains(QStringLiteral("baseline · seed 1")));
+
+        // Grant freeze: a PRE_EXISTING row of a recorded matrix only; the others say why.
+        QCOMPARE(view->currentRow(), heat->rowOf(pre));
+        QVERIFY(panel->grantFreezeButton()->isEnabled());
+        panel->grantFreezeButton()->click();
+        QCOMPARE(freeze.count(), 1);
+        QCOMPARE(freeze.at(0).at(0).toString(), pre);
+        QCOMPARE(freeze.at(0).at(1).toString(), QString::fromStdString(result->recordPath));
+        view->setCurrent({heat->rowOf(bug), -1, pw::core::Arm::Head});
+        QVERIFY(!panel->grantFreezeButton()->isEnabled());
+        QVERIFY2(panel->grantFreezeButton()->toolTip().contains(QStringLiteral("never freeze")),
+                 qPrintable(panel->grantFreezeButton()->toolTip()));
+        QVERIFY(panel->freezeRefusal(heat->rowOf(stable)).startsWith(QStringLiteral("NO_SIGNAL")));
+        QVERIFY(panel->freezeRefusal(heat->rowOf(added)).startsWith(QStringLiteral("No triage")));
+
+        // The matrix record pre-fills the freeze as an attribution record would.
+        const std::optional<pw::core::AttributionRecord> evidence =
+            pw::core::SeedMatrix::attributionOf(
+                pw::core::readWholeFile(result->recordPath).value_or(""), result->recordPath,
+                pre.toStdString());
+        QVERIFY(evidence);
+        QCOMPARE(evidence->verdict, std::optional<std::string>("PRE_EXISTING"));
+        QCOMPARE(evidence->witnessSeed, std::optional<long long>(1));
+        QCOMPARE(evidence->headFail, std::optional<long long>(8)); // seeds 1..4, 2 of 2 each
+        QCOMPARE(evidence->baseFail, evidence->headFail);
+        QCOMPARE(evidence->runs, std::optional<long long>(12));
+        QCOMPARE(evidence->baselineSha, std::optional<std::string>(base));
+        QCOMPARE(evidence->mode, std::optional<std::string>("matrix"));
+        QVERIFY(!pw::core::SeedMatrix::attributionOf("{}", "x.json", pre.toStdString()));
+
+        // Filter by verdict, then every row again.
+        auto *filter = panel->filterBox();
+        filter->setCurrentIndex(filter->findText(QStringLiteral("PRE_EXISTING")));
+        QCOMPARE(heat->shown(), std::vector<int>{heat->rowOf(pre)});
+        filter->setCurrentIndex(filter->findText(QStringLiteral("No triage")));
+        QCOMPARE(heat->shown(), std::vector<int>{heat->rowOf(added)});
+        filter->setCurrentIndex(0);
+        QCOMPARE(heat->shown().size(), size_t(4));
+        panel->sortBox()->setCurrentIndex(1); // by test
+        QCOMPARE(heat->row(heat->shown().front()).test, added);
+
+        // Zoom: counts are drawn in large cells only; the cell under the pointer moves with it.
+        view->setCellSize(HeatmapView::kMaxCell);
+        QVERIFY(view->drawsCounts());
+        view->setCellSize(4);
+        QVERIFY(!view->drawsCounts());
+        QCOMPARE(view->cellSize(), 4);
+        const QRect small = view->cellRect(heat->rowOf(bug), pw::core::Arm::Head, 5);
+        QCOMPARE(small.width(), 4);
+        QCOMPARE(view->hitAt(small.center())->seed, 5);
+    }
+
+    void heatmapColoursReadInBothPalettes()
+    {
+        QPalette light;
+        light.setColor(QPalette::Base, Qt::white);
+        light.setColor(QPalette::Text, Qt::black);
+        QPalette dark;
+        dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+        dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+        for (const QPalette &palette : {light, dark}) {
+            const QColor base = palette.color(QPalette::Base);
+            // More fails stand further from the background, step by step; 0/K is a neutral.
+            double previous = -1;
+            for (int f = 0; f <= 5; ++f) {
+                const QColor c = HeatmapView::cellColour(f, 5, palette);
+                const double distance = std::abs(c.lightnessF() - base.lightnessF()) +
+                                        (f > 0 ? c.hsvSaturationF() : 0.0);
+                QVERIFY2(distance > previous, qPrintable(QStringLiteral("%1/5").arg(f)));
+                previous = distance;
+                if (f == 0)
+                    QCOMPARE(c.hsvSaturationF(), base.hsvSaturationF());
+            }
+        }
+        QVERIFY(HeatmapView::cellColour(5, 5, light) != HeatmapView::cellColour(5, 5, dark));
+    }
+
+    void heatmapPaintsOnlyWhatIsInView()
+    {
+        // 500 tests × 200 seeds, painted into an image of the viewport's size: every cell
+        // in view is drawn with its colour, and a frame is a frame however large the matrix.
+        MatrixHeat heat;
+        pw::core::MatrixResult result;
+        result.replays = 5;
+        for (uint32_t s = 0; s < 200; ++s)
+            result.seeds.push_back(s);
+        for (int t = 0; t < 500; ++t) {
+            pw::core::MatrixTest test;
+            test.test = "tests/test_big.py::test_" + std::to_string(t);
+            for (pw::core::MatrixTree *tree : {&test.base, &test.head}) {
+                tree->errors.assign(200, 0);
+                tree->runs.assign(200, -1);
+                for (int s = 0; s < 200; ++s)
+                    tree->fails.push_back((t + s) % 6);
+            }
+            result.tests.push_back(std::move(test));
+        }
+        heat.setResult(result);
+        HeatmapView view(&heat);
+        view.resize(800, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(view.viewport()->height() > 300);
+        view.setCellSize(18);
+        view.verticalScrollBar()->setValue(view.verticalScrollBar()->maximum());
+        view.horizontalScrollBar()->setValue(view.horizontalScrollBar()->maximum());
+        QImage image(view.viewport()->size(), QImage::Format_ARGB32);
+        QPainter painter(&image);
+        view.paintFrame(painter);
+        painter.end();
+        const int lastShown = heat.shown().back();
+        const QRect last = view.cellRect(lastShown, pw::core::Arm::Head, 199);
+        QVERIFY2(view.viewport()->rect().contains(last.center()), "scrolled to the last cell");
+        const pw::core::MatrixTree &tree = result.tests[size_t(lastShown)].head;
+        const QColor expected = HeatmapView::cellColour(tree.fails[199], 5, view.palette());
+        // A corner of the cell (its count is drawn in the middle).
+        QCOMPARE(image.pixelColor(last.topLeft() + QPoint(1, last.height() - 3)).rgb(),
+                 expected.rgb());
+        // Small cells come from one image of the matrix, scaled: the same colours.
+        view.setCellSize(4);
+        view.verticalScrollBar()->setValue(0);
+        view.horizontalScrollBar()->setValue(0);
+        image.fill(Qt::black);
+        painter.begin(&image);
+        view.paintFrame(painter);
+        painter.end();
+        for (int s : {0, 3, 17}) {
+            const int row = heat.shown()[2];
+            const QRect tiny = view.cellRect(row, pw::core::Arm::Base, s);
+            QCOMPARE(tiny.size(), QSize(4, 4));
+            QCOMPARE(image.pixelColor(tiny.center()).rgb(),
+                     HeatmapView::cellColour(result.tests[size_t(row)].base.fails[size_t(s)], 5,
+                                             view.palette())
+                         .rgb());
+        }
     }
 
     void runningWithoutASandboxIsAskedOncePerRepository()

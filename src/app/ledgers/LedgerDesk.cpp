@@ -1,5 +1,6 @@
 #include "ledgers/LedgerDesk.h"
 
+#include "dynamic/SeedMatrix.h"
 #include "ledger/RunEvidence.h"
 #include "ledgers/JournalCloseForm.h"
 #include "ledgers/LedgerFormDialog.h"
@@ -328,8 +329,12 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test, const QString &recordFile
         if (!recordFile.isEmpty()) {
             try {
                 const std::string path = recordFile.toStdString();
-                record = core::AttributionRecord::parse(
-                    core::readWholeFile(path).value_or(std::string()), path);
+                const std::string text = core::readWholeFile(path).value_or(std::string());
+                // A seed matrix's record speaks for its PRE_EXISTING rows as an attribution
+                // record would.
+                record = core::SeedMatrix::attributionOf(text, path, test.toStdString());
+                if (!record)
+                    record = core::AttributionRecord::parse(text, path);
             } catch (const core::Error &e) {
                 seed.evidenceNote = QString::fromStdString(e.what());
             }

@@ -184,6 +184,49 @@ bool RunController::startShadow(const core::RunRequest &request, const core::Sha
                  });
 }
 
+QString RunController::matrixTitle(const std::vector<std::string> &tests)
+{
+    if (tests.size() == 1)
+        return tr("matrix %1").arg(QString::fromStdString(tests.front()));
+    return tr("matrix of %n test(s)", nullptr, int(tests.size()));
+}
+
+bool RunController::startMatrix(const core::RunRequest &request, const core::MatrixRequest &matrix,
+                                const QString &tag)
+{
+    return start(
+        matrixTitle(matrix.tests), request, tag,
+        [this, matrix](const core::RunContext &ctx, core::RunPool &pool, Outcome &out) {
+            core::MatrixRequest m = matrix;
+            std::vector<uint32_t> seeds;
+            if (m.seedList) {
+                seeds = *m.seedList;
+            } else {
+                for (int s = 0; s < m.seeds.value_or(ctx.config().seeds); ++s)
+                    seeds.push_back(uint32_t(s));
+            }
+            const int replays = m.replays.value_or(ctx.config().replays);
+            QStringList tests;
+            for (const std::string &t : m.tests)
+                tests << QString::fromStdString(t);
+            QMetaObject::invokeMethod(
+                this,
+                [this, tests, seeds, replays] { Q_EMIT matrixStarted(tests, seeds, replays); },
+                Qt::QueuedConnection);
+            out.matrix = core::SeedMatrix::run(ctx, m, pool, [this](const core::MatrixProgress &p) {
+                const core::RunResult run = p.run ? *p.run : core::RunResult();
+                const bool hasRun = p.run != nullptr;
+                const core::Arm arm = p.arm;
+                const std::vector<core::Trial> reported = p.reported;
+                advance(p.done, p.total, [this, run, hasRun, arm, reported] {
+                    if (hasRun)
+                        Q_EMIT runFinished(m_job, run);
+                    Q_EMIT matrixReported(arm, reported);
+                });
+            });
+        });
+}
+
 void RunController::cancel()
 {
     if (!m_queue.empty()) {
@@ -213,6 +256,8 @@ void RunController::onFinished()
         Q_EMIT cellsReady(*out.cells);
     else if (out.shadow)
         Q_EMIT shadowReady(*out.shadow);
+    else if (out.matrix)
+        Q_EMIT matrixReady(*out.matrix);
     else
         Q_EMIT failed(m_job, out.error);
     Q_EMIT finished(m_job);

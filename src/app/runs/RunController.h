@@ -3,6 +3,7 @@
 #include "dynamic/Attribution.h"
 #include "dynamic/Census.h"
 #include "dynamic/ReproCells.h"
+#include "dynamic/SeedMatrix.h"
 #include "dynamic/Shadow.h"
 #include "execution/RunContext.h"
 
@@ -75,6 +76,11 @@ public:
     // taken), the head collection, then the head tests that must run plus the sample.
     bool startShadow(const core::RunRequest &request, const core::ShadowOptions &options,
                      const QString &tag = {});
+    // The seed matrix of `matrix.tests` on both trees (seeds and replays as given); the
+    // replays stream in as matrixReported() per server run that ends.
+    bool startMatrix(const core::RunRequest &request, const core::MatrixRequest &matrix,
+                     const QString &tag = {});
+    static QString matrixTitle(const std::vector<std::string> &tests);
     void cancel();          // drops the queue and kills the running job's process groups
     void waitForFinished(); // blocks until the running job ends, delivering its signals
 
@@ -88,6 +94,11 @@ Q_SIGNALS:
     void attributionReady(const core::AttributionResult &result);
     void cellsReady(const core::ReproCellsResult &result);
     void shadowReady(const core::ShadowReport &report);
+    // A matrix job began running (it may have waited in the queue): its shape.
+    void matrixStarted(const QStringList &tests, const std::vector<uint32_t> &seeds, int replays);
+    // The replays one server run of `arm` reported.
+    void matrixReported(core::Arm arm, const std::vector<core::Trial> &reported);
+    void matrixReady(const core::MatrixResult &result);
     void failed(const QString &job, const QString &message); // no report: why
     void finished(const QString &job);
 
@@ -98,6 +109,7 @@ private:
         std::optional<core::AttributionResult> attribution;
         std::optional<core::ReproCellsResult> cells;
         std::optional<core::ShadowReport> shadow;
+        std::optional<core::MatrixResult> matrix;
         QString error;
     };
     using Job = std::function<void(const core::RunContext &, core::RunPool &, Outcome &)>;

@@ -6,6 +6,7 @@
 #include "panels/EvidencePanel.h"
 #include "runs/AttributionModel.h"
 #include "runs/CensusModel.h"
+#include "runs/SeedMatrixPanel.h"
 #include "runs/ShadowModel.h"
 
 #include <QAction>
@@ -52,7 +53,7 @@ RunDesk::RunDesk(QWidget *window)
       m_grantFreeze(new QPushButton(tr("&Grant freeze…"), m_attributionPanel)),
       m_replay(new QLabel(m_attributionPanel)), m_cells(new CellsModel(this)),
       m_cellsPanel(new EvidencePanel(window)), m_shadow(new ShadowModel(this)),
-      m_shadowPanel(new EvidencePanel(window))
+      m_shadowPanel(new EvidencePanel(window)), m_matrixPanel(new SeedMatrixPanel(window))
 {
     m_attributionTable->setObjectName(QStringLiteral("attributionTable"));
     m_attributionTable->setModel(m_attribution);
@@ -170,17 +171,49 @@ RunDesk::RunDesk(QWidget *window)
                 : QDir(ledgerDir).filePath(QString::fromLatin1(core::AttributionRecord::kRunsDir)),
             tr("Shard ledgers (*.json)"));
     };
+    auto *matrix = new QAction(tr("Seed &matrix…"), this);
+    matrix->setObjectName(QStringLiteral("actionSeedMatrix"));
+    matrix->setShortcut(QKeySequence(tr("Ctrl+Alt+X")));
+    matrix->setToolTip(tr("Seeds × replays of the chosen tests on both trees, triaged "
+                          "(PATCH_BUG, FLAKY_ORACLE, PRE_EXISTING, NO_SIGNAL), as a heatmap"));
+    connect(matrix, &QAction::triggered, this, [this] {
+        const QStringList tests = askTests();
+        if (!tests.isEmpty())
+            startMatrix(tests);
+    });
+    connect(m_matrixPanel, &SeedMatrixPanel::grantFreezeRequested, this,
+            &RunDesk::matrixFreezeRequested);
+    connect(m_controller, &RunController::matrixStarted, this,
+            [this](const QStringList &tests, const std::vector<uint32_t> &seeds, int replays) {
+                if (m_controller->jobTag() != m_targetKey)
+                    return;
+                m_matrixPanel->heat()->begin(tests, seeds, replays);
+                Q_EMIT matrixShown();
+            });
+    connect(m_controller, &RunController::matrixReported, this,
+            [this](core::Arm arm, const std::vector<core::Trial> &reported) {
+                if (m_controller->jobTag() == m_targetKey)
+                    m_matrixPanel->heat()->addReported(arm, reported);
+            });
+    connect(m_controller, &RunController::matrixReady, this,
+            [this](const core::MatrixResult &result) {
+                if (!droppedForAnotherTarget())
+                    showMatrix(result);
+            });
     auto *cancel = new QAction(tr("Cancel &runs"), this);
     cancel->setObjectName(QStringLiteral("actionCancelRuns"));
     cancel->setShortcut(QKeySequence(tr("Ctrl+Alt+K")));
     cancel->setEnabled(false);
     connect(cancel, &QAction::triggered, m_controller, &RunController::cancel);
-    m_actions = {census, collect, attribute, swept, cells, shadow, merge, cancel};
+    m_actions = {census, collect, attribute, swept, cells, matrix, shadow, merge, cancel};
 
     // While a job runs the other actions stay enabled: what they start waits in the queue.
     connect(m_controller, &RunController::started, this, [this, cancel](const QString &job) {
         cancel->setEnabled(true);
+        Q_EMIT message(0, tr("%1 started").arg(job));
         EvidencePanel *panel = panelFor(job);
+        if (!panel)
+            return; // the seed matrix: its heatmap begins with matrixStarted
         panel->setSummary(
             job.startsWith(tr("attribute"))
                 ? tr("Attributing %1…").arg(job.mid(tr("attribute ").size()))
@@ -190,7 +223,6 @@ RunDesk::RunDesk(QWidget *window)
         panel->setSummarySeverity(std::nullopt);
         if (panel == m_attributionTable)
             m_grantFreeze->setEnabled(false);
-        Q_EMIT message(0, tr("%1 started").arg(job));
     });
     connect(m_controller, &RunController::queueChanged, this,
             [this, cancel] { cancel->setEnabled(m_controller->isBusy()); });
@@ -230,10 +262,15 @@ RunDesk::RunDesk(QWidget *window)
             });
     connect(m_controller, &RunController::failed, this,
             [this](const QString &job, const QString &error) {
+                Q_EMIT message(2, tr("%1 failed: %2").arg(job, error));
                 EvidencePanel *panel = panelFor(job);
+                if (!panel) {
+                    m_matrixPanel->heat()->clear();
+                    m_matrixPanel->setFailure(tr("%1 failed: %2").arg(job, error));
+                    return;
+                }
                 panel->setSummary(tr("%1 failed: %2").arg(job, error));
                 panel->setSummarySeverity(core::Severity::Block);
-                Q_EMIT message(2, tr("%1 failed: %2").arg(job, error));
             });
 }
 
@@ -344,6 +381,66 @@ bool RunDesk::startShadow(bool dryRun)
     options.dryRun = dryRun;
     noteQueued(tr("shadow sample"));
     return m_controller->startShadow(*request, options, m_targetKey);
+}
+
+QStringList RunDesk::patchTests() const
+{
+    QStringList tests;
+    if (!m_hasOutcome)
+        return tests;
+    for (const core::ChangedFile &f : m_outcome.report.changedFiles) {
+        if (!f.testFile || f.status == "D")
+            continue;
+        const auto at = m_outcome.headTests.find(f.path);
+        if (at == m_outcome.headTests.end())
+            continue;
+        for (const std::string &id : at->second.ids)
+            tests << QString::fromStdString(id);
+    }
+    tests.removeDuplicates();
+    return tests;
+}
+
+QStringList RunDesk::askTests()
+{
+    QStringList offered;
+    if (!m_currentTest.isEmpty())
+        offered << m_currentTest;
+    else
+        offered = patchTests();
+    bool ok = false;
+    const QString text = QInputDialog::getMultiLineText(
+        m_window, tr("Seed matrix"),
+        tr("pytest node ids, one per line (the selected test, else the tests the patch "
+           "touches):"),
+        offered.join(QLatin1Char('\n')), &ok);
+    if (!ok)
+        return {};
+    QStringList tests;
+    for (const QString &line : text.split(QLatin1Char('\n'))) {
+        if (!line.trimmed().isEmpty())
+            tests << line.trimmed();
+    }
+    tests.removeDuplicates();
+    return tests;
+}
+
+bool RunDesk::startMatrix(const QStringList &tests)
+{
+    const QStringList chosen = tests.isEmpty() ? patchTests() : tests;
+    if (chosen.isEmpty()) {
+        Q_EMIT message(1, tr("Seed matrix: no test chosen, and the patch touches no test file "
+                             "with tests at head"));
+        return false;
+    }
+    const std::optional<core::RunRequest> request = runRequest();
+    if (!request)
+        return false;
+    core::MatrixRequest matrix;
+    for (const QString &t : chosen)
+        matrix.tests.push_back(t.toStdString());
+    noteQueued(RunController::matrixTitle(matrix.tests));
+    return m_controller->startMatrix(*request, matrix, m_targetKey);
 }
 
 bool RunDesk::startCells(const QString &test)

@@ -3,6 +3,7 @@
 #include "AuditRunner.h"
 #include "dynamic/Census.h"
 #include "dynamic/ReproCells.h"
+#include "dynamic/SeedMatrix.h"
 #include "dynamic/Shadow.h"
 #include "execution/RunContext.h"
 #include "util/ThreadRule.h"
@@ -28,6 +29,7 @@ class CensusModel;
 class EvidencePanel;
 class RunController;
 class RunsPanel;
+class SeedMatrixPanel;
 class ShadowModel;
 
 // The dynamic gates in the window: the Runs panel, the Census panel, the
@@ -58,6 +60,8 @@ public:
     EvidencePanel *shadowPanel() const { return m_shadowPanel; }
     ShadowModel *shadowModel() const { return m_shadow; }
     QPushButton *grantFreezeButton() const { return m_grantFreeze; }
+    // The Seed matrix panel: the heatmap, its triage and the cells' logs.
+    SeedMatrixPanel *matrixPanel() const { return m_matrixPanel; }
     QList<QAction *> actions() const { return m_actions; } // for the Runs menu
 
     void setOutcome(const AuditOutcome &outcome);
@@ -76,6 +80,11 @@ public:
     bool startAttribution(const QString &test, bool swept = false);
     // The four-cell reproduction matrix of `test` at head.
     bool startCells(const QString &test);
+    // The seed matrix of `tests` (empty: the tests the patch touches, patchTests()) on both
+    // trees, config `seeds` × `replays`; the heatmap fills in as replays report.
+    bool startMatrix(const QStringList &tests = {});
+    // The head tests of the test files the patch adds or changes.
+    QStringList patchTests() const;
     // Skip witnesses and the shadow sample at head; `dryRun`: decisions and
     // sample only, head is not run.
     bool startShadow(bool dryRun = false);
@@ -112,6 +121,10 @@ Q_SIGNALS:
     void cellsShown();
     void dynamicFindingsChanged();
     void shadowShown();
+    void matrixShown(); // a matrix began (its heatmap fills in) or ended
+    // Grant freeze on a PRE_EXISTING heatmap row: the ledger desk opens the form pre-filled
+    // from the matrix record.
+    void matrixFreezeRequested(const QString &test, const QString &record);
     // "Grant freeze…" on a PRE_EXISTING attribution: the ledger desk opens the form (its
     // pre-fill reads the record the attribution just wrote to runs/).
     void grantFreezeRequested(const QString &test);
@@ -124,6 +137,7 @@ private:
     // The request for the current audit's trees, after allowRun(); nullopt: do not run.
     std::optional<core::RunRequest> runRequest();
     QString askTest(const QString &title);
+    QStringList askTests(); // the seed matrix's tests, one per line
     // A result of a job started for another target: dropped, with a message.
     bool droppedForAnotherTarget();
     // The panel a job's results (or failure) go to, by its title.
@@ -135,6 +149,7 @@ private:
     void showAttribution(const core::AttributionResult &result);
     void showCells(const core::ReproCellsResult &result);
     void showShadow(const core::ShadowReport &report);
+    void showMatrix(const core::MatrixResult &result);
 
     // The GUI thread never waits on git or a process, checked while the desk lives.
     const core::NoBlockingWorkHere m_guiThread{"GUI"};
@@ -154,6 +169,7 @@ private:
     EvidencePanel *m_cellsPanel;
     ShadowModel *m_shadow;
     EvidencePanel *m_shadowPanel;
+    SeedMatrixPanel *m_matrixPanel;
     QString m_currentTest;
     QList<QAction *> m_actions;
     AuditOutcome m_outcome;
@@ -166,7 +182,7 @@ private:
         QString source; // "census 14:02"
         std::vector<core::Finding> findings;
     };
-    // Keyed "census", "attribute <test>", "shadow": the latest of each.
+    // Keyed "census", "attribute <test>", "shadow", "matrix": the latest of each.
     std::map<QString, DynamicPart> m_dynamic;
     void setDynamic(const QString &key, const QString &source, std::vector<core::Finding> found);
     void showCensusFindings(const core::CensusReport &report);

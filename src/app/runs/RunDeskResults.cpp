@@ -10,6 +10,7 @@
 #include "panels/SeverityStyle.h"
 #include "runs/AttributionModel.h"
 #include "runs/CensusModel.h"
+#include "runs/SeedMatrixPanel.h"
 #include "runs/ShadowModel.h"
 #include "util/Error.h"
 #include "util/Format.h"
@@ -45,6 +46,8 @@ void showCoverage(QLabel *label, const QString &text, std::optional<core::Severi
 
 EvidencePanel *RunDesk::panelFor(const QString &job) const
 {
+    if (job.startsWith(tr("matrix")))
+        return nullptr; // the Seed matrix panel is no table
     return job.startsWith(tr("census"))      ? m_censusPanel
            : job.startsWith(tr("attribute")) ? m_attributionTable
            : job.startsWith(tr("shadow"))    ? m_shadowPanel
@@ -244,6 +247,33 @@ void RunDesk::showCensusFindings(const core::CensusReport &report)
                                     tr("a census that can be taken (see the Runs panel)"))});
 }
 
+void RunDesk::showMatrix(const core::MatrixResult &result)
+{
+    m_matrixPanel->heat()->setResult(result);
+    if (!result.interrupted) {
+        QStringList tests;
+        for (const core::MatrixTest &t : result.tests)
+            tests << QString::fromStdString(t.test);
+        const QString source = result.tests.size() == 1
+                                   ? tr("matrix %1").arg(tests.front())
+                                   : tr("matrix of %n test(s)", nullptr, int(tests.size()));
+        setDynamic(tr("matrix"), source, result.findings());
+    } else {
+        Q_EMIT message(1, tr("Seed matrix interrupted: no triage, nothing recorded"));
+    }
+    for (const std::string &why : result.restarts)
+        Q_EMIT message(0,
+                       tr("matrix: a fork server restarted: %1").arg(QString::fromStdString(why)));
+    noteRecord(result.recordPath, result.recordError);
+    // The first test that needs a look is selected, its witness cell open.
+    const std::vector<int> &shown = m_matrixPanel->heat()->shown();
+    if (!shown.empty()) {
+        const MatrixHeat::Row &row = m_matrixPanel->heat()->row(shown.front());
+        m_matrixPanel->selectTest(row.test, row.witnessSeed ? row.witnessSeed : row.flakySeed);
+    }
+    Q_EMIT matrixShown();
+}
+
 core::Finding RunDesk::noResultFinding(const char *code, const std::string &why,
                                        const QString &evidence)
 {
@@ -300,6 +330,7 @@ void RunDesk::clearResults()
     m_cells->clear();
     m_cellsPanel->setSummary(m_cells->summary());
     m_cellsPanel->setSummarySeverity(std::nullopt);
+    m_matrixPanel->heat()->clear();
     m_shadow->clear();
     m_shadowPanel->setSummary(m_shadow->summary());
     m_shadowPanel->setSummarySeverity(std::nullopt);
