@@ -8,6 +8,7 @@
 #include "python/TestsAtRevision.h"
 #include "repo/Repository.h"
 #include "util/Error.h"
+#include "util/Files.h"
 
 #include <QDir>
 #include <algorithm>
@@ -443,6 +444,26 @@ CountingLedgers CountingLedgers::compute(const CountingLedgersInput &in)
         if (!f.newPath.empty())
             context.patchedFiles.insert(f.newPath);
     }
+    // The freezes' evidence files as the reviewed head has them (a patch that edits one
+    // is caught by its sha256), read here so that the validator holds no repository.
+    auto evidence = std::make_shared<std::map<std::string, std::optional<std::string>>>();
+    if (out.m_counting.quarantine) {
+        for (const QuarantineEntry &e : out.m_counting.quarantine->entries) {
+            if (!e.evidence)
+                continue;
+            for (const std::optional<std::string> &file : {e.evidence->record, e.evidence->cells}) {
+                if (!file || evidence->count(*file))
+                    continue;
+                (*evidence)[*file] = in.ledgerPrefix.empty()
+                                         ? readWholeFile(in.ledgerDir + "/" + *file)
+                                         : readLedgerAt(in.repo, in.head, in.ledgerPrefix + *file);
+            }
+        }
+    }
+    context.readLedgerFile = [evidence](const std::string &file) -> std::optional<std::string> {
+        const auto it = evidence->find(file);
+        return it == evidence->end() ? std::nullopt : it->second;
+    };
     out.m_validator = std::make_shared<const LedgerValidator>(std::move(context));
 
     LedgerSet entriesOnly = out.m_counting;

@@ -228,6 +228,8 @@ AttributionRecord AttributionResult::record(const std::string &today) const
     rec.runs = runsPerArm;
     std::vector<long long> s(seeds.begin(), seeds.end());
     rec.seeds = s;
+    rec.headFailingSeeds =
+        std::vector<long long>(head.failingSeeds.begin(), head.failingSeeds.end());
     if (witnessSeed)
         rec.witnessSeed = *witnessSeed;
     if (!envDigest.empty())

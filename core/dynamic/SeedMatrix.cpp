@@ -258,6 +258,21 @@ const MatrixTest *MatrixResult::find(const std::string &test) const
     return nullptr;
 }
 
+Severity triageSeverity(Triage triage)
+{
+    switch (triage) {
+    case Triage::PatchBug:
+        return Severity::Block;
+    case Triage::FlakyOracle:
+    case Triage::NeedsManualReview:
+        return Severity::Review;
+    case Triage::PreExisting:
+    case Triage::NoSignal:
+        break;
+    }
+    return Severity::Info;
+}
+
 std::vector<Finding> MatrixResult::findings() const
 {
     std::vector<Finding> out;
@@ -273,29 +288,30 @@ std::vector<Finding> MatrixResult::findings() const
         const std::optional<long long> seed =
             t.triage.witnessSeed ? t.triage.witnessSeed : t.triage.flakySeed;
         const std::string cell = seed ? portableCell(t.test, uint32_t(*seed)) : std::string();
-        switch (t.triage.triage.value_or(Triage::NeedsManualReview)) {
+        const Triage verdict = t.triage.triage.value_or(Triage::NeedsManualReview);
+        f.severity = triageSeverity(verdict);
+        // A test the patch adds has no baseline: nothing to triage, and nothing wrong with
+        // the patch for it (the manifest diff reports the addition).
+        if (!t.triage.triage && !t.base.collected && t.head.collected && digestConflict.empty())
+            f.severity = Severity::Info;
+        switch (verdict) {
         case Triage::PatchBug:
-            f.severity = Severity::Block;
             f.evidence = "a fix of the patch: the witness seed fails every replay at head and "
                          "none on the base" +
                          (cell.empty() ? std::string() : " (" + cell + ")");
             break;
         case Triage::FlakyOracle:
-            f.severity = Severity::Review;
             f.evidence = "a deterministic oracle: the test fails some replays of one seed at "
                          "head, so no seed reproduces it and it cannot be frozen";
             break;
         case Triage::NeedsManualReview:
-            f.severity = Severity::Review;
             f.evidence = t.triage.triage ? "a person's reading of the cells (see the message)"
                                          : "a matrix that can triage the test (see the message)";
             break;
         case Triage::PreExisting:
-            f.severity = Severity::Info;
             f.evidence = "a freeze backed by this matrix, if the failure is to stay";
             break;
         case Triage::NoSignal:
-            f.severity = Severity::Info;
             f.evidence = "green on the patch is not evidence: a test that fails without the "
                          "fix";
             break;
@@ -331,6 +347,23 @@ std::string serverText(const ReplayServerRun &run)
 
 } // namespace
 
+std::vector<uint32_t> MatrixRequest::seedsFor(const Config &config) const
+{
+    if (seedList) {
+        if (seedList->empty() ||
+            std::set<uint32_t>(seedList->begin(), seedList->end()).size() != seedList->size())
+            throw Error::input("matrix: --seed needs distinct seeds");
+        return *seedList;
+    }
+    const int n = seeds.value_or(config.seeds);
+    if (n < 1)
+        throw Error::input("matrix: --seeds must be at least 1");
+    std::vector<uint32_t> out;
+    for (int s = 0; s < n; ++s)
+        out.push_back(uint32_t(s));
+    return out;
+}
+
 MatrixResult SeedMatrix::run(const RunContext &ctx, const MatrixRequest &request, RunPool &pool,
                              const MatrixCallback &progress)
 {
@@ -346,19 +379,7 @@ MatrixResult SeedMatrix::run(const RunContext &ctx, const MatrixRequest &request
     result.replays = request.replays.value_or(ctx.config().replays);
     if (result.replays < 1)
         throw Error::input("matrix: --replays must be at least 1");
-    if (request.seedList) {
-        result.seeds = *request.seedList;
-        if (result.seeds.empty() ||
-            std::set<uint32_t>(result.seeds.begin(), result.seeds.end()).size() !=
-                result.seeds.size())
-            throw Error::input("matrix: --seed needs distinct seeds");
-    } else {
-        const int n = request.seeds.value_or(ctx.config().seeds);
-        if (n < 1)
-            throw Error::input("matrix: --seeds must be at least 1");
-        for (int s = 0; s < n; ++s)
-            result.seeds.push_back(uint32_t(s));
-    }
+    result.seeds = request.seedsFor(ctx.config());
     const long long trials =
         (long long)request.tests.size() * (long long)result.seeds.size() * result.replays * 2;
     checkTrialBudget(ctx, "matrix",
@@ -586,69 +607,6 @@ void SeedMatrix::judge(MatrixResult &result)
         if (!t.triage.triage)
             t.reason = t.triage.message;
     }
-}
-
-std::optional<AttributionRecord> SeedMatrix::attributionOf(const std::string &text,
-                                                           const std::string &origin,
-                                                           const std::string &test)
-{
-    const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (!doc.is_object() || doc.value("schema", Json()) != "patchwitness.matrix/1" ||
-        !doc.contains("tests") || !doc["tests"].is_array())
-        return std::nullopt;
-    const auto string = [](const Json &j, const char *key) -> std::optional<std::string> {
-        const auto it = j.find(key);
-        return it != j.end() && it->is_string() ? std::optional(it->get<std::string>())
-                                                : std::nullopt;
-    };
-    for (const Json &row : doc["tests"]) {
-        if (!row.is_object() || string(row, "test") != test)
-            continue;
-        AttributionRecord r;
-        r.file = origin;
-        r.test = test;
-        r.verdict = string(row, "triage");
-        r.mode = "matrix";
-        std::vector<long long> compared;
-        if (row.contains("seeds_compared") && row["seeds_compared"].is_array())
-            for (const Json &seed : row["seeds_compared"])
-                if (seed.is_number_integer())
-                    compared.push_back(seed.get<long long>());
-        for (const char *arm : {"base", "head"}) {
-            long long fails = 0;
-            const Json cells = row.value(arm, Json::object());
-            for (long long seed : compared) {
-                const Json f = cells.value(std::to_string(seed), Json());
-                fails += f.is_number_integer() ? f.get<long long>() : 0;
-            }
-            (std::string(arm) == "base" ? r.baseFail : r.headFail) = fails;
-        }
-        const Json replays = doc.value("replays", Json());
-        if (replays.is_number_integer())
-            r.runs = (long long)compared.size() * replays.get<long long>();
-        r.seeds = compared;
-        const Json witness = row.value("witness_seed", Json());
-        if (witness.is_number_integer())
-            r.witnessSeed = witness.get<long long>();
-        r.envDigest = string(doc, "env_digest");
-        r.baselineSha = string(doc, "baseline_sha");
-        if (doc.contains("trees") && doc["trees"].is_object()) {
-            r.base = string(doc["trees"].value("base", Json::object()), "spec");
-            r.head = string(doc["trees"].value("head", Json::object()), "spec");
-        }
-        r.replay = string(row, "portable");
-        if (r.witnessSeed && row.contains("commands") && row["commands"].is_object())
-            r.replayExact = string(row["commands"].value("head", Json::object()),
-                                   std::to_string(*r.witnessSeed).c_str());
-        r.recorded = string(doc, "recorded");
-        if (doc.contains("interpreter") && doc["interpreter"].is_object()) {
-            r.interpreter = string(doc["interpreter"], "path");
-            r.pythonVersion = string(doc["interpreter"], "python");
-            r.pytestVersion = string(doc["interpreter"], "pytest");
-        }
-        return r;
-    }
-    return std::nullopt;
 }
 
 SeedLedger SeedMatrix::ledgerOf(const MatrixResult &result, const MatrixTest &test, Arm arm)

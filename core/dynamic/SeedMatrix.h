@@ -66,6 +66,10 @@ enum class Triage
     NeedsManualReview
 };
 const char *triageName(Triage triage); // "NO_SIGNAL", "PATCH_BUG", …
+// What a verdict asks of the reviewer: PATCH_BUG blocks, FLAKY_ORACLE and
+// NEEDS_MANUAL_REVIEW ask for review, PRE_EXISTING and NO_SIGNAL inform. The gate report's
+// M-* findings and the heatmap's colours both read it.
+Severity triageSeverity(Triage triage);
 
 struct TriageResult
 {
@@ -108,6 +112,11 @@ struct MatrixRequest
     std::optional<std::vector<uint32_t>> seedList; // exactly these seeds (a cell's replay)
     std::optional<int> replays;                    // K; default config `replays`
     bool record = true;                            // write the ledgers and the record into runs/
+
+    // The seeds the matrix runs: seedList, else 0..seeds-1 (default config `seeds`). Throws
+    // Error::input for fewer than one seed or a repeated one. The run and the heatmap's
+    // shape both ask here, so that the two cannot differ.
+    std::vector<uint32_t> seedsFor(const Config &config) const;
 };
 
 // One test's cells on one tree.
@@ -207,14 +216,7 @@ public:
     // {base, head}, commands {base, head} ({"<seed>": cmd}), portable (the witness's
     // portable command)}, interpreter, restarts, interrupted, duration_ms, recorded.
     static std::string formatRecord(const MatrixResult &result, const std::string &recorded);
-    // A freeze's evidence from a matrix record (formatRecord's text): what an attribution
-    // record of `test` would say — verdict (the triage), mode "matrix", the fails over the
-    // seeds compared per tree, runs (seeds × K), seeds, witness seed, env digest, baseline
-    // sha, the portable replay and the head's command at the witness. nullopt: not a matrix
-    // record (another schema, or JSON that does not parse), or no row for `test`.
-    static std::optional<AttributionRecord> attributionOf(const std::string &recordText,
-                                                          const std::string &origin,
-                                                          const std::string &test);
+    // (A freeze reads this record through AttributionRecord::ofMatrixRecord.)
     // The compatible ledger of one test on one tree.
     static SeedLedger ledgerOf(const MatrixResult &result, const MatrixTest &test, Arm arm);
 };

@@ -127,6 +127,43 @@ std::string LedgerActions::freeze(const std::string &text, const std::string &or
     return QuarantineLedger::append(text, entry);
 }
 
+std::string LedgerActions::attachEvidence(const std::string &text, const std::string &origin,
+                                          const std::string &test, const FreezeCase &evidence,
+                                          const FreezeEvidence &pins) const
+{
+    const QuarantineLedger before = QuarantineLedger::parse(text, origin);
+    const QuarantineEntry *entry = before.find(test);
+    if (!entry)
+        throw Error::input(origin + ": no freeze for " + test +
+                           " to back with evidence (grant one with `patchwitness-cli freeze`)");
+    if (entry->evidence && entry->evidence->record)
+        throw Error::input(origin + ":" + std::to_string(entry->info.lineOf("evidence")) + ": " +
+                           test + ": the freeze is backed by " + *entry->evidence->record +
+                           " already");
+    if (!pins.record)
+        throw Error::input("the freeze of " + test + ": " + evidence.reason());
+    const std::string result = QuarantineLedger::pinEvidence(text, origin, test, pins);
+    const QuarantineLedger after = QuarantineLedger::parse(result, origin);
+    const QuarantineEntry &pinned = *after.find(test);
+    // The rule's word on the entry as it stands, and the files' own checks; the entry's
+    // other problems (an expiry, a guard) are not this action's to judge.
+    std::vector<LedgerProblem> problems;
+    for (LedgerProblem &p : evidence.problemsOf(pinned, origin)) {
+        if (p.rule == "evidence" || p.rule == "contradicts")
+            problems.push_back(std::move(p));
+    }
+    for (LedgerProblem &p : m_validator.check(pinned, origin)) {
+        const bool aboutEvidence = p.rule == "evidence-file" || p.rule == "evidence" ||
+                                   p.rule == "contradicts" ||
+                                   (p.field.starts_with("evidence.") && p.rule == "bad-value");
+        if (aboutEvidence)
+            problems.push_back(std::move(p));
+    }
+    if (!problems.empty())
+        refuse("the evidence of the freeze of " + test, problems);
+    return result;
+}
+
 std::vector<LedgerProblem>
 LedgerActions::problemsOfRenewal(const std::string &text, const std::string &origin,
                                  const std::string &test, const QDate &lastReproduced,

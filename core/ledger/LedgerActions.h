@@ -30,6 +30,15 @@ public:
     // in — whatever the entry's own fields say.
     std::string freeze(const std::string &text, const std::string &origin, QuarantineEntry entry,
                        const FreezeCase *evidence = nullptr) const;
+    // Points the existing freeze of `test` — one granted before evidence/, without
+    // evidence.record — to the records `evidence` rests on; `pins` are the copies' paths and
+    // sha256 (EvidenceFiles::planFor), set in place. Refused when there is no such freeze,
+    // when it has evidence files already, when no record backs it or the rule refuses it,
+    // when the entry contradicts the records, and when the pinned files do not validate
+    // (the validator's readLedgerFile must serve them).
+    std::string attachEvidence(const std::string &text, const std::string &origin,
+                               const std::string &test, const FreezeCase &evidence,
+                               const FreezeEvidence &pins) const;
     // Sets renewed = today, renewed_by, last_reproduced and expires in place.
     std::string renew(const std::string &text, const std::string &origin, const std::string &test,
                       const QDate &lastReproduced, const QDate &expires,

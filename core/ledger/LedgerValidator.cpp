@@ -1,6 +1,8 @@
 #include "ledger/LedgerValidator.h"
 
 #include "ledger/LedgerDate.h"
+#include "ledger/RunEvidence.h"
+#include "util/Files.h"
 
 #include <algorithm>
 #include <map>
@@ -144,6 +146,97 @@ void checkAtHead(Problems &p, const ValidationContext &context, const std::strin
     }
 }
 
+// A freeze's evidence files (FreezeEvidence::record, ::cells): where they are, that their
+// bytes are the ones the entry pins, and that they back the entry (FreezeCase on them, the
+// rule `freeze` applied when it copied them).
+void checkEvidenceFiles(Problems &p, const ValidationContext &context, const QuarantineEntry &e,
+                        const std::string &file)
+{
+    const FreezeEvidence &ev = *e.evidence;
+    struct Pinned
+    {
+        const std::optional<std::string> &path;
+        const std::optional<std::string> &sha;
+        const char *field;
+        const char *shaField;
+    };
+    std::optional<AttributionRecord> record;
+    std::optional<CellsEvidence> cells;
+    bool readable = true;
+    for (const Pinned &f :
+         {Pinned{ev.record, ev.recordSha256, "evidence.record", "evidence.record_sha256"},
+          Pinned{ev.cells, ev.cellsSha256, "evidence.cells", "evidence.cells_sha256"}}) {
+        if (!f.path) {
+            if (f.sha)
+                p.add(f.shaField, "missing-field",
+                      std::string(f.shaField) + " pins no file: `" + f.field + "` is missing");
+            continue;
+        }
+        const std::string &path = *f.path;
+        const std::string prefix = std::string(FreezeEvidence::kDir) + "/";
+        const bool inside = path.starts_with(prefix) && path.size() > prefix.size() &&
+                            path.find("..") == std::string::npos &&
+                            path.find('\\') == std::string::npos;
+        if (!inside) {
+            p.add(f.field, "bad-value",
+                  "\"" + path + "\" is not a file of the ledger directory's " + prefix +
+                      " (the freeze copies its records there)");
+            readable = false;
+            continue;
+        }
+        if (!p.require(f.sha, f.shaField)) {
+            readable = false;
+            continue;
+        }
+        if (f.sha->size() != 64 || !isLowerHex(*f.sha)) {
+            p.add(f.shaField, "bad-value",
+                  "\"" + *f.sha + "\" is not a sha256 (64 lowercase hex digits)");
+            readable = false;
+            continue;
+        }
+        if (!context.readLedgerFile)
+            continue;
+        const std::optional<std::string> bytes = context.readLedgerFile(path);
+        if (!bytes) {
+            p.add(f.field, "evidence-file",
+                  path + " is missing: the freeze's evidence is gone (restore it from the commit "
+                         "that granted the freeze, or grant the freeze again on a new record)");
+            readable = false;
+            continue;
+        }
+        const std::string actual = sha256Hex(*bytes);
+        if (actual != *f.sha) {
+            p.add(f.field, "evidence-file",
+                  path + " was altered after the freeze: its sha256 is " + actual.substr(0, 12) +
+                      "…, the entry pins " + f.sha->substr(0, 12) +
+                      "… (the evidence is what the run wrote, never edited)");
+            readable = false;
+            continue;
+        }
+        try {
+            if (f.field == std::string("evidence.record"))
+                record = AttributionRecord::evidenceFor(*bytes, path, e.test.value_or(""));
+            else
+                cells = CellsEvidence::parse(*bytes, path);
+        } catch (const std::exception &ex) {
+            p.add(f.field, "evidence", std::string("no freeze: ") + ex.what());
+            readable = false;
+        }
+    }
+    if (!context.readLedgerFile || !readable || !record)
+        return;
+    if (cells && e.test && cells->test != *e.test) {
+        p.add("evidence.cells", "evidence",
+              "no freeze: " + *ev.cells + " is about " + cells->test + ", not " + *e.test);
+        return;
+    }
+    const FreezeCase rule = FreezeCase::judge(e.test.value_or(""), record, cells);
+    for (LedgerProblem &problem : rule.problemsOf(e, file)) {
+        if (problem.rule == "evidence" || problem.rule == "contradicts")
+            p.add(problem.field, problem.rule, problem.message);
+    }
+}
+
 } // namespace
 
 LedgerValidator::LedgerValidator(ValidationContext context) : m_context(std::move(context)) {}
@@ -218,6 +311,7 @@ std::vector<LedgerProblem> LedgerValidator::check(const QuarantineEntry &e,
                   "\"" + *ev.envDigest +
                       "\" is not a run's env digest (16 lowercase hex digits, as runs/ records "
                       "and `attribute` print it)");
+        checkEvidenceFiles(p, m_context, e, file);
     }
     p.require(e.obligation, "obligation");
     if (p.require(e.substitute, "substitute")) {

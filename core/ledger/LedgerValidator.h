@@ -6,6 +6,7 @@
 #include <QDate>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -35,6 +36,11 @@ struct ValidationContext
     std::set<std::string> patchedFiles;
     // The journal before the patch: an open row of it that is gone is a problem.
     const SeedJournal *journalBefore = nullptr;
+    // The bytes of a file of the ledger directory (a freeze's `evidence/` record, by its
+    // path relative to the directory), nullopt when there is none: the disk for `ledger
+    // check` and the forms, the reviewed tree for the audit. Empty: evidence files are not
+    // read (their fields are still checked for shape).
+    std::function<std::optional<std::string>(const std::string &relativePath)> readLedgerFile;
 };
 
 // Every rule the ledgers obey. Each problem is a value naming the file, line, entry and field,
@@ -53,7 +59,14 @@ struct ValidationContext
 //   guard-missing    a guard names no path at head (with pathExistsAtHead)
 //   bad-value        a value that cannot be what a run measured: base_fail or head_fail
 //                    below 1, a witness seed outside evidence.seeds, an env digest that is
-//                    not 16 lowercase hex digits, a baseline sha that is not hex
+//                    not 16 lowercase hex digits, a baseline sha that is not hex; an
+//                    evidence file outside evidence/, a sha256 that is not 64 hex digits
+//   evidence-file    evidence.record or evidence.cells is missing, cannot be read, or its
+//                    bytes are not the sha256 the entry pins (altered after the freeze)
+//   evidence         the evidence file does not back the freeze: not PRE_EXISTING for its
+//                    test, no failure on a tree, a witness that did not fail at head, cells
+//                    that say broken test (solo) — FreezeCase on the files
+//   contradicts      a value of the entry the evidence file says otherwise
 //   node             a new waiver's node was not collected at base (LedgerActions)
 //   journal-status   status not open / closed
 //   journal-replays  closed without two consecutive passing replays on the row's env digest

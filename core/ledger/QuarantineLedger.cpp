@@ -38,7 +38,12 @@ QuarantineLedger QuarantineLedger::parse(const std::string &text, const std::str
             evidence.mode = er.string("mode");
             evidence.seeds = er.integers("seeds");
             evidence.envDigest = er.string("env_digest");
-            er.finish({"base_fail", "head_fail", "mode", "seeds", "env_digest"});
+            evidence.record = er.string("record");
+            evidence.recordSha256 = er.string("record_sha256");
+            evidence.cells = er.string("cells");
+            evidence.cellsSha256 = er.string("cells_sha256");
+            er.finish({"base_fail", "head_fail", "mode", "seeds", "env_digest", "record",
+                       "record_sha256", "cells", "cells_sha256"});
             e.evidence = std::move(evidence);
         }
         e.obligation = r.string("obligation");
@@ -67,6 +72,34 @@ const QuarantineEntry *QuarantineLedger::find(const std::string &test) const
     return nullptr;
 }
 
+std::string QuarantineLedger::evidenceText(const FreezeEvidence &ev)
+{
+    using namespace tomltext;
+    std::string parts;
+    auto part = [&parts](const char *key, const std::string &value) {
+        parts += (parts.empty() ? "" : ", ") + std::string(key) + " = " + value;
+    };
+    if (ev.baseFail)
+        part("base_fail", std::to_string(*ev.baseFail));
+    if (ev.headFail)
+        part("head_fail", std::to_string(*ev.headFail));
+    if (ev.mode)
+        part("mode", quoted(*ev.mode));
+    if (ev.seeds)
+        part("seeds", integersText(*ev.seeds));
+    if (ev.envDigest)
+        part("env_digest", quoted(*ev.envDigest));
+    if (ev.record)
+        part("record", quoted(*ev.record));
+    if (ev.recordSha256)
+        part("record_sha256", quoted(*ev.recordSha256));
+    if (ev.cells)
+        part("cells", quoted(*ev.cells));
+    if (ev.cellsSha256)
+        part("cells_sha256", quoted(*ev.cellsSha256));
+    return parts.empty() ? "{}" : "{ " + parts + " }";
+}
+
 std::string QuarantineLedger::format(const QuarantineEntry &e)
 {
     using namespace tomltext;
@@ -90,24 +123,8 @@ std::string QuarantineLedger::format(const QuarantineEntry &e)
         line("witness_seed", std::to_string(*e.witnessSeed));
     if (e.baselineSha)
         line("baseline_sha", quoted(*e.baselineSha));
-    if (e.evidence) {
-        const FreezeEvidence &ev = *e.evidence;
-        std::string parts;
-        auto part = [&parts](const char *key, const std::string &value) {
-            parts += (parts.empty() ? "" : ", ") + std::string(key) + " = " + value;
-        };
-        if (ev.baseFail)
-            part("base_fail", std::to_string(*ev.baseFail));
-        if (ev.headFail)
-            part("head_fail", std::to_string(*ev.headFail));
-        if (ev.mode)
-            part("mode", quoted(*ev.mode));
-        if (ev.seeds)
-            part("seeds", integersText(*ev.seeds));
-        if (ev.envDigest)
-            part("env_digest", quoted(*ev.envDigest));
-        line("evidence", parts.empty() ? "{}" : "{ " + parts + " }");
-    }
+    if (e.evidence)
+        line("evidence", evidenceText(*e.evidence));
     if (e.obligation)
         line("obligation", quoted(*e.obligation));
     if (e.substitute)
@@ -154,6 +171,45 @@ std::string QuarantineLedger::renew(const std::string &text, const std::string &
                        origin);
     }
     throw Error::input(origin + ": no freeze for " + test + " to renew");
+}
+
+std::string QuarantineLedger::pinEvidence(const std::string &text, const std::string &origin,
+                                          const std::string &test, const FreezeEvidence &pins)
+{
+    const QuarantineLedger ledger = parse(text, origin);
+    const QuarantineEntry *entry = ledger.find(test);
+    if (!entry)
+        throw Error::input(origin + ": no freeze for " + test + " to back with evidence");
+    const toml::table root = tomltext::parse(text, origin);
+    for (const toml::table *t : tomltext::arrayOfTables(root, kTable, origin)) {
+        const toml::node *name = t->get("test");
+        if (!name || !name->is_string() || name->as_string()->get() != test)
+            continue;
+        if (t->is_inline())
+            throw Error::input(tomltext::where(origin, t->source().begin) + ": the freeze of " +
+                               test + " is an inline table; edit it by hand");
+        using namespace tomltext;
+        std::vector<KeyEdit> edits;
+        const auto pin = [&edits](const char *key, const std::optional<std::string> &value) {
+            if (value)
+                edits.push_back({key, quoted(*value)});
+        };
+        const toml::table *evidence = t->get_as<toml::table>("evidence");
+        if (evidence && !evidence->is_inline()) { // [quarantine.evidence]: its own keys
+            pin("record", pins.record);
+            pin("record_sha256", pins.recordSha256);
+            pin("cells", pins.cells);
+            pin("cells_sha256", pins.cellsSha256);
+            return setKeys(text, *evidence, edits, origin);
+        }
+        FreezeEvidence merged = entry->evidence.value_or(FreezeEvidence());
+        merged.record = pins.record;
+        merged.recordSha256 = pins.recordSha256;
+        merged.cells = pins.cells;
+        merged.cellsSha256 = pins.cellsSha256;
+        return setKeys(text, *t, {{"evidence", evidenceText(merged)}}, origin);
+    }
+    throw Error::input(origin + ": no freeze for " + test + " to back with evidence");
 }
 
 } // namespace pw::core

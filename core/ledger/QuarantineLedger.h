@@ -10,14 +10,24 @@
 namespace pw::core {
 
 // The attribution evidence behind a freeze: fail counts per tree, the mode
-// (matched / swept), the seeds and the env digest the runs shared.
+// (matched / swept / matrix), the seeds and the env digest the runs shared; and the
+// records themselves, copied into the ledger directory's tracked `evidence/` when the
+// freeze was granted, each with its sha256 ("the JSON is the evidence, the entry is the
+// pointer"): the attribution or matrix record, and the cells record if one named the
+// attribution.
 struct FreezeEvidence
 {
+    static constexpr const char *kDir = "evidence"; // inside the ledger directory
+
     std::optional<long long> baseFail;
     std::optional<long long> headFail;
     std::optional<std::string> mode;
     std::optional<std::vector<long long>> seeds;
-    std::optional<std::string> envDigest; // key `env_digest`
+    std::optional<std::string> envDigest;    // key `env_digest`
+    std::optional<std::string> record;       // "evidence/<file>.json", relative to the ledger dir
+    std::optional<std::string> recordSha256; // key `record_sha256`
+    std::optional<std::string> cells;        // "evidence/<file>.json": the cells record
+    std::optional<std::string> cellsSha256;  // key `cells_sha256`
 };
 
 // One `[[quarantine]]` entry of quarantine.toml: a freeze. Every field is
@@ -71,6 +81,8 @@ struct QuarantineLedger
     // The `[[quarantine]]` block for a new entry (fields in their documented order, evidence
     // inline).
     static std::string format(const QuarantineEntry &entry);
+    // An inline table of `evidence`'s fields ("{ base_fail = 3, … }"; "{}" when none).
+    static std::string evidenceText(const FreezeEvidence &evidence);
     // `text` with `entry` appended as a new block.
     static std::string append(const std::string &text, const QuarantineEntry &entry);
 
@@ -86,6 +98,11 @@ struct QuarantineLedger
     // when there is no such entry.
     static std::string renew(const std::string &text, const std::string &origin,
                              const std::string &test, const Renewal &renewal);
+    // `text` with the freeze of `test` pointing to its evidence files: `pins`' record,
+    // record_sha256, cells and cells_sha256 set in its `evidence` (the other fields and the
+    // rest of the file untouched). Throws Error::input when there is no such freeze.
+    static std::string pinEvidence(const std::string &text, const std::string &origin,
+                                   const std::string &test, const FreezeEvidence &pins);
 };
 
 } // namespace pw::core

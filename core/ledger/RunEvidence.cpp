@@ -89,17 +89,29 @@ private:
     const std::string &m_origin;
 };
 
-const char *const kKnown[] = {"schema",         "test",
-                              "verdict",        "mode",
-                              "base_fail",      "head_fail",
-                              "runs",           "seeds",
-                              "witness_seed",   "env_digest",
-                              "interpreter",    "python_version",
-                              "pytest_version", "baseline_sha",
-                              "base",           "head",
-                              "attribution",    "replay",
-                              "replay_exact",   "recorded",
-                              "diff_coverage",  "diff_coverage_detail"};
+const char *const kKnown[] = {"schema",
+                              "test",
+                              "verdict",
+                              "mode",
+                              "base_fail",
+                              "head_fail",
+                              "runs",
+                              "seeds",
+                              "witness_seed",
+                              "env_digest",
+                              "interpreter",
+                              "python_version",
+                              "pytest_version",
+                              "baseline_sha",
+                              "base",
+                              "head",
+                              "attribution",
+                              "replay",
+                              "replay_exact",
+                              "recorded",
+                              "diff_coverage",
+                              "diff_coverage_detail",
+                              "head_failing_seeds"};
 
 } // namespace
 
@@ -128,6 +140,7 @@ AttributionRecord AttributionRecord::parse(const std::string &text, const std::s
     rec.headFail = r.integer("head_fail", true);
     rec.runs = r.integer("runs", true);
     rec.seeds = r.integers("seeds");
+    rec.headFailingSeeds = r.integers("head_failing_seeds");
     rec.witnessSeed = r.integer("witness_seed", false);
     rec.envDigest = r.string("env_digest");
     rec.interpreter = r.string("interpreter");
@@ -170,6 +183,7 @@ std::string AttributionRecord::format() const
     put("head_fail", headFail);
     put("runs", runs);
     put("seeds", seeds);
+    put("head_failing_seeds", headFailingSeeds);
     put("witness_seed", witnessSeed);
     put("env_digest", envDigest);
     put("interpreter", interpreter);
@@ -187,6 +201,91 @@ std::string AttributionRecord::format() const
     for (const auto &[key, json] : unknownFields)
         out[key] = Json::parse(json);
     return out.dump(2) + "\n";
+}
+
+std::optional<AttributionRecord> AttributionRecord::ofMatrixRecord(const std::string &text,
+                                                                   const std::string &origin,
+                                                                   const std::string &test)
+{
+    // A hand-edited or foreign record may hold any JSON in any field: every read goes
+    // through member(), which gives null for a missing key or a non-object, so that a
+    // mistyped field is an absent value here and never a nlohmann type_error.
+    static const Json null;
+    const auto member = [](const Json &j, const std::string &key) -> const Json & {
+        if (!j.is_object())
+            return null;
+        const auto it = j.find(key);
+        return it == j.end() ? null : *it;
+    };
+    const auto string = [&member](const Json &j, const std::string &key) {
+        const Json &v = member(j, key);
+        return v.is_string() ? std::optional(v.get<std::string>()) : std::nullopt;
+    };
+    const auto integer = [&member](const Json &j, const std::string &key) {
+        const Json &v = member(j, key);
+        return v.is_number_integer() ? std::optional(v.get<long long>()) : std::nullopt;
+    };
+    const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (string(doc, "schema") != kMatrixSchema || !member(doc, "tests").is_array())
+        return std::nullopt;
+    for (const Json &row : member(doc, "tests")) {
+        if (string(row, "test") != test)
+            continue;
+        AttributionRecord r;
+        r.file = origin;
+        r.test = test;
+        r.verdict = string(row, "triage");
+        r.mode = "matrix";
+        std::vector<long long> compared;
+        if (member(row, "seeds_compared").is_array())
+            for (const Json &seed : member(row, "seeds_compared"))
+                if (seed.is_number_integer())
+                    compared.push_back(seed.get<long long>());
+        for (const char *arm : {"base", "head"}) {
+            long long fails = 0;
+            for (long long seed : compared)
+                fails += integer(member(row, arm), std::to_string(seed)).value_or(0);
+            (std::string(arm) == "base" ? r.baseFail : r.headFail) = fails;
+        }
+        std::vector<long long> failing;
+        for (long long seed : compared)
+            if (integer(member(row, "head"), std::to_string(seed)).value_or(0) > 0)
+                failing.push_back(seed);
+        r.headFailingSeeds = failing;
+        if (const auto replays = integer(doc, "replays"))
+            r.runs = (long long)compared.size() * *replays;
+        r.seeds = compared;
+        r.witnessSeed = integer(row, "witness_seed");
+        r.envDigest = string(doc, "env_digest");
+        r.baselineSha = string(doc, "baseline_sha");
+        r.base = string(member(member(doc, "trees"), "base"), "spec");
+        r.head = string(member(member(doc, "trees"), "head"), "spec");
+        r.replay = string(row, "portable");
+        if (r.witnessSeed)
+            r.replayExact =
+                string(member(member(row, "commands"), "head"), std::to_string(*r.witnessSeed));
+        r.recorded = string(doc, "recorded");
+        r.interpreter = string(member(doc, "interpreter"), "path");
+        r.pythonVersion = string(member(doc, "interpreter"), "python");
+        r.pytestVersion = string(member(doc, "interpreter"), "pytest");
+        return r;
+    }
+    return std::nullopt;
+}
+
+AttributionRecord AttributionRecord::evidenceFor(const std::string &text, const std::string &origin,
+                                                 const std::string &test)
+{
+    if (std::optional<AttributionRecord> row = ofMatrixRecord(text, origin, test))
+        return *row;
+    const Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_object() && doc.value("schema", Json()) == kMatrixSchema)
+        throw Error::input(origin + ": tests: the matrix record has no row for " + test);
+    AttributionRecord record = parse(text, origin);
+    if (record.test != test)
+        throw Error::input(origin + ": test: the record is evidence for " + record.test + ", not " +
+                           test + " (one test is never frozen on another's runs)");
+    return record;
 }
 
 std::string AttributionRecord::fileNamePart(const std::string &test)
@@ -372,13 +471,16 @@ std::optional<CellsEvidence> CellsEvidence::latestFor(const std::string &runsDir
 
 namespace {
 
-// How a reason names a record: "runs/<file name>", or what it is when it was not written.
+// How a reason names a record: "runs/<file name>" (or "evidence/<file name>" for a
+// freeze's copy), or what it is when it was not written.
 std::string shown(const std::string &file, const char *unwritten)
 {
     if (file.empty())
         return unwritten;
-    return std::string(AttributionRecord::kRunsDir) + "/" +
-           std::filesystem::path(file).filename().string();
+    const std::filesystem::path path(file);
+    const bool kept = path.parent_path().filename() == FreezeEvidence::kDir;
+    return std::string(kept ? FreezeEvidence::kDir : AttributionRecord::kRunsDir) + "/" +
+           path.filename().string();
 }
 
 // A cells attribution that names the cell the failure comes from.
@@ -454,9 +556,35 @@ FreezeCase FreezeCase::judge(const std::string &test,
                    "verdict");
     if (!attribution)
         return set(Stance::NeedsAttribution,
-                   "no attribution record of " + test +
+                   "no record backs a freeze of " + test +
                        " yet: a freeze rests on PRE_EXISTING from `patchwitness-cli attribute` "
-                       "(its record gives the evidence fields)");
+                       "or `patchwitness-cli matrix` (--from-run names the record; it gives the "
+                       "evidence fields)");
+    // PRE_EXISTING must be what the record measured: failures on both trees, and a witness
+    // seed that is one of the failing head seeds.
+    const auto count = [](const std::optional<long long> &n) {
+        return n ? std::to_string(*n) : std::string("no count");
+    };
+    if (attribution->baseFail.value_or(0) < 1 || attribution->headFail.value_or(0) < 1)
+        return set(Stance::Refused,
+                   attributionName + " says PRE_EXISTING but records " +
+                       count(attribution->baseFail) + " base and " + count(attribution->headFail) +
+                       " head failure(s): a freeze needs the failure on both trees",
+                   "evidence.base_fail");
+    if (!attribution->witnessSeed)
+        return set(Stance::Refused,
+                   attributionName + " names no witness seed: a freeze is bound to a seed that "
+                                     "reproduces the failure",
+                   "witness_seed");
+    const auto among = [](long long seed, const std::optional<std::vector<long long>> &seeds) {
+        return !seeds || std::find(seeds->begin(), seeds->end(), seed) != seeds->end();
+    };
+    if (!among(*attribution->witnessSeed, attribution->headFailingSeeds) ||
+        !among(*attribution->witnessSeed, attribution->seeds))
+        return set(Stance::Refused,
+                   attributionName + ": witness seed " + std::to_string(*attribution->witnessSeed) +
+                       " is not among the seeds that failed at head",
+                   "witness_seed");
     // PRE_EXISTING: the attribution is the four cells' verdict.
     if (!cells && !namesACell(attribution->attribution.value_or("")))
         return set(Stance::NeedsCells, "no cells record of " + test +
@@ -531,12 +659,50 @@ std::vector<LedgerProblem> FreezeCase::problemsOf(const QuarantineEntry &e,
         p.message = message;
         out.push_back(std::move(p));
     };
+    if (m_stance == Stance::NeedsAttribution && !m_test.empty())
+        add("evidence", "evidence", "no freeze: " + m_reason);
     if (m_stance == Stance::Refused)
         add(m_field, "evidence", "no freeze: " + m_reason);
     else if (e.attribution && forbids(*e.attribution))
         add("attribution", "evidence",
             "solo: a test that fails alone in pytest's order is broken — fix or delete it, "
             "never freeze it");
+
+    // A value typed by hand may add to the records, never contradict them ("the JSON is
+    // the evidence, the entry is the pointer").
+    if (m_attribution && m_stance != Stance::Refused) {
+        const AttributionRecord &r = *m_attribution;
+        const std::string source = shown(r.file, "the attribution run");
+        auto against = [&](const char *field, const auto &typed, const auto &recorded, auto text) {
+            if (typed && recorded && *typed != *recorded)
+                add(field, "contradicts",
+                    text(*typed) + " contradicts " + source + ", which says " + text(*recorded));
+        };
+        const auto number = [](long long n) { return std::to_string(n); };
+        const auto quoted = [](const std::string &v) { return "\"" + v + "\""; };
+        const auto list = [](const std::vector<long long> &v) {
+            std::string out;
+            for (long long n : v)
+                out += (out.empty() ? "" : ", ") + std::to_string(n);
+            return "[" + out + "]";
+        };
+        against("verdict", e.verdict, r.verdict, quoted);
+        against("witness_seed", e.witnessSeed, r.witnessSeed, number);
+        against("baseline_sha", e.baselineSha, r.baselineSha, quoted);
+        if (e.evidence) {
+            against("evidence.base_fail", e.evidence->baseFail, r.baseFail, number);
+            against("evidence.head_fail", e.evidence->headFail, r.headFail, number);
+            against("evidence.mode", e.evidence->mode, r.mode, quoted);
+            against("evidence.seeds", e.evidence->seeds, r.seeds, list);
+            against("evidence.env_digest", e.evidence->envDigest, r.envDigest, quoted);
+        }
+        const std::string cell = cellAttribution();
+        if (e.attribution && !cell.empty() && *e.attribution != cell && !forbids(*e.attribution))
+            add("attribution", "contradicts",
+                quoted(*e.attribution) + " contradicts " +
+                    (m_cells ? shown(m_cells->file, "the cells run") : source) + ", which says " +
+                    quoted(cell));
+    }
 
     // What a printed command left for a person to fill in.
     auto placeholder = [&](const char *field, const std::optional<std::string> &value) {

@@ -18,7 +18,8 @@ struct QuarantineEntry;
 //
 //   {"schema": "patchwitness.attribution/1", "test": "tests/t.py::test_a",
 //    "verdict": "PRE_EXISTING", "mode": "matched", "base_fail": 3, "head_fail": 3,
-//    "runs": 5, "seeds": [0, 1, 2, 3, 4], "witness_seed": 2, "env_digest": "…",
+//    "runs": 5, "seeds": [0, 1, 2, 3, 4], "head_failing_seeds": [2, 4], "witness_seed": 2,
+//    "env_digest": "…",
 //    "baseline_sha": "<40 hex>", "base": "<rev>", "head": "<rev>", "attribution": "solo",
 //    "replay": "patchwitness-cli attribute 'tests/t.py::test_a' --base <sha> --head <sha>
 //    --seed 2", "replay_exact": "cd … && env -i … python3 -m pytest …", "recorded": "2026-11-30",
@@ -28,6 +29,9 @@ struct QuarantineEntry;
 struct AttributionRecord
 {
     static constexpr const char *kSchema = "patchwitness.attribution/1";
+    // A seed matrix's record (SeedMatrix::formatRecord): one row per test, read as an
+    // attribution record of that test by ofMatrixRecord.
+    static constexpr const char *kMatrixSchema = "patchwitness.matrix/1";
     static constexpr const char *kRunsDir = "runs"; // inside the ledger directory
 
     std::string file; // origin, as named in errors (the path it was read from)
@@ -60,6 +64,10 @@ struct AttributionRecord
     std::optional<std::string> diffCoverageDetail;
     // Fields this reader does not know: (key, JSON text), in file order, written back as is.
     std::vector<std::pair<std::string, std::string>> unknownFields;
+    // The seeds that failed at head (`head_failing_seeds`; a matrix record's row says them
+    // seed by seed; absent in records before it). The freeze rule wants the witness among
+    // them.
+    std::optional<std::vector<long long>> headFailingSeeds;
 
     // Throws Error::input "origin:line:column: message" for JSON that does not parse, and
     // "origin: field: message" for a missing `schema`/`test`, another schema, or a field of
@@ -68,6 +76,19 @@ struct AttributionRecord
     // Two spaces of indent, known fields in the order above, then the unknown ones; a final
     // newline. parse(format()) gives the record back.
     std::string format() const;
+
+    // A matrix record's row for `test` as an attribution record: verdict (the triage),
+    // mode "matrix", the fails over the seeds compared per tree, runs (seeds × K), seeds,
+    // the head's failing seeds, witness, env digest, baseline sha, the portable replay and
+    // the head's command at the witness. nullopt: not a matrix record (another schema, JSON
+    // that does not parse) or no row for `test`. A field of the wrong type reads as absent.
+    static std::optional<AttributionRecord>
+    ofMatrixRecord(const std::string &text, const std::string &origin, const std::string &test);
+    // The record a freeze of `test` rests on, of either kind: a matrix record's row
+    // (ofMatrixRecord) or an attribution record (parse). Throws Error::input for what does
+    // not parse, a matrix record without a row for `test`, and a record of another test.
+    static AttributionRecord evidenceFor(const std::string &text, const std::string &origin,
+                                         const std::string &test);
 
     // The newest record for `test` among `runsDir`/*.json: the latest `recorded` (a record
     // without one is the oldest), ties broken by file name (the later name wins). Files that

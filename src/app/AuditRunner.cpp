@@ -1,5 +1,6 @@
 #include "AuditRunner.h"
 
+#include "ledger/EvidenceFiles.h"
 #include "ledger/LedgerDate.h"
 #include "ledger/LedgerSnapshot.h"
 #include "ledger/LedgerValidator.h"
@@ -123,6 +124,27 @@ void loadLedgers(const core::PreparedReview &review, AuditOutcome &out)
         p.message =
             std::string("substitutes and witnesses were not looked up at head: ") + e.what();
         out.ledgerProblems.push_back(std::move(p));
+    }
+    // The freezes' evidence files, where the ledgers were read from.
+    if (where.onDisk()) {
+        ctx.readLedgerFile = core::EvidenceFiles::reader(where.dir);
+    } else if (!where.prefix.empty()) {
+        auto files = std::make_shared<std::map<std::string, std::string>>();
+        if (out.ledgers.quarantine)
+            for (const core::QuarantineEntry &e : out.ledgers.quarantine->entries) {
+                if (!e.evidence)
+                    continue;
+                for (const std::optional<std::string> &file :
+                     {e.evidence->record, e.evidence->cells}) {
+                    const std::string path = where.prefix + file.value_or("");
+                    if (file && review.repo().entry(review.head(), path))
+                        (*files)[*file] = review.repo().readFile(review.head(), path);
+                }
+            }
+        ctx.readLedgerFile = [files](const std::string &file) -> std::optional<std::string> {
+            const auto it = files->find(file);
+            return it == files->end() ? std::nullopt : std::optional(it->second);
+        };
     }
     std::vector<core::LedgerProblem> problems = core::LedgerValidator(ctx).check(out.ledgers);
     out.ledgerProblems.insert(out.ledgerProblems.end(), problems.begin(), problems.end());

@@ -20,6 +20,31 @@
 
 namespace {
 
+// "a.py::t[1,2],b.py::u" → the two node ids: a comma inside a parametrize id's brackets
+// is part of the id.
+QStringList splitNodeIds(const QString &text)
+{
+    QStringList ids;
+    QString current;
+    int depth = 0;
+    for (const QChar c : text) {
+        if (c == QLatin1Char('['))
+            ++depth;
+        else if (c == QLatin1Char(']') && depth > 0)
+            --depth;
+        if (c == QLatin1Char(',') && depth == 0) {
+            if (!current.trimmed().isEmpty())
+                ids << current.trimmed();
+            current.clear();
+            continue;
+        }
+        current += c;
+    }
+    if (!current.trimmed().isEmpty())
+        ids << current.trimmed();
+    return ids;
+}
+
 // Without a display Qt aborts in QApplication's constructor. What needs no window (help,
 // version, a screenshot) is rendered offscreen instead; anything else is refused with a
 // message, before Qt is asked. An explicit platform (QT_QPA_PLATFORM, -platform) wins.
@@ -298,7 +323,7 @@ int main(int argc, char **argv)
         } else if (gate == QLatin1String("cells") && !test.isEmpty()) {
             started = desk->startCells(test);
         } else if (gate == QLatin1String("matrix")) {
-            started = desk->startMatrix(test.split(QLatin1Char(','), Qt::SkipEmptyParts));
+            started = desk->startMatrix(splitNodeIds(test));
         } else if (gate == QLatin1String("shadow")) {
             started = desk->startShadow();
         } else {

@@ -3,7 +3,9 @@
 #include "Cli.h"
 #include "CliSupport.h"
 #include "audit/ReviewTarget.h"
+#include "execution/RunEnvironment.h"
 #include "ledger/Config.h"
+#include "ledger/EvidenceFiles.h"
 #include "ledger/LedgerActions.h"
 #include "ledger/LedgerDate.h"
 #include "ledger/LedgerHistory.h"
@@ -177,6 +179,17 @@ nlohmann::json problemJson(const core::LedgerProblem &p)
             {"field", p.field}, {"rule", p.rule}, {"message", p.message}};
 }
 
+// The commands that back a freeze granted without evidence files: a fresh attribution at
+// its witness seed on its baseline, then --attach.
+std::string backingCommand(const core::QuarantineEntry &e)
+{
+    const std::string test = core::shellQuote(*e.test);
+    return "patchwitness-cli attribute " + test + " --base " +
+           e.baselineSha.value_or("<baseline sha>") + " --seed " +
+           (e.witnessSeed ? std::to_string(*e.witnessSeed) : std::string("<witness seed>")) +
+           " && patchwitness-cli freeze " + test + " --attach --by <you>";
+}
+
 int ledgerCheck(const QStringList &args, FILE *out, FILE *err)
 {
     QCommandLineParser p;
@@ -229,7 +242,15 @@ int ledgerCheck(const QStringList &args, FILE *out, FILE *err)
         if (journalBefore)
             ctx.journalBefore = &*journalBefore;
     }
+    ctx.readLedgerFile = core::EvidenceFiles::reader(ws.dir);
     const std::vector<core::LedgerProblem> problems = core::LedgerValidator(ctx).check(set);
+    // Freezes granted before evidence/ existed: no problem of theirs, but each is named
+    // with the commands that back it.
+    std::vector<std::pair<const core::QuarantineEntry *, std::string>> unbacked;
+    if (set.quarantine)
+        for (const core::QuarantineEntry &e : set.quarantine->entries)
+            if (e.test && !(e.evidence && e.evidence->record))
+                unbacked.emplace_back(&e, backingCommand(e));
 
     if (p.value(format) == QLatin1String("json")) {
         nlohmann::json doc = {{"schema", "patchwitness.ledger-check/1"},
@@ -239,10 +260,20 @@ int ledgerCheck(const QStringList &args, FILE *out, FILE *err)
                               {"problems", nlohmann::json::array()}};
         for (const core::LedgerProblem &pr : problems)
             doc["problems"].push_back(problemJson(pr));
+        doc["unbacked"] = nlohmann::json::array();
+        for (const auto &[e, command] : unbacked)
+            doc["unbacked"].push_back(
+                {{"test", *e->test}, {"line", e->info.line}, {"command", command}});
         printText(out, doc.dump(2) + "\n");
     } else {
         for (const core::LedgerProblem &pr : problems)
             printText(out, pr.toString() + " [" + pr.rule + "]\n");
+        for (const auto &[e, command] : unbacked)
+            printText(out, set.quarantine->file + ":" + std::to_string(e->info.line) + ": " +
+                               *e->test +
+                               ": note: no evidence file (granted before evidence/): back it "
+                               "with\n    " +
+                               command + "\n");
         const size_t freezes = set.quarantine ? set.quarantine->entries.size() : 0;
         const size_t waivers = set.waivers ? set.waivers->entries.size() : 0;
         const size_t rows = set.journal ? set.journal->rows.size() : 0;
@@ -329,8 +360,8 @@ int ledgerHistory(const QStringList &args, FILE *out, FILE *err)
     return ExitPass;
 }
 
-// The attribution record `--from-run FILE` names (relative to the ledger directory): it must
-// be evidence for `test`.
+// The record `--from-run FILE` names (relative to the ledger directory): an attribution
+// record of `test`, or a matrix record with a row for it.
 core::AttributionRecord fromRunRecord(const Workspace &ws, const QString &fromRun,
                                       const std::string &test)
 {
@@ -340,11 +371,46 @@ core::AttributionRecord fromRunRecord(const Workspace &ws, const QString &fromRu
     const std::optional<std::string> text = core::readWholeFile(path);
     if (!text)
         throw Error::input("--from-run: " + path + ": cannot read the file");
-    core::AttributionRecord record = core::AttributionRecord::parse(*text, path);
-    if (record.test != test)
-        throw Error::input("--from-run: " + path + " is evidence for " + record.test + ", not " +
-                           test + " (refusing to freeze one test on another's runs)");
-    return record;
+    // An attribution record, or a seed matrix's record with a row for the test.
+    return core::AttributionRecord::evidenceFor(*text, path, test);
+}
+
+// The copies a freeze wrote, one line each.
+void reportEvidence(FILE *out, const Workspace &ws, const std::vector<core::EvidenceCopy> &copies)
+{
+    for (const core::EvidenceCopy &copy : copies)
+        printText(out, "evidence " + copy.path + " (sha256 " + copy.sha256.substr(0, 12) + "…" +
+                           (copy.present ? ", already there"
+                                         : ", copied from " + relativeTo(ws.dir, copy.source)) +
+                           ")\n");
+}
+
+// freeze --attach: an existing freeze pinned to the record that backs it.
+int attachEvidence(const Workspace &ws, const QCommandLineParser &p, const Common &c,
+                   const std::string &test, const QString &fromRun, FILE *out)
+{
+    std::optional<core::AttributionRecord> chosen;
+    if (!fromRun.isEmpty())
+        chosen = fromRunRecord(ws, fromRun, test);
+    const core::FreezeCase evidence =
+        core::FreezeCase::gather(ws.path(core::AttributionRecord::kRunsDir), test, chosen);
+    core::QuarantineEntry pins;
+    const std::vector<core::EvidenceCopy> copies =
+        core::EvidenceFiles::planFor(ws.dir, evidence, pins);
+    core::ValidationContext ctx = context(ws, p, c, {});
+    ctx.readLedgerFile = core::EvidenceFiles::reader(ws.dir, copies);
+    const core::LedgerActions actions{core::LedgerValidator(std::move(ctx))};
+    core::LedgerStore store =
+        core::LedgerStore::openForUpdate(ws.path(core::QuarantineLedger::kFileName));
+    const std::string text = actions.attachEvidence(store.loaded(), store.path(), test, evidence,
+                                                    pins.evidence.value_or(core::FreezeEvidence()));
+    core::EvidenceFiles::write(ws.dir, copies);
+    reportEvidence(out, ws, copies);
+    store.write(text);
+    printText(out, "backed the freeze of " + test + " with " +
+                       relativeTo(ws.dir, evidence.attribution()->file) + " (" + store.path() +
+                       ")\n");
+    return ExitPass;
 }
 
 // The text an action added or changed, for the user to see what was written.
@@ -485,10 +551,17 @@ int freezeCommand(const QStringList &args, FILE *out, FILE *err)
                "record; a record whose verdict is not PRE_EXISTING, a newer one that says "
                "otherwise, or cells that say broken test (solo) refuse the freeze.",
                "file");
-    p.addOptions({owner,       opened,         expires,    verdict,    attribution,
-                  witnessSeed, baselineSha,    baseFail,   headFail,   mode,
-                  seeds,       envDigest,      obligation, substitute, guards,
-                  replay,      lastReproduced, note,       by,         fromRun});
+    const QCommandLineOption attach(
+        QStringLiteral("attach"),
+        QStringLiteral("Back the existing freeze of TEST, granted before evidence/ existed, "
+                       "with its record (--from-run, else the test's newest in runs/): the "
+                       "record is copied into evidence/ and the entry pinned to it, refused "
+                       "when the record does not back the freeze or the entry contradicts it "
+                       "(`ledger check` prints the command for each such freeze)."));
+    p.addOptions({owner,       opened,     expires,  verdict, attribution,    witnessSeed,
+                  baselineSha, baseFail,   headFail, mode,    seeds,          envDigest,
+                  obligation,  substitute, guards,   replay,  lastReproduced, note,
+                  by,          fromRun,    attach});
     p.addPositionalArgument(QStringLiteral("TEST"), QStringLiteral("The test to freeze."));
     if (std::optional<int> done = parse(p, QStringLiteral("freeze"), args, out, err))
         return *done;
@@ -500,6 +573,9 @@ int freezeCommand(const QStringList &args, FILE *out, FILE *err)
         return usageError(err, QStringLiteral("freeze: --from-run needs a FILE"));
 
     const Workspace ws = openWorkspace(p, c, "freeze");
+    if (p.isSet(attach))
+        return attachEvidence(ws, p, c, p.positionalArguments().constFirst().toStdString(),
+                              p.isSet(fromRun) ? p.value(fromRun) : QString(), out);
     core::QuarantineEntry e;
     e.test = p.positionalArguments().constFirst().toStdString();
     e.owner = stringOption(p, owner);
@@ -560,11 +636,21 @@ int freezeCommand(const QStringList &args, FILE *out, FILE *err)
     std::vector<std::string> ids;
     if (e.substitute)
         ids.push_back(*e.substitute);
+    // The records are copied into the tracked evidence/ and the entry pins them; validation
+    // reads them as they will be written.
+    const std::vector<core::EvidenceCopy> copies =
+        core::EvidenceFiles::planFor(ws.dir, evidence, e);
 
-    const core::LedgerActions actions{core::LedgerValidator(context(ws, p, c, ids))};
+    core::ValidationContext ctx = context(ws, p, c, ids);
+    ctx.readLedgerFile = core::EvidenceFiles::reader(ws.dir, copies);
+    const core::LedgerActions actions{core::LedgerValidator(std::move(ctx))};
     core::LedgerStore store =
         core::LedgerStore::openForUpdate(ws.path(core::QuarantineLedger::kFileName));
     const std::string text = actions.freeze(store.loaded(), store.path(), e, &evidence);
+    // Under the ledger directory's lock: the evidence first, so that no entry ever points
+    // to a file that is not there.
+    core::EvidenceFiles::write(ws.dir, copies);
+    reportEvidence(out, ws, copies);
     store.write(text);
     if (!e.opened)
         e.opened = ws.today;

@@ -21,6 +21,13 @@ struct Result
     QString err;
 };
 
+// What freezeArgs("tests/test_x.py::test_a") types, as a run would have recorded it.
+const char *kHandRecord =
+    "{\"schema\": \"patchwitness.attribution/1\", \"test\": \"tests/test_x.py::test_a\", "
+    "\"verdict\": \"PRE_EXISTING\", \"mode\": \"matched\", \"base_fail\": 3, \"head_fail\": 3, "
+    "\"runs\": 2, \"seeds\": [7, 8], \"head_failing_seeds\": [7, 8], \"witness_seed\": 7, "
+    "\"env_digest\": \"abcd1234abcd1234\", \"baseline_sha\": \"0123abcd\", "
+    "\"attribution\": \"order\", \"recorded\": \"2024-01-01\"}\n";
 const char *kTests = "def test_a():\n    assert 1 == 1\n\n\ndef test_b():\n    assert 2 == 2\n";
 const QString kToday = QStringLiteral("2024-05-10");
 
@@ -115,6 +122,9 @@ private Q_SLOTS:
     void freezeFromRunFillsEvidence();
     void freezeTakesTheAttributionFromTheCells();
     void freezePicksTheLatestRecord();
+    void evidenceFilesAreChecked();
+    void freezeFromAMatrixRecord();
+    void attachBacksAnOldFreeze();
     void freezeFromRunRefusals_data();
     void freezeFromRunRefusals();
     void refusals_data();
@@ -148,6 +158,10 @@ void TstLedgerCli::init()
     m_repo->write("src/b.py", "b = 1\n"); // freezeArgs guards both
     m_repo->commit("base");
     m_cache = std::make_unique<QTemporaryDir>();
+    // The record behind freezeArgs(test_a): a freeze needs one, and what it says is what
+    // freezeArgs types. Recorded long ago, so that every record a test writes is newer.
+    QVERIFY(pw::core::writeFileAtomically(ledger("runs/hand-test_a.json").toStdString(),
+                                          kHandRecord, true));
 }
 
 Result TstLedgerCli::cli(QStringList args, bool common, const QString &cwd)
@@ -198,8 +212,16 @@ void TstLedgerCli::freezeAndRenew()
         pw::core::readWholeFile(ledger("quarantine.toml").toStdString()).value_or("");
     QVERIFY(text.find("opened = 2024-05-10\nexpires = 2024-05-20\nverdict = \"PRE_EXISTING\"") !=
             std::string::npos);
-    QVERIFY(text.find("evidence = { base_fail = 3, head_fail = 3, mode = \"matched\", seeds = [7, "
-                      "8], env_digest = \"abcd1234abcd1234\" }") != std::string::npos);
+    QVERIFY2(text.find("evidence = { base_fail = 3, head_fail = 3, mode = \"matched\", seeds = [7, "
+                       "8], env_digest = \"abcd1234abcd1234\", record = "
+                       "\"evidence/hand-test_a.json\", record_sha256 = \"" +
+                       pw::core::sha256Hex(kHandRecord) + "\" }") != std::string::npos,
+             text.c_str());
+    // The record is copied into the tracked evidence/, byte for byte.
+    QCOMPARE(pw::core::readWholeFile(ledger("evidence/hand-test_a.json").toStdString()),
+             std::optional<std::string>(kHandRecord));
+    QVERIFY2(r.out.contains(QLatin1String("evidence evidence/hand-test_a.json (sha256 ")),
+             qPrintable(r.out));
     QVERIFY(text.find("guards = [\"src/a.py\", \"src/b.py\"]") != std::string::npos);
     QVERIFY(text.find("granted_by = \"carol\"") != std::string::npos);
 
@@ -238,7 +260,7 @@ void TstLedgerCli::freezeFromRunFillsEvidence()
          {"verdict = \"PRE_EXISTING\"\nattribution = \"order\"\nwitness_seed = 2\n"
           "baseline_sha = \"89abcdef0123456789abcdef0123456789abcdef\"\n",
           "evidence = { base_fail = 4, head_fail = 5, mode = \"matched\", seeds = [0, 1, 2, 3, 4], "
-          "env_digest = \"0123456789abcdef\" }\n",
+          "env_digest = \"0123456789abcdef\", record = \"evidence/attr-1.json\", record_sha256 = ",
           "replay = \"python -m pytest -p pw_plugin --seed 2 tests/test_x.py::test_a\"\n"})
         QVERIFY2(text.find(expected) != std::string::npos, text.c_str());
     const Result check = cli({QStringLiteral("ledger"), QStringLiteral("check")});
@@ -281,16 +303,22 @@ void TstLedgerCli::freezePicksTheLatestRecord()
         attributionRecord("tests/test_x.py::test_b", "2024-05-10", 5), true));
     QVERIFY(
         pw::core::writeFileAtomically(ledger("runs/d-broken.json").toStdString(), "{\"sch", true));
-    // Given values win over the record's.
+    // A value typed by hand may not contradict the record ...
+    const Result contradicting = cli(freezeArgsWithoutEvidence(QString::fromStdString(test))
+                                     << QStringLiteral("--mode") << QStringLiteral("swept"));
+    QCOMPARE(contradicting.exitCode, 3);
+    QVERIFY2(contradicting.err.contains(QLatin1String(
+                 "evidence.mode: \"swept\" contradicts runs/a-newer.json, which says \"matched\"")),
+             qPrintable(contradicting.err));
+    // ... but may say what the record does not: how to reproduce it here.
     const Result r = cli(freezeArgsWithoutEvidence(QString::fromStdString(test))
-                         << QStringLiteral("--mode") << QStringLiteral("swept")
                          << QStringLiteral("--replay") << QStringLiteral("make repro"));
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY2(r.out.contains(QLatin1String("evidence from runs/a-newer.json\n")), qPrintable(r.out));
     const std::string text =
         pw::core::readWholeFile(ledger("quarantine.toml").toStdString()).value_or("");
     QVERIFY2(text.find("witness_seed = 3\n") != std::string::npos, text.c_str());
-    QVERIFY2(text.find("mode = \"swept\"") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("mode = \"matched\"") != std::string::npos, text.c_str());
     QVERIFY2(text.find("replay = \"make repro\"\n") != std::string::npos, text.c_str());
 
     // Without a record for the test nothing is filled in (and nothing is said).
@@ -299,6 +327,173 @@ void TstLedgerCli::freezePicksTheLatestRecord()
     QVERIFY(!none.out.contains(QLatin1String("evidence from")));
     QVERIFY2(none.err.contains(QLatin1String("missing required field `attribution`")),
              qPrintable(none.err));
+}
+
+// `ledger check` reads the evidence a freeze points to: gone, edited after the fact, or
+// not PRE_EXISTING for its test, the freeze no longer holds.
+void TstLedgerCli::evidenceFilesAreChecked()
+{
+    QVERIFY(cli(freezeArgs(QStringLiteral("tests/test_x.py::test_a"))).exitCode == 0);
+    const auto check = [this] { return cli({QStringLiteral("ledger"), QStringLiteral("check")}); };
+    Result r = check();
+    QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+    QVERIFY2(!r.out.contains(QLatin1String("no evidence file")), qPrintable(r.out));
+    const std::string copy = ledger("evidence/hand-test_a.json").toStdString();
+
+    // Edited after the fact: the counts "improved" by hand.
+    std::string edited = kHandRecord;
+    edited.replace(edited.find("\"base_fail\": 3"), 14, "\"base_fail\": 5");
+    QVERIFY(pw::core::writeFileAtomically(copy, edited));
+    r = check();
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.out.contains(QLatin1String("evidence.record: evidence/hand-test_a.json was altered "
+                                          "after the freeze: its sha256 is ")) &&
+                 r.out.contains(QLatin1String("[evidence-file]")),
+             qPrintable(r.out));
+
+    // Gone.
+    std::filesystem::remove(copy);
+    r = check();
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.out.contains(QLatin1String("evidence/hand-test_a.json is missing")),
+             qPrintable(r.out));
+
+    // Another verdict, pinned by hand with its own sha256: still no freeze.
+    std::string other = kHandRecord;
+    other.replace(other.find("PRE_EXISTING"), 12, "PATCH_INDUCED");
+    QVERIFY(pw::core::writeFileAtomically(copy, other));
+    const std::string path = ledger("quarantine.toml").toStdString();
+    std::string text = pw::core::readWholeFile(path).value_or("");
+    const std::string pinned = pw::core::sha256Hex(kHandRecord);
+    text.replace(text.find(pinned), pinned.size(), pw::core::sha256Hex(other));
+    QVERIFY(pw::core::writeFileAtomically(path, text));
+    r = check();
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.out.contains(QLatin1String("no freeze: evidence/hand-test_a.json says "
+                                          "PATCH_INDUCED: a freeze is allowed only for "
+                                          "PRE_EXISTING")),
+             qPrintable(r.out));
+
+    // A cells record that says broken test behind the freeze: never.
+    QVERIFY(pw::core::writeFileAtomically(copy, kHandRecord));
+    const std::string cells =
+        cellsRecord("tests/test_x.py::test_a", "solo", "broken test", "2024-05-09");
+    QVERIFY(pw::core::writeFileAtomically(ledger("evidence/cells.json").toStdString(), cells));
+    text.replace(text.find(pw::core::sha256Hex(other)), 64, pinned);
+    text.replace(text.find(" }\nobligation"), 3,
+                 ", cells = \"evidence/cells.json\", cells_sha256 = \"" +
+                     pw::core::sha256Hex(cells) + "\" }\n");
+    QVERIFY(pw::core::writeFileAtomically(path, text));
+    r = check();
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.out.contains(QLatin1String("the four cells say it is a broken test")),
+             qPrintable(r.out));
+}
+
+// A seed matrix's record backs a freeze as an attribution record does: its PRE_EXISTING row
+// gives the counts over the seeds compared, the witness and the digest.
+void TstLedgerCli::freezeFromAMatrixRecord()
+{
+    const std::string test = "tests/test_x.py::test_b";
+    const nlohmann::json row = {{"test", test},
+                                {"triage", "PRE_EXISTING"},
+                                {"witness_seed", 1},
+                                {"seeds_compared", {0, 1, 2}},
+                                {"base", {{"0", 0}, {"1", 2}, {"2", 1}}},
+                                {"head", {{"0", 0}, {"1", 2}, {"2", 2}}},
+                                {"commands", {{"head", {{"1", "pytest -p pw --pw-seed 1"}}}}},
+                                {"portable", "patchwitness-cli matrix " + test + " --seed 1"}};
+    const nlohmann::json record = {
+        {"schema", "patchwitness.matrix/1"}, {"replays", 2},   {"env_digest", "abcd1234abcd1234"},
+        {"baseline_sha", "0123abcd"},        {"tests", {row}}, {"recorded", "2024-05-09"}};
+    QVERIFY(pw::core::writeFileAtomically(ledger("runs/matrix.json").toStdString(),
+                                          record.dump(2) + "\n", true));
+    QStringList args = freezeArgsWithoutEvidence(QString::fromStdString(test))
+                       << QStringLiteral("--from-run") << QStringLiteral("runs/matrix.json");
+    args = with(args, QStringLiteral("--substitute"), QStringLiteral("tests/test_x.py::test_a"));
+    // A matrix names no cell: the freeze's attribution is the four cells' verdict, typed.
+    args = with(args, QStringLiteral("--attribution"), QStringLiteral("order"));
+    const Result r = cli(args);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    const std::string text =
+        pw::core::readWholeFile(ledger("quarantine.toml").toStdString()).value_or("");
+    QVERIFY2(text.find("witness_seed = 1\n") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("evidence = { base_fail = 3, head_fail = 4, mode = \"matrix\", seeds = "
+                       "[0, 1, 2], env_digest = \"abcd1234abcd1234\", record = "
+                       "\"evidence/matrix.json\"") != std::string::npos,
+             text.c_str());
+    QCOMPARE(cli({QStringLiteral("ledger"), QStringLiteral("check")}).exitCode, 0);
+
+    // The matrix says NO_SIGNAL for a test: nothing to freeze.
+    nlohmann::json quiet = record;
+    quiet["tests"][0]["test"] = "tests/test_x.py::test_a";
+    quiet["tests"][0]["triage"] = "NO_SIGNAL";
+    QVERIFY(pw::core::writeFileAtomically(ledger("runs/quiet.json").toStdString(),
+                                          quiet.dump(2) + "\n", true));
+    const Result refused =
+        cli(freezeArgsWithoutEvidence(QStringLiteral("tests/test_x.py::test_a"))
+            << QStringLiteral("--from-run") << QStringLiteral("runs/quiet.json"));
+    QCOMPARE(refused.exitCode, 3);
+    QVERIFY2(refused.err.contains(QLatin1String("says NO_SIGNAL: a freeze is allowed only for "
+                                                "PRE_EXISTING")),
+             qPrintable(refused.err));
+}
+
+// A freeze written before evidence/ existed is named by `ledger check` with the commands
+// that back it; --attach pins it to its record.
+void TstLedgerCli::attachBacksAnOldFreeze()
+{
+    const std::string path = ledger("quarantine.toml").toStdString();
+    const std::string old =
+        "# granted by hand\n[[quarantine]]\ntest = \"tests/test_x.py::test_a\"\nowner = \"bob\"\n"
+        "opened = 2024-05-10\nexpires = 2024-05-20\nverdict = \"PRE_EXISTING\"\n"
+        "attribution = \"order\"\nwitness_seed = 7\nbaseline_sha = \"0123abcd\"\n"
+        "evidence = { base_fail = 3, head_fail = 3, mode = \"matched\", seeds = [7, 8], "
+        "env_digest = \"abcd1234abcd1234\" }\nobligation = \"a stays one\"\n"
+        "substitute = \"tests/test_x.py::test_b\"\nguards = [\"src/a.py\"]\n"
+        "replay = \"pytest tests/test_x.py::test_a\"\n";
+    QVERIFY(pw::core::writeFileAtomically(path, old, true));
+    Result r = cli({QStringLiteral("ledger"), QStringLiteral("check")});
+    QCOMPARE(r.exitCode, 0); // reported, not failed
+    QVERIFY2(r.out.contains(QLatin1String(
+                 "quarantine.toml:2: tests/test_x.py::test_a: note: no evidence file")) &&
+                 r.out.contains(QLatin1String(
+                     "patchwitness-cli attribute tests/test_x.py::test_a --base 0123abcd "
+                     "--seed 7 && patchwitness-cli freeze tests/test_x.py::test_a --attach")),
+             qPrintable(r.out));
+
+    // A record that contradicts the entry does not back it; nothing is written.
+    std::string wrong = kHandRecord;
+    wrong.replace(wrong.find("\"witness_seed\": 7"), 17, "\"witness_seed\": 8");
+    QVERIFY(pw::core::writeFileAtomically(ledger("runs/wrong.json").toStdString(), wrong));
+    r = cli({QStringLiteral("freeze"), QStringLiteral("tests/test_x.py::test_a"),
+             QStringLiteral("--attach"), QStringLiteral("--from-run"),
+             QStringLiteral("runs/wrong.json"), QStringLiteral("--by"), QStringLiteral("carol")});
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.err.contains(QLatin1String("witness_seed: 7 contradicts")), qPrintable(r.err));
+    QCOMPARE(pw::core::readWholeFile(path).value_or(""), old);
+    QVERIFY(!QFileInfo::exists(ledger("evidence/wrong.json")));
+
+    // The newest record of the test backs it: pinned in place, the rest byte for byte.
+    std::filesystem::remove(ledger("runs/wrong.json").toStdString());
+    r = cli({QStringLiteral("freeze"), QStringLiteral("tests/test_x.py::test_a"),
+             QStringLiteral("--attach"), QStringLiteral("--by"), QStringLiteral("carol")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const std::string text = pw::core::readWholeFile(path).value_or("");
+    std::string expected = old;
+    expected.replace(expected.find(" }\nobligation"), 3,
+                     ", record = \"evidence/hand-test_a.json\", record_sha256 = \"" +
+                         pw::core::sha256Hex(kHandRecord) + "\" }\n");
+    QCOMPARE(text, expected);
+    r = cli({QStringLiteral("ledger"), QStringLiteral("check")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(!r.out.contains(QLatin1String("no evidence file")), qPrintable(r.out));
+    // Once is enough.
+    r = cli({QStringLiteral("freeze"), QStringLiteral("tests/test_x.py::test_a"),
+             QStringLiteral("--attach"), QStringLiteral("--by"), QStringLiteral("carol")});
+    QCOMPARE(r.exitCode, 3);
+    QVERIFY2(r.err.contains(QLatin1String("is backed by evidence/hand-test_a.json already")),
+             qPrintable(r.err));
 }
 
 void TstLedgerCli::freezeFromRunRefusals_data()
@@ -316,7 +511,8 @@ void TstLedgerCli::freezeFromRunRefusals_data()
     QTest::newRow("a record for another test")
         << QString::fromStdString(attributionRecord("tests/test_x.py::test_b", "2024-05-09"))
         << QString() << fromRun
-        << "runs/r.json is evidence for tests/test_x.py::test_b, not tests/test_x.py::test_a";
+        << "runs/r.json: test: the record is evidence for tests/test_x.py::test_b, not "
+           "tests/test_x.py::test_a";
     QTest::newRow("a malformed record")
         << QStringLiteral("{\n  \"schema\": \"patchwitness.attribution/1\",\n  \"test\": "
                           "\"tests/test_x.py::test_a\",,\n}\n")
@@ -441,9 +637,22 @@ void TstLedgerCli::refusals_data()
     QTest::newRow("freeze without --owner")
         << q << QString() << without(freezeArgs(a), QStringLiteral("--owner"))
         << "missing required field `owner`";
+    // test_b has no record: nothing backs it, and nothing fills what is not typed.
     QTest::newRow("freeze without evidence mode")
-        << q << QString() << without(freezeArgs(a), QStringLiteral("--mode"))
+        << q << QString()
+        << without(freezeArgs(QStringLiteral("tests/test_x.py::test_b")), QStringLiteral("--mode"))
         << "missing required field `evidence.mode`";
+    QTest::newRow("freeze without a record")
+        << q << QString() << freezeArgs(QStringLiteral("tests/test_x.py::test_b"))
+        << "evidence: no freeze: no record backs a freeze of tests/test_x.py::test_b yet";
+    // Seen on the demo: counts of 0 and an invented digest validated and were written.
+    QTest::newRow("freeze with values the record does not say")
+        << q << QString()
+        << with(with(with(freezeArgs(a), QStringLiteral("--base-fail"), QStringLiteral("0")),
+                     QStringLiteral("--head-fail"), QStringLiteral("0")),
+                QStringLiteral("--env-digest"), QStringLiteral("0000000000000000"))
+        << "evidence.env_digest: \"0000000000000000\" contradicts runs/hand-test_a.json, which "
+           "says \"abcd1234abcd1234\"";
     QTest::newRow("freeze of a patch bug")
         << q << QString()
         << with(freezeArgs(a), QStringLiteral("--verdict"), QStringLiteral("PATCH_BUG"))

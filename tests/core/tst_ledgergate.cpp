@@ -146,6 +146,7 @@ private Q_SLOTS:
     void fixtureNoteOutsideTheRepository();
     void jsonReportCarriesSatisfiedBy();
     void countingLedgersWithoutAnAudit();
+    void freezeEvidenceIsReadFromTheReviewedTree();
 
 private:
     GateReport audit(const QVariantMap &base, const QVariantMap &head,
@@ -585,6 +586,70 @@ void TstLedgerGate::countingLedgersWithoutAnAudit()
     QVERIFY2(gone && gone->satisfiedBy, qPrintable(describe(report).join(QLatin1Char('\n'))));
     QCOMPARE(*gone->satisfiedBy, "census_waiver.toml: " + oldFile.toStdString());
     QVERIFY_EXCEPTION_THROWN(count("2024-13-01"), Error);
+}
+
+// A freeze's evidence file is read from the reviewed head: a patch that leaves it alone
+// keeps the freeze counting; one that edits it (the sha256 no longer matches) or deletes it
+// ends the freeze, and the problem names the file.
+void TstLedgerGate::freezeEvidenceIsReadFromTheReviewedTree()
+{
+    const QString q = kLedgers + QStringLiteral("quarantine.toml");
+    const QString ev = kLedgers + QStringLiteral("evidence/r.json");
+    const std::string record =
+        "{\"schema\": \"patchwitness.attribution/1\", \"test\": \"tests/test_calc.py::test_add\", "
+        "\"verdict\": \"PRE_EXISTING\", \"mode\": \"matched\", \"base_fail\": 3, \"head_fail\": 3, "
+        "\"seeds\": [7], \"head_failing_seeds\": [7], \"witness_seed\": 7, \"env_digest\": "
+        "\"abcd1234abcd1234\", \"baseline_sha\": \"0123456789abcdef\", \"attribution\": "
+        "\"order\"}\n";
+    const QString pinned =
+        QString(validFreeze())
+            .replace(
+                QStringLiteral("env_digest = \"abcd1234abcd1234\" }"),
+                QStringLiteral("env_digest = \"abcd1234abcd1234\", record = \"evidence/r.json\", "
+                               "record_sha256 = \"%1\" }")
+                    .arg(QString::fromStdString(pw::core::sha256Hex(record))));
+    const QVariantMap base{{q, pinned}, {ev, QString::fromStdString(record)}};
+    const auto counting = [this] {
+        const Repository repo = Repository::open(m_repo->root());
+        const Revision b = repo.resolve("HEAD~1");
+        const Revision h = repo.resolve("HEAD");
+        DiffOptions options;
+        options.contextLines = 0;
+        const PatchDiff diff = repo.diff(b, h, options);
+        const Config config;
+        FactExtractor extractor(pw::test::testPython(), m_cache->path().toStdString());
+        return CountingLedgers::compute({repo, b, h, diff, config, kLedgers.toStdString(),
+                                         kLedgers.toStdString(), "2024-05-10", extractor});
+    };
+    const auto evidenceProblem = [](const CountingLedgers &c) {
+        std::string all;
+        for (const LedgerProblem &p : c.problems())
+            if (p.rule == "evidence-file")
+                return p.message;
+            else
+                all += p.toString() + "\n";
+        return all;
+    };
+
+    audit(base,
+          {{QStringLiteral("src/calc.py"), QStringLiteral("def add(a, b):\n    return b + a\n")}});
+    CountingLedgers c = counting();
+    QVERIFY2(c.validFreeze("tests/test_calc.py::test_add"), evidenceProblem(c).c_str());
+
+    std::string edited = record;
+    edited.replace(edited.find("\"base_fail\": 3"), 14, "\"base_fail\": 9");
+    audit(base, {{ev, QString::fromStdString(edited)}});
+    c = counting();
+    QVERIFY(!c.validFreeze("tests/test_calc.py::test_add"));
+    QVERIFY2(evidenceProblem(c).find("evidence/r.json was altered after the freeze") !=
+                 std::string::npos,
+             evidenceProblem(c).c_str());
+
+    audit(base, {{ev, QVariant()}});
+    c = counting();
+    QVERIFY(!c.validFreeze("tests/test_calc.py::test_add"));
+    QVERIFY2(evidenceProblem(c).find("evidence/r.json is missing") != std::string::npos,
+             evidenceProblem(c).c_str());
 }
 
 #include "tst_ledgergate.moc"

@@ -80,6 +80,16 @@ QStringList freezeArgs(int i)
             QStringLiteral("--by"),           QStringLiteral("carol")};
 }
 
+// The record behind freezeArgs(i): what it types, as a run would have recorded it.
+std::string recordFor(int i)
+{
+    return "{\"schema\": \"patchwitness.attribution/1\", \"test\": \"" + node(i).toStdString() +
+           "\", \"verdict\": \"PRE_EXISTING\", \"mode\": \"matched\", \"base_fail\": 3, "
+           "\"head_fail\": 3, \"seeds\": [7, 8], \"witness_seed\": 7, \"env_digest\": "
+           "\"abcd1234abcd1234\", \"baseline_sha\": \"0123abcd\", \"attribution\": \"order\", "
+           "\"recorded\": \"2024-05-01\"}\n";
+}
+
 QStringList closeArgs(int i)
 {
     return {QStringLiteral("journal"), QStringLiteral("close"), QStringLiteral("j%1").arg(i),
@@ -260,6 +270,10 @@ void TstLedgerWriters::concurrentCommandsAllLand()
     if (closes > 0)
         QVERIFY(writeFileAtomically(ledger(QStringLiteral("seed_journal.jsonl")).toStdString(),
                                     journal(closes), true));
+    for (int i = 0; i < freezes; ++i)
+        QVERIFY(
+            writeFileAtomically(ledger(QStringLiteral("runs/record-%1.json").arg(i)).toStdString(),
+                                recordFor(i), true));
     // The extractor's facts are cached first, so the writers race on the ledgers only.
     const Result warm =
         cli(QStringList{QStringLiteral("ledger"), QStringLiteral("check")} + common());

@@ -89,6 +89,7 @@ private Q_SLOTS:
     void freezeRule_data();
     void freezeRule();
     void freezeRuleOnTypedValues();
+    void freezeRuleWantsWhatTheRecordMeasured();
     void cellsEvidence();
     void readRunRecordsListsEveryFile();
     void readRunRecordsWithoutDirectory();
@@ -385,7 +386,7 @@ void TstRunEvidence::freezeRule_data()
     const QString none = QStringLiteral("-");
     QTest::newRow("nothing recorded")
         << none << QString() << none << none << int(S::NeedsAttribution)
-        << "no attribution record of tests/t.py::test_a yet" << QString();
+        << "no record backs a freeze of tests/t.py::test_a yet" << QString();
     QTest::newRow("PRE_EXISTING, no cells")
         << "PRE_EXISTING" << QString() << none << none << int(S::NeedsCells)
         << "no cells record of tests/t.py::test_a yet" << QString();
@@ -468,6 +469,12 @@ void TstRunEvidence::freezeRule()
         if (!ownField.isEmpty())
             rec->attribution = ownField.toStdString();
         rec->recorded = "2026-12-01";
+        // What a run measured: failures on both trees, the witness among the head's.
+        rec->baseFail = 3;
+        rec->headFail = 3;
+        rec->seeds = std::vector<long long>{0, 1, 2, 3, 4};
+        rec->headFailingSeeds = std::vector<long long>{2, 4};
+        rec->witnessSeed = 2;
     }
     std::optional<CellsEvidence> c;
     if (cells != QLatin1String("-")) {
@@ -500,6 +507,11 @@ void TstRunEvidence::freezeRule()
         QCOMPARE(problems.front().rule, std::string("evidence"));
         QCOMPARE(problems.front().field,
                  std::string(reason.contains(QLatin1String("broken")) ? "attribution" : "verdict"));
+    } else if (fc.stance() == FreezeCase::Stance::NeedsAttribution) {
+        // No record backs it: a freeze is refused whatever is typed.
+        QCOMPARE(problems.size(), size_t(1));
+        QCOMPARE(problems.front().field, std::string("evidence"));
+        QCOMPARE(problems.front().rule, std::string("evidence"));
     } else {
         QVERIFY(problems.empty());
     }
@@ -521,9 +533,10 @@ void TstRunEvidence::freezeRuleOnTypedValues()
     QStringList fields;
     for (const LedgerProblem &p : problems)
         fields << QString::fromStdString(p.field + "/" + p.rule);
-    QCOMPARE(fields, QStringList({QStringLiteral("attribution/evidence"),
-                                  QStringLiteral("owner/placeholder"),
-                                  QStringLiteral("guards/placeholder")}));
+    QCOMPARE(
+        fields,
+        QStringList({QStringLiteral("evidence/evidence"), QStringLiteral("attribution/evidence"),
+                     QStringLiteral("owner/placeholder"), QStringLiteral("guards/placeholder")}));
     QVERIFY(FreezeCase::isPlaceholder("<your name>"));
     QVERIFY(!FreezeCase::isPlaceholder("<>x"));
     QVERIFY(!FreezeCase::isPlaceholder("a <b>"));
@@ -535,9 +548,78 @@ void TstRunEvidence::freezeRuleOnTypedValues()
     missing.message = "missing required field `attribution`";
     std::vector<LedgerProblem> checked{missing};
     fc.explain(checked);
-    QVERIFY2(checked.front().message.find("(no attribution record of tests/t.py::test_a yet") !=
+    QVERIFY2(checked.front().message.find("(no record backs a freeze of tests/t.py::test_a yet") !=
                  std::string::npos,
              checked.front().message.c_str());
+}
+
+// PRE_EXISTING is not enough: the record must show the failure on both trees and a
+// witness that failed at head; and a value typed by hand may not contradict it.
+void TstRunEvidence::freezeRuleWantsWhatTheRecordMeasured()
+{
+    const std::string test = "tests/t.py::test_a";
+    AttributionRecord r;
+    r.file = "/ledger/runs/a.json";
+    r.test = test;
+    r.verdict = "PRE_EXISTING";
+    r.attribution = "order";
+    r.baseFail = 2;
+    r.headFail = 3;
+    r.seeds = std::vector<long long>{0, 1, 2};
+    r.headFailingSeeds = std::vector<long long>{1, 2};
+    r.witnessSeed = 1;
+    r.envDigest = "0123456789abcdef";
+    QVERIFY2(FreezeCase::judge(test, r, std::nullopt).allowed(),
+             FreezeCase::judge(test, r, std::nullopt).reason().c_str());
+
+    AttributionRecord noBase = r;
+    noBase.baseFail = 0;
+    FreezeCase c = FreezeCase::judge(test, noBase, std::nullopt);
+    QVERIFY(c.refused());
+    QVERIFY2(c.reason().find("records 0 base and 3 head failure(s)") != std::string::npos,
+             c.reason().c_str());
+    AttributionRecord uncounted = r;
+    uncounted.headFail.reset();
+    QVERIFY(FreezeCase::judge(test, uncounted, std::nullopt).refused());
+    AttributionRecord noWitness = r;
+    noWitness.witnessSeed.reset();
+    c = FreezeCase::judge(test, noWitness, std::nullopt);
+    QVERIFY(c.refused());
+    QVERIFY2(c.reason().find("names no witness seed") != std::string::npos, c.reason().c_str());
+    AttributionRecord passingWitness = r;
+    passingWitness.witnessSeed = 0; // ran, but passed at head
+    c = FreezeCase::judge(test, passingWitness, std::nullopt);
+    QVERIFY(c.refused());
+    QVERIFY2(c.reason().find("witness seed 0 is not among the seeds that failed at head") !=
+                 std::string::npos,
+             c.reason().c_str());
+    AttributionRecord notRun = r;
+    notRun.headFailingSeeds.reset(); // an older record: the seeds run decide
+    notRun.witnessSeed = 7;
+    QVERIFY(FreezeCase::judge(test, notRun, std::nullopt).refused());
+
+    // Filled from the record, nothing contradicts it; typed values that differ do.
+    const FreezeCase allowed = FreezeCase::judge(test, r, std::nullopt);
+    QuarantineEntry e;
+    e.test = test;
+    e.witnessSeed = 2;    // typed: the record says 1
+    e.evidence.emplace(); // typed: 0 head failures, an invented digest
+    e.evidence->headFail = 0;
+    e.evidence->envDigest = "ffffffffffffffff";
+    e.attribution = "clock"; // the record's own attribution says order
+    allowed.fill(e);
+    QStringList fields;
+    for (const LedgerProblem &p : allowed.problemsOf(e, "q.toml"))
+        fields << QString::fromStdString(p.field + "/" + p.rule);
+    QCOMPARE(fields, QStringList({QStringLiteral("witness_seed/contradicts"),
+                                  QStringLiteral("evidence.head_fail/contradicts"),
+                                  QStringLiteral("evidence.env_digest/contradicts"),
+                                  QStringLiteral("attribution/contradicts")}));
+    QuarantineEntry filled;
+    filled.test = test;
+    allowed.fill(filled);
+    QVERIFY(allowed.problemsOf(filled, "q.toml").empty());
+    QCOMPARE(filled.evidence->envDigest, r.envDigest);
 }
 
 // Cells records read as the freeze rule reads them, and the newest one for a test found
@@ -558,8 +640,9 @@ void TstRunEvidence::cellsEvidence()
                                 cells(a, "solo", "2026-12-01"), true));
     QVERIFY(writeFileAtomically(runs + "/2026-12-02-tests_t.py_test_a-cells.json",
                                 cells(a, "order", "2026-12-02"), true));
-    QVERIFY(writeFileAtomically(runs + "/2026-12-03-tests_t.py_test_a-matched.json",
-                                record(a, "2026-12-03"), true));
+    QVERIFY(writeFileAtomically(
+        runs + "/2026-12-03-tests_t.py_test_a-matched.json",
+        record(a, "2026-12-03", R"(, "base_fail": 3, "head_fail": 2, "witness_seed": 1)"), true));
     QVERIFY(writeFileAtomically(runs + "/2026-12-04-tests_t.py_test_b-cells.json",
                                 cells("tests/t.py::test_b", "clock", "2026-12-04"), true));
     const std::optional<CellsEvidence> latest = CellsEvidence::latestFor(runs, a);

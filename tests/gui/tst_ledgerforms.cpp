@@ -14,6 +14,7 @@
 #include "ledgers/LedgerFormDialog.h"
 #include "ledgers/RenewForm.h"
 #include "ledgers/WaiverForm.h"
+#include "util/Files.h"
 
 #include <QAbstractButton>
 #include <QApplication>
@@ -841,6 +842,45 @@ void TestLedgerForms::deskFreezeFollowsTheCellsRecord()
     QCOMPARE(seed.entry.attribution.value_or(""), std::string("isolate"));
     QVERIFY2(seed.evidenceSource.contains(QStringLiteral("-cells.json")),
              qPrintable(seed.evidenceSource));
+    // Both records go into evidence/ with the entry, which pins them.
+    QCOMPARE(seed.evidenceFiles.size(), size_t(2));
+    const std::string attributionCopy =
+        "evidence/2024-04-29-tests_test_calc.py_test_three-matched.json";
+    QCOMPARE(seed.entry.evidence->record.value_or(""), attributionCopy);
+    QCOMPARE(seed.entry.evidence->cells.value_or(""),
+             std::string("evidence/2024-04-30-tests_test_calc.py_test_three-cells.json"));
+    {
+        LedgerFormDialog *write = desk.grantFreeze(id);
+        QVERIFY(write);
+        auto *form = write->form();
+        child<QComboBox>(form, "ownerCombo")->setCurrentText(QStringLiteral("linus"));
+        child<QLineEdit>(form, "obligationEdit")->setText(QStringLiteral("zero plus zero is zero"));
+        child<QComboBox>(form, "substituteCombo")
+            ->setCurrentText(QStringLiteral("tests/test_calc.py::test_one"));
+        // (calc.py is what the patch edits: a guard the patch edits refuses the freeze.)
+        child<QLineEdit>(form, "guardsEdit")->setText(QStringLiteral("tests/test_calc.py"));
+        child<QLineEdit>(form, "byEdit")->setText(QStringLiteral("Ada"));
+        const auto why = [form, write] {
+            QString text = write->generalProblems();
+            for (const LedgerForm::FieldProblem &p : form->fieldProblems())
+                text += QLatin1Char('\n') + p.label + QStringLiteral(": ") + p.reason;
+            return text;
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(write->isValid(), qPrintable(why()), 20000);
+        write->accept();
+        const QString dir = QString::fromStdString(repo.root()) + "/.patchwitness/";
+        const std::string written =
+            pw::core::readWholeFile(QString(dir + QStringLiteral("quarantine.toml")).toStdString())
+                .value_or("");
+        const std::optional<std::string> copy =
+            pw::core::readWholeFile((dir.toStdString() + attributionCopy));
+        QVERIFY(copy);
+        QVERIFY2(written.find("record = \"" + attributionCopy + "\", record_sha256 = \"" +
+                              pw::core::sha256Hex(*copy) + "\"") != std::string::npos,
+                 written.c_str());
+        QVERIFY(QFileInfo::exists(
+            dir + QStringLiteral("evidence/2024-04-30-tests_test_calc.py_test_three-cells.json")));
+    }
 
     // The newest cells record calls it broken: the dialog refuses, even with every field
     // filled and another attribution typed.

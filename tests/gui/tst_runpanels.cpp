@@ -40,6 +40,7 @@
 #include <QStandardPaths>
 #include <QTreeView>
 #include <QtTest>
+#include <nlohmann/json.hpp>
 
 using namespace pw::gui;
 using pw::test::RepoBuilder;
@@ -646,8 +647,9 @@ private Q_SLOTS:
         const QString pre = QStringLiteral("tests/test_seeded.py::test_some_seeds");
         const QString stable = QStringLiteral("tests/test_stable.py::test_stable");
         const QString added = QStringLiteral("tests/test_added.py::test_new");
-        // With nothing chosen, the tests of the test files the patch touches.
-        QCOMPARE(desk.patchTests(), (QStringList{added, stable}));
+        // With nothing chosen, the tests of the test files the patch changes (an added file
+        // has no baseline to triage against).
+        QCOMPARE(desk.patchTests(), (QStringList{stable}));
         QVERIFY(desk.startMatrix({bug, pre, stable, added}));
         QVERIFY(waitFor(desk.controller(), 240000));
 
@@ -733,7 +735,7 @@ private Q_SLOTS:
 
         // The matrix record pre-fills the freeze as an attribution record would.
         const std::optional<pw::core::AttributionRecord> evidence =
-            pw::core::SeedMatrix::attributionOf(
+            pw::core::AttributionRecord::ofMatrixRecord(
                 pw::core::readWholeFile(result->recordPath).value_or(""), result->recordPath,
                 pre.toStdString());
         QVERIFY(evidence);
@@ -744,12 +746,39 @@ private Q_SLOTS:
         QCOMPARE(evidence->runs, std::optional<long long>(12));
         QCOMPARE(evidence->baselineSha, std::optional<std::string>(base));
         QCOMPARE(evidence->mode, std::optional<std::string>("matrix"));
-        QVERIFY(!pw::core::SeedMatrix::attributionOf("{}", "x.json", pre.toStdString()));
+        QVERIFY(!pw::core::AttributionRecord::ofMatrixRecord("{}", "x.json", pre.toStdString()));
 
-        // Filter by verdict, then every row again.
+        // A record whose fields are not what they should be reads as absent values, never
+        // as a crash.
+        nlohmann::json row = {{"test", pre.toStdString()},
+                              {"triage", "PRE_EXISTING"},
+                              {"seeds_compared", {1, "x", 2}},
+                              {"base", {1, 2}},
+                              {"head", {{"1", "2"}, {"2", 2}}},
+                              {"commands", nlohmann::json::array()},
+                              {"witness_seed", "1"}};
+        const std::string mistyped = nlohmann::json({{"schema", "patchwitness.matrix/1"},
+                                                     {"replays", "2"},
+                                                     {"trees", nlohmann::json::array()},
+                                                     {"interpreter", 3},
+                                                     {"tests", {7, row}}})
+                                         .dump();
+        const std::optional<pw::core::AttributionRecord> odd =
+            pw::core::AttributionRecord::ofMatrixRecord(mistyped, "odd.json", pre.toStdString());
+        QVERIFY(odd);
+        QCOMPARE(odd->verdict, std::optional<std::string>("PRE_EXISTING"));
+        QCOMPARE(odd->headFail, std::optional<long long>(2));
+        QCOMPARE(odd->baseFail, std::optional<long long>(0));
+        QVERIFY(!odd->witnessSeed && !odd->runs && !odd->base && !odd->interpreter);
+
+        // Filter by verdict, then every row again; a selected row the filter hides is no
+        // longer selected.
         auto *filter = panel->filterBox();
+        QCOMPARE(view->currentRow(), heat->rowOf(bug));
         filter->setCurrentIndex(filter->findText(QStringLiteral("PRE_EXISTING")));
         QCOMPARE(heat->shown(), std::vector<int>{heat->rowOf(pre)});
+        QCOMPARE(view->currentRow(), -1);
+        QVERIFY(!panel->grantFreezeButton()->isEnabled());
         filter->setCurrentIndex(filter->findText(QStringLiteral("No triage")));
         QCOMPARE(heat->shown(), std::vector<int>{heat->rowOf(added)});
         filter->setCurrentIndex(0);
@@ -765,7 +794,20 @@ private Q_SLOTS:
         QCOMPARE(view->cellSize(), 4);
         const QRect small = view->cellRect(heat->rowOf(bug), pw::core::Arm::Head, 5);
         QCOMPARE(small.width(), 4);
-        QCOMPARE(view->hitAt(small.center())->seed, 5);
+        const std::optional<HeatmapView::Hit> smallHit = view->hitAt(small.center());
+        QVERIFY(smallHit);
+        QCOMPARE(smallHit->seed, 5);
+
+        // A new matrix replaces the rows: the selection follows its test, the old cell's log
+        // is gone.
+        QVERIFY(panel->selectTest(pre, 1));
+        QVERIFY(!panel->cellLog()->toPlainText().isEmpty());
+        heat->begin({stable, pre}, heat->seeds(), 2);
+        QCOMPARE(view->currentRow(), heat->rowOf(pre));
+        QCOMPARE(heat->rowOf(pre), 1);
+        QVERIFY(panel->cellLog()->toPlainText().isEmpty());
+        heat->begin({stable}, heat->seeds(), 2);
+        QCOMPARE(view->currentRow(), -1);
     }
 
     void heatmapColoursReadInBothPalettes()

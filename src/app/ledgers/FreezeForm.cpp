@@ -75,8 +75,10 @@ QStringList items(const QString &text)
 
 FreezeForm::FreezeForm(const FreezeSeed &seed, const LedgerFormContext &context, QWidget *parent)
     : LedgerForm(parent), m_ui(std::make_unique<Ui::FreezeForm>()),
-      m_evidence(seed.evidence.value_or(core::FreezeCase()))
+      m_evidence(seed.evidence.value_or(core::FreezeCase())), m_evidenceFiles(seed.evidenceFiles)
 {
+    if (seed.entry.evidence && seed.entry.evidence->record)
+        m_pins = seed.entry.evidence;
     m_ui->setupUi(this);
     m_ui->columns->setStretch(0, 1); // two equal columns: ids are long on both sides
     m_ui->columns->setStretch(1, 1);
@@ -260,6 +262,12 @@ core::QuarantineEntry FreezeForm::entry(std::vector<core::LedgerProblem> *proble
         ev.seeds = std::move(list);
     }
     ev.envDigest = optionalText(m_ui->envDigestEdit->text());
+    if (m_pins) { // the records' copies in evidence/: no field of the form, never typed
+        ev.record = m_pins->record;
+        ev.recordSha256 = m_pins->recordSha256;
+        ev.cells = m_pins->cells;
+        ev.cellsSha256 = m_pins->cellsSha256;
+    }
     e.evidence = std::move(ev);
     e.obligation = optionalText(m_ui->obligationEdit->text());
     e.substitute = optionalText(m_ui->substituteCombo->currentText());

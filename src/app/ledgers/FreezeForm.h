@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ledger/EvidenceFiles.h"
 #include "ledger/QuarantineLedger.h"
 #include "ledger/RunEvidence.h"
 #include "ledgers/LedgerForm.h"
@@ -26,6 +27,9 @@ struct FreezeSeed
     // refuses, whatever is typed. Absent: no records were consulted (only the entry's own
     // fields are judged).
     std::optional<core::FreezeCase> evidence;
+    // The records the freeze rests on, on their way into evidence/ (EvidenceFiles::planFor):
+    // the entry written points to them, and Write copies them first.
+    std::vector<core::EvidenceCopy> evidenceFiles;
 };
 
 // Grant freeze (quarantine.toml): a test failing before the patch too (PRE_EXISTING) is
@@ -41,6 +45,7 @@ public:
     QString title() const override;
     QString fileName() const override;
     QString intro() const override;
+    std::vector<core::EvidenceCopy> companionFiles() const override { return m_evidenceFiles; }
     std::vector<core::LedgerProblem> problems(const std::string &loaded, const std::string &origin,
                                               const core::LedgerActions &actions) const override;
     std::string draft(const std::string &loaded, const std::string &origin,
@@ -57,7 +62,9 @@ public:
 
 private:
     std::unique_ptr<Ui::FreezeForm> m_ui;
-    core::FreezeCase m_evidence;  // the seed's, else one that judges the typed values only
+    core::FreezeCase m_evidence; // the seed's, else one that judges the typed values only
+    std::vector<core::EvidenceCopy> m_evidenceFiles; // the seed's
+    std::optional<core::FreezeEvidence> m_pins;      // their paths and sha256
     bool m_guardsOffered = false; // guards were filled in (from the seed or one lookup)
 };
 

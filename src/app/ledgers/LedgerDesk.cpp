@@ -243,6 +243,7 @@ LedgerFormContext LedgerDesk::formContext()
     // window left open overnight must not backdate an entry.
     c.validation = core::validationContext(m_config, m_fixedToday ? m_today : QDate::currentDate());
     c.validation.patchedFiles = core::patchedFiles(m_report.changedFiles);
+    c.validation.readLedgerFile = core::EvidenceFiles::reader(m_ledgerDir.toStdString());
     if (m_headTests) {
         // Shared: a form that stays open across a re-audit keeps its lookups alive.
         std::shared_ptr<HeadTests> tests = m_headTests;
@@ -330,16 +331,14 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test, const QString &recordFile
             try {
                 const std::string path = recordFile.toStdString();
                 const std::string text = core::readWholeFile(path).value_or(std::string());
-                // A seed matrix's record speaks for its PRE_EXISTING rows as an attribution
-                // record would.
-                record = core::SeedMatrix::attributionOf(text, path, test.toStdString());
-                if (!record)
-                    record = core::AttributionRecord::parse(text, path);
-            } catch (const core::Error &e) {
+                // An attribution record, or a seed matrix's row for the test.
+                record = core::AttributionRecord::evidenceFor(text, path, test.toStdString());
+            } catch (const std::exception &e) {
+                // core::Error for a record that does not parse or is about another test;
+                // anything else a record this reader did not expect: a note on the form,
+                // never a crash.
                 seed.evidenceNote = QString::fromStdString(e.what());
             }
-            if (record && record->test != test.toStdString())
-                record.reset();
         }
         // A record the patch under review brings is its own testimony, not evidence.
         QStringList fromPatch;
@@ -375,6 +374,15 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test, const QString &recordFile
                 (seed.evidenceSource.isEmpty() ? QString() : QStringLiteral(" and ")) +
                 QDir(m_ledgerDir).relativeFilePath(QString::fromStdString(evidence.cells()->file));
         seed.evidence = evidence;
+        // The records go into evidence/ with the entry: planned here (named, hashed), copied
+        // by Write.
+        try {
+            seed.evidenceFiles =
+                core::EvidenceFiles::planFor(m_ledgerDir.toStdString(), evidence, e);
+        } catch (const core::Error &error) {
+            seed.evidenceNote += (seed.evidenceNote.isEmpty() ? QString() : QStringLiteral(" ")) +
+                                 QString::fromStdString(error.what());
+        }
     }
     if (!e.baselineSha && m_report.base.commit)
         e.baselineSha = *m_report.base.commit;
@@ -474,8 +482,12 @@ LedgerFormDialog *LedgerDesk::grantFreeze(const QString &test, const QString &re
 {
     if (!ready())
         return nullptr;
-    const LedgerFormContext c = formContext();
-    auto *form = new FreezeForm(freezeSeed(test, record), c);
+    const FreezeSeed seed = freezeSeed(test, record);
+    LedgerFormContext c = formContext();
+    // Validation reads the records as Write will copy them.
+    c.validation.readLedgerFile =
+        core::EvidenceFiles::reader(m_ledgerDir.toStdString(), seed.evidenceFiles);
+    auto *form = new FreezeForm(seed, c);
     LedgerFormDialog *dialog = open(form, c);
     onHeadTestsAnswer(form, [this, form, test] {
         const HeadTests::File *tests =

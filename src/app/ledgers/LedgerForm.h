@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ledger/EvidenceFiles.h"
 #include "ledger/LedgerActions.h"
 #include "ledger/LedgerValidator.h"
 
@@ -56,6 +57,10 @@ public:
     // The file's new text, validated by LedgerActions (throws core::Error::input if refused).
     virtual std::string apply(const std::string &loaded, const std::string &origin,
                               const core::LedgerActions &actions) const = 0;
+
+    // Files the entry points to that Write copies into the ledger directory first (a
+    // freeze's evidence/ records); none for most forms.
+    virtual std::vector<core::EvidenceCopy> companionFiles() const { return {}; }
 
     // Shows each problem under the field it names and clears the others; returns the
     // problems no field of this form shows (the dialog lists them).

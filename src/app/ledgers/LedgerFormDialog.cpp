@@ -227,6 +227,8 @@ void LedgerFormDialog::accept()
         return;
     try {
         const std::string text = m_form->apply(m_store->loaded(), origin(), m_actions);
+        // The evidence first, so that no entry ever points to a file that is not there.
+        core::EvidenceFiles::write(m_context.ledgerDir.toStdString(), m_form->companionFiles());
         // Under the ledger directory's lock from the re-read through the rename; another
         // writer holding it for longer than this is a refusal, not a frozen window.
         m_store->write(text, std::chrono::seconds(3));

@@ -85,6 +85,15 @@ inline QVariant backgroundData(Tone tone)
     return c.isValid() ? QVariant(QBrush(c)) : QVariant();
 }
 
+// `a` moved a fraction `t` (0..1) of the way to `b`, channel by channel.
+inline QColor blend(const QColor &a, const QColor &b, double t)
+{
+    t = std::clamp(t, 0.0, 1.0);
+    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * t),
+                            float(a.greenF() + (b.greenF() - a.greenF()) * t),
+                            float(a.blueF() + (b.blueF() - a.blueF()) * t));
+}
+
 // WCAG 2: the relative luminance of a colour and the contrast ratio of two (1 to 21).
 inline double luminance(const QColor &c)
 {
@@ -149,14 +158,9 @@ inline QColor mutedText(const QPalette &palette)
 {
     const QColor text = palette.color(QPalette::WindowText);
     const QColor window = palette.color(QPalette::Window);
-    const auto mix = [&](double t) {
-        return QColor::fromRgbF(float(text.redF() * (1 - t) + window.redF() * t),
-                                float(text.greenF() * (1 - t) + window.greenF() * t),
-                                float(text.blueF() * (1 - t) + window.blueF() * t));
-    };
     for (double t = 0.35; t > 0; t -= 0.05) {
-        if (contrast(mix(t), window) >= kReadable)
-            return mix(t);
+        if (contrast(blend(text, window, t), window) >= kReadable)
+            return blend(text, window, t);
     }
     return text;
 }

@@ -21,14 +21,6 @@ namespace style = severity_style;
 
 namespace {
 
-QColor mix(const QColor &a, const QColor &b, double t)
-{
-    t = std::clamp(t, 0.0, 1.0);
-    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * t),
-                            float(a.greenF() + (b.greenF() - a.greenF()) * t),
-                            float(a.blueF() + (b.blueF() - a.blueF()) * t));
-}
-
 bool darkPalette(const QPalette &palette)
 {
     return palette.color(QPalette::Base).lightness() < 128;
@@ -53,19 +45,7 @@ QString tagOf(const std::optional<core::Triage> &triage, bool running)
 
 style::Tone toneOf(const std::optional<core::Triage> &triage)
 {
-    if (!triage)
-        return style::Tone::Neutral;
-    switch (*triage) {
-    case core::Triage::PatchBug:
-        return style::Tone::Block;
-    case core::Triage::FlakyOracle:
-    case core::Triage::NeedsManualReview:
-        return style::Tone::Review;
-    case core::Triage::PreExisting:
-    case core::Triage::NoSignal:
-        return style::Tone::Neutral;
-    }
-    return style::Tone::Neutral;
+    return triage ? style::toneForSeverity(core::triageSeverity(*triage)) : style::Tone::Neutral;
 }
 
 QString fraction(const MatrixHeat::Cell &c, int replays)
@@ -90,13 +70,29 @@ HeatmapView::HeatmapView(MatrixHeat *heat, QWidget *parent)
     verticalScrollBar()->setSingleStep(m_cell);
     horizontalScrollBar()->setSingleStep(m_cell);
     connect(m_heat, &MatrixHeat::changed, this, [this] {
-        if (m_current.row >= m_heat->rowCount())
-            m_current = Hit();
+        followCurrent();
         m_tiny = QImage();
         updateScrollBars();
         viewport()->update();
     });
     updateScrollBars();
+}
+
+void HeatmapView::followCurrent()
+{
+    const int before = m_current.row;
+    const int row = m_currentTest.isEmpty() ? -1 : m_heat->rowOf(m_currentTest);
+    const std::vector<int> &shown = m_heat->shown();
+    if (row < 0 || std::find(shown.begin(), shown.end(), row) == shown.end()) {
+        m_current = Hit();
+        m_currentTest.clear();
+    } else {
+        m_current.row = row;
+        if (m_current.seed >= int(m_heat->seeds().size()))
+            m_current.seed = -1;
+    }
+    if (m_current.row != before)
+        Q_EMIT currentChanged(m_current.row);
 }
 
 int HeatmapView::labelWidth() const
@@ -228,6 +224,8 @@ void HeatmapView::setCurrent(const Hit &hit)
 {
     const bool rowChanged = hit.row != m_current.row;
     m_current = hit;
+    m_currentTest =
+        hit.row >= 0 && hit.row < m_heat->rowCount() ? m_heat->row(hit.row).test : QString();
     // Into view.
     const std::vector<int> &shown = m_heat->shown();
     const auto at = std::find(shown.begin(), shown.end(), hit.row);
@@ -290,7 +288,7 @@ QColor HeatmapView::cellColour(int fails, int replays, const QPalette &palette)
     const QColor base = palette.color(QPalette::Base);
     const QColor text = palette.color(QPalette::Text);
     if (fails <= 0 || replays <= 0)
-        return mix(base, text, 0.10);
+        return style::blend(base, text, 0.10);
     // ColorBrewer's Reds (light) and a dim-to-bright red (dark): one hue, so more fails
     // read as "more" whichever palette draws it.
     static const std::array<QColor, 4> light = {QColor(0xfc, 0xbb, 0xa1), QColor(0xfb, 0x6a, 0x4a),
@@ -300,7 +298,7 @@ QColor HeatmapView::cellColour(int fails, int replays, const QPalette &palette)
     const std::array<QColor, 4> &stops = darkPalette(palette) ? dark : light;
     const double t = std::clamp(double(fails) / replays, 0.0, 1.0) * 3.0;
     const int i = std::min(2, int(std::floor(t)));
-    return mix(stops[size_t(i)], stops[size_t(i) + 1], t - i);
+    return style::blend(stops[size_t(i)], stops[size_t(i) + 1], t - i);
 }
 
 void HeatmapView::paintEvent(QPaintEvent *)
@@ -352,6 +350,8 @@ void HeatmapView::paintHeader(QPainter &p, const QRect &area)
                    arm == core::Arm::Base ? tr("baseline") : tr("patched"));
         p.setFont(font());
         // Seed numbers where they fit, at a round step.
+        if (n == 0)
+            continue;
         const int widest = fm.horizontalAdvance(QString::number(m_heat->seeds().back())) + 6;
         int step = 1;
         for (int s : {1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 1000})
@@ -442,10 +442,14 @@ const QImage &HeatmapView::tinyImage()
     m_tiny = QImage(std::max(1, 2 * n), std::max<int>(1, int(shown.size())), QImage::Format_RGB32);
     const QRgb window = pal.color(QPalette::Window).rgb();
     const QRgb waiting = pal.color(QPalette::Base).rgb();
-    const QRgb noEvidence = mix(cellColour(0, k, pal), style::mutedText(pal), 0.45).rgb();
-    std::vector<QRgb> scale;
-    for (int f = 0; f <= k; ++f)
+    // A cell with replays that were no evidence: its count's colour, pulled to grey (too
+    // small for the hatching of large cells).
+    std::vector<QRgb> scale, noEvidence;
+    for (int f = 0; f <= k; ++f) {
         scale.push_back(cellColour(f, k, pal).rgb());
+        noEvidence.push_back(
+            style::blend(cellColour(f, k, pal), style::mutedText(pal), 0.45).rgb());
+    }
     for (size_t i = 0; i < shown.size(); ++i) {
         const MatrixHeat::Row &row = m_heat->row(shown[i]);
         auto *line = reinterpret_cast<QRgb *>(m_tiny.scanLine(int(i)));
@@ -459,7 +463,7 @@ const QImage &HeatmapView::tinyImage()
                 else if (m_heat->running() && c.seen + c.errors < k && c.seen == 0)
                     out[s] = waiting;
                 else if (c.errors > 0 && !m_heat->running())
-                    out[s] = noEvidence;
+                    out[s] = noEvidence[size_t(std::clamp(c.fails, 0, k))];
                 else
                     out[s] = scale[size_t(std::clamp(c.fails, 0, k))];
             }
@@ -485,6 +489,23 @@ void HeatmapView::paintTinyCells(QPainter &p, int firstShown, int lastShown)
     }
 }
 
+const std::vector<QStaticText> &HeatmapView::digits()
+{
+    const int k = m_heat->replays();
+    if (k != m_digitsK || font() != m_digitsFont) {
+        m_digits.clear();
+        for (int f = 0; f <= k; ++f) {
+            QStaticText t(QString::number(f));
+            t.setTextFormat(Qt::PlainText);
+            t.prepare(QTransform(), font());
+            m_digits.push_back(t);
+        }
+        m_digitsK = k;
+        m_digitsFont = font();
+    }
+    return m_digits;
+}
+
 void HeatmapView::paintCells(QPainter &p, int firstShown, int lastShown)
 {
     const QPalette &pal = palette();
@@ -505,17 +526,15 @@ void HeatmapView::paintCells(QPainter &p, int firstShown, int lastShown)
     const bool tiny = m_cell < 8;
     if (tiny)
         paintTinyCells(p, firstShown, lastShown);
-    // Counts laid out once per frame, not once per cell.
-    std::vector<QStaticText> digits;
-    if (counts)
-        for (int f = 0; f <= k; ++f) {
-            QStaticText t(QString::number(f));
-            t.setTextFormat(Qt::PlainText);
-            t.prepare(QTransform(), font());
-            digits.push_back(t);
-        }
+    // Up to K = 100 the counts are laid out once (digits()); above, drawn as text.
+    const bool staticDigits = counts && k <= 100;
+    const std::vector<QStaticText> &laidOut = staticDigits ? digits() : m_digits;
     const auto drawCount = [&](const QRect &r, int f) {
-        const QStaticText &t = digits[size_t(std::clamp(f, 0, k))];
+        if (!staticDigits) {
+            p.drawText(r, Qt::AlignCenter, QString::number(f));
+            return;
+        }
+        const QStaticText &t = laidOut[size_t(std::clamp(f, 0, k))];
         const QSizeF size = t.size();
         p.drawStaticText(QPointF(r.left() + (r.width() - size.width()) / 2.0,
                                  r.top() + (r.height() - size.height()) / 2.0),
@@ -529,6 +548,24 @@ void HeatmapView::paintCells(QPainter &p, int firstShown, int lastShown)
             QColor band = pal.color(QPalette::Highlight);
             band.setAlpha(50);
             p.fillRect(QRect(lw, y, visibleW, rowHeight()), band);
+        }
+        if (tiny && n > 0) {
+            // Drawn from the image: only the witness and the flaky seed are framed here,
+            // on both trees, so that they stay findable at any zoom.
+            for (const std::optional<long long> &marked : {row.witnessSeed, row.flakySeed}) {
+                if (!marked)
+                    continue;
+                const auto at =
+                    std::find(m_heat->seeds().begin(), m_heat->seeds().end(), uint32_t(*marked));
+                if (at == m_heat->seeds().end())
+                    continue;
+                const int s = int(at - m_heat->seeds().begin());
+                p.setPen(QPen(frame, 1, marked == row.witnessSeed ? Qt::SolidLine : Qt::DotLine));
+                p.setBrush(Qt::NoBrush);
+                for (core::Arm arm : {core::Arm::Base, core::Arm::Head})
+                    p.drawRect(
+                        QRect(lw + contentX(arm, s) - h - 1, y - 1, m_cell + 1, rowHeight() + 1));
+            }
         }
         for (core::Arm arm : {core::Arm::Base, core::Arm::Head}) {
             if (tiny)
@@ -618,7 +655,7 @@ void HeatmapView::mousePressEvent(QMouseEvent *event)
 void HeatmapView::keyPressEvent(QKeyEvent *event)
 {
     const std::vector<int> &shown = m_heat->shown();
-    if (shown.empty()) {
+    if (shown.empty() || m_heat->seeds().empty()) {
         QAbstractScrollArea::keyPressEvent(event);
         return;
     }

@@ -6,6 +6,7 @@
 #include <QColor>
 #include <QImage>
 #include <QPalette>
+#include <QStaticText>
 #include <optional>
 
 namespace pw::gui {
@@ -81,6 +82,10 @@ protected:
 
 private:
     void updateScrollBars();
+    // After the matrix changed: the current row found again by its test, dropped when it
+    // is gone or filtered out (emits currentChanged when it moved).
+    void followCurrent();
+    const std::vector<QStaticText> &digits();
     int labelWidth() const;
     int headerHeight() const;
     int rowHeight() const { return m_cell; }
@@ -99,6 +104,11 @@ private:
     MatrixHeat *m_heat;
     int m_cell = 18;
     Hit m_current;
+    QString m_currentTest; // the current row's test: rows are found again by it after a reset
+    // The counts 0..K laid out once (per K and font), not once per frame.
+    std::vector<QStaticText> m_digits;
+    int m_digitsK = -1;
+    QFont m_digitsFont;
     QImage m_tiny; // null: to be built
 };
 

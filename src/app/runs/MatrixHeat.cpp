@@ -22,6 +22,7 @@ void MatrixHeat::begin(const QStringList &tests, const std::vector<uint32_t> &se
         m_rows.push_back(std::move(row));
     }
     m_running = true;
+    reindex();
     reorder();
 }
 
@@ -85,6 +86,7 @@ void MatrixHeat::setResult(const core::MatrixResult &result)
         row.reason = QString::fromStdString(t.reason);
         m_rows.push_back(std::move(row));
     }
+    reindex();
     reorder();
 }
 
@@ -95,15 +97,21 @@ void MatrixHeat::clear()
     m_seeds.clear();
     m_replays = 0;
     m_running = false;
+    reindex();
     reorder();
+}
+
+void MatrixHeat::reindex()
+{
+    m_index.clear();
+    for (size_t i = 0; i < m_rows.size(); ++i)
+        m_index.insert(m_rows[i].test, int(i));
+    Q_EMIT reset();
 }
 
 int MatrixHeat::rowOf(const QString &test) const
 {
-    for (size_t i = 0; i < m_rows.size(); ++i)
-        if (m_rows[i].test == test)
-            return int(i);
-    return -1;
+    return m_index.value(test, -1);
 }
 
 void MatrixHeat::setSort(Sort sort)

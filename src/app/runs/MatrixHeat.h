@@ -2,6 +2,7 @@
 
 #include "dynamic/SeedMatrix.h"
 
+#include <QHash>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -101,14 +102,19 @@ public:
     static int verdictRank(const std::optional<core::Triage> &triage);
 
 Q_SIGNALS:
+    // The rows were replaced (begin, setResult, clear): row indices of before mean nothing
+    // now. Emitted before the changed() that follows.
+    void reset();
     void changed(); // rows, cells, order or filter
 
 private:
     void reorder();
+    void reindex(); // m_index from m_rows, then reset()
 
     std::vector<uint32_t> m_seeds;
     int m_replays = 0;
     std::vector<Row> m_rows;
+    QHash<QString, int> m_index; // test → row
     std::optional<core::MatrixResult> m_result;
     bool m_running = false;
     Sort m_sort = Sort::Verdict;

@@ -198,13 +198,7 @@ bool RunController::startMatrix(const core::RunRequest &request, const core::Mat
         matrixTitle(matrix.tests), request, tag,
         [this, matrix](const core::RunContext &ctx, core::RunPool &pool, Outcome &out) {
             core::MatrixRequest m = matrix;
-            std::vector<uint32_t> seeds;
-            if (m.seedList) {
-                seeds = *m.seedList;
-            } else {
-                for (int s = 0; s < m.seeds.value_or(ctx.config().seeds); ++s)
-                    seeds.push_back(uint32_t(s));
-            }
+            const std::vector<uint32_t> seeds = m.seedsFor(ctx.config());
             const int replays = m.replays.value_or(ctx.config().replays);
             QStringList tests;
             for (const std::string &t : m.tests)

@@ -263,6 +263,10 @@ RunDesk::RunDesk(QWidget *window)
     connect(m_controller, &RunController::failed, this,
             [this](const QString &job, const QString &error) {
                 Q_EMIT message(2, tr("%1 failed: %2").arg(job, error));
+                // A job for the repository and revisions shown before says so in the status
+                // line only: the panels show the current target's evidence.
+                if (m_controller->jobTag() != m_targetKey)
+                    return;
                 EvidencePanel *panel = panelFor(job);
                 if (!panel) {
                     m_matrixPanel->heat()->clear();
@@ -389,7 +393,9 @@ QStringList RunDesk::patchTests() const
     if (!m_hasOutcome)
         return tests;
     for (const core::ChangedFile &f : m_outcome.report.changedFiles) {
-        if (!f.testFile || f.status == "D")
+        // A deleted file has no test at head, an added one none at base: neither can be
+        // triaged (the manifest diff reports both).
+        if (!f.testFile || f.status == "D" || f.status == "A")
             continue;
         const auto at = m_outcome.headTests.find(f.path);
         if (at == m_outcome.headTests.end())

@@ -83,7 +83,8 @@ public:
     // The seed matrix of `tests` (empty: the tests the patch touches, patchTests()) on both
     // trees, config `seeds` × `replays`; the heatmap fills in as replays report.
     bool startMatrix(const QStringList &tests = {});
-    // The head tests of the test files the patch adds or changes.
+    // The head tests of the test files the patch changes (an added file has no baseline to
+    // triage against, a deleted one no head).
     QStringList patchTests() const;
     // Skip witnesses and the shadow sample at head; `dryRun`: decisions and
     // sample only, head is not run.
@@ -182,7 +183,7 @@ private:
         QString source; // "census 14:02"
         std::vector<core::Finding> findings;
     };
-    // Keyed "census", "attribute <test>", "shadow", "matrix": the latest of each.
+    // Keyed "census", "attribute <test>", "shadow", "matrix <test>": the latest of each.
     std::map<QString, DynamicPart> m_dynamic;
     void setDynamic(const QString &key, const QString &source, std::vector<core::Finding> found);
     void showCensusFindings(const core::CensusReport &report);

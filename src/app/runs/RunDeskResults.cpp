@@ -251,13 +251,12 @@ void RunDesk::showMatrix(const core::MatrixResult &result)
 {
     m_matrixPanel->heat()->setResult(result);
     if (!result.interrupted) {
-        QStringList tests;
-        for (const core::MatrixTest &t : result.tests)
-            tests << QString::fromStdString(t.test);
-        const QString source = result.tests.size() == 1
-                                   ? tr("matrix %1").arg(tests.front())
-                                   : tr("matrix of %n test(s)", nullptr, int(tests.size()));
-        setDynamic(tr("matrix"), source, result.findings());
+        // Keyed per test, like attribute: a later matrix of other tests keeps these, one
+        // of the same test replaces its finding.
+        for (core::Finding &f : result.findings()) {
+            const QString test = QString::fromStdString(f.test);
+            setDynamic(tr("matrix %1").arg(test), tr("matrix %1").arg(test), {std::move(f)});
+        }
     } else {
         Q_EMIT message(1, tr("Seed matrix interrupted: no triage, nothing recorded"));
     }

@@ -113,6 +113,11 @@ SeedMatrixPanel::SeedMatrixPanel(QWidget *parent)
         m_summary->setText(m_heat->summary());
         updateRow();
     });
+    // New rows: the log described a cell of the matrix before.
+    connect(m_heat, &MatrixHeat::reset, this, [this] {
+        m_log->clear();
+        m_copyCommand->setEnabled(false);
+    });
     connect(m_view, &HeatmapView::currentChanged, this, &SeedMatrixPanel::updateRow);
     connect(m_view, &HeatmapView::cellActivated, this, &SeedMatrixPanel::showCell);
     connect(m_grantFreeze, &QPushButton::clicked, this, [this] {

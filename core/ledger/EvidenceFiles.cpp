@@ -1,0 +1,86 @@
+#include "ledger/EvidenceFiles.h"
+
+#include "ledger/RunEvidence.h"
+#include "util/Error.h"
+#include "util/Files.h"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+
+namespace pw::core {
+
+EvidenceCopy EvidenceFiles::plan(const std::string &ledgerDir, const std::string &source)
+{
+    const std::optional<std::string> bytes = readWholeFile(source);
+    if (!bytes)
+        throw Error::input(source + ": cannot read the record the freeze rests on");
+    EvidenceCopy copy;
+    copy.source = source;
+    copy.bytes = *bytes;
+    copy.sha256 = sha256Hex(copy.bytes);
+    const std::filesystem::path name = std::filesystem::path(source).filename();
+    const std::filesystem::path dir = std::filesystem::path(ledgerDir) / FreezeEvidence::kDir;
+    // The record's own name when it is free or holds these bytes; else one that names
+    // them (a record of the same name with other content is another run's evidence).
+    for (const std::string &candidate :
+         {name.string(),
+          name.stem().string() + "-" + copy.sha256.substr(0, 12) + name.extension().string()}) {
+        const std::optional<std::string> there = readWholeFile((dir / candidate).string());
+        copy.path = std::string(FreezeEvidence::kDir) + "/" + candidate;
+        copy.present = there && *there == copy.bytes;
+        if (!there || copy.present)
+            return copy;
+    }
+    return copy; // both taken by other bytes: the hashed name is that file's, overwritten
+}
+
+std::vector<EvidenceCopy> EvidenceFiles::planFor(const std::string &ledgerDir,
+                                                 const FreezeCase &evidence, QuarantineEntry &e)
+{
+    std::vector<EvidenceCopy> copies;
+    const std::optional<AttributionRecord> &record = evidence.attribution();
+    if (!record)
+        return copies;
+    if (record->file.empty())
+        throw Error::input("the run behind the freeze of " + evidence.test() +
+                           " was not recorded: its record is the freeze's evidence (run it "
+                           "again with recording on)");
+    FreezeEvidence &ev = e.evidence ? *e.evidence : e.evidence.emplace();
+    copies.push_back(plan(ledgerDir, record->file));
+    ev.record = copies.back().path;
+    ev.recordSha256 = copies.back().sha256;
+    if (evidence.cells() && !evidence.cells()->file.empty()) {
+        copies.push_back(plan(ledgerDir, evidence.cells()->file));
+        ev.cells = copies.back().path;
+        ev.cellsSha256 = copies.back().sha256;
+    }
+    return copies;
+}
+
+void EvidenceFiles::write(const std::string &ledgerDir, const std::vector<EvidenceCopy> &copies)
+{
+    for (const EvidenceCopy &copy : copies) {
+        if (copy.present)
+            continue;
+        const std::string target = (std::filesystem::path(ledgerDir) / copy.path).string();
+        std::string why;
+        if (!writeFileAtomically(target, copy.bytes, /*createDirs=*/true, &why))
+            throw Error::input(target + ": cannot write the freeze's evidence: " + why);
+    }
+}
+
+std::function<std::optional<std::string>(const std::string &)>
+EvidenceFiles::reader(const std::string &ledgerDir, std::vector<EvidenceCopy> pending)
+{
+    auto waiting = std::make_shared<std::map<std::string, std::string>>();
+    for (EvidenceCopy &copy : pending)
+        (*waiting)[copy.path] = std::move(copy.bytes);
+    return [ledgerDir, waiting](const std::string &path) -> std::optional<std::string> {
+        if (const auto it = waiting->find(path); it != waiting->end())
+            return it->second;
+        return readWholeFile((std::filesystem::path(ledgerDir) / path).string());
+    };
+}
+
+} // namespace pw::core
