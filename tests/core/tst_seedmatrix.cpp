@@ -10,6 +10,7 @@
 #include "RunFixtures.h"
 #include "TestSupport.h"
 #include "dynamic/SeedMatrix.h"
+#include "repo/DemoRepository.h"
 #include "util/Error.h"
 #include "util/Files.h"
 
@@ -131,6 +132,7 @@ private Q_SLOTS:
     void badRequestsAreRefused();
 
     void cliMatrixAndTriage();
+    void demoPatchHasEveryVerdict();
     void cliUsageErrors_data();
     void cliUsageErrors();
 
@@ -663,4 +665,57 @@ void TestSeedMatrix::cliUsageErrors()
 }
 
 QTEST_GUILESS_MAIN(TestSeedMatrix)
+// The demo's patch shows every verdict the heatmap paints (README, `patchwitness --demo
+// --run matrix --panel heatmap`), with its own config's 8 seeds × 5 replays.
+void TestSeedMatrix::demoPatchHasEveryVerdict()
+{
+    QTemporaryDir dir;
+    RunRequest r;
+    r.target.repoPath =
+        pw::core::DemoRepository::ensure(dir.filePath(QStringLiteral("demo")).toStdString());
+    r.target.base = pw::core::DemoRepository::kBaseBranch;
+    r.target.head = pw::core::DemoRepository::kHeadBranch;
+    r.target.python = pw::test::testPython();
+    r.target.today = kToday;
+    r.cacheRoot = m_cache->path().toStdString();
+    r.workers = 2;
+    r.timeoutSeconds = 120;
+    const RunContext ctx = RunContext::open(r);
+    QCOMPARE(ctx.config().seeds, 8);
+    QCOMPARE(ctx.config().replays, 5);
+    MatrixRequest req;
+    req.tests = {"tests/test_parsing.py::test_decimal_places_counts_cents_as_written",
+                 "tests/test_cache.py::test_bulk_job_fits_its_retry_budget",
+                 "tests/test_parsing.py::test_parse_amount_reads_what_customers_type",
+                 "tests/test_parsing.py::test_parse_amount_plain"};
+    req.record = false;
+    RunPool pool(2);
+    const MatrixResult m = SeedMatrix::run(ctx, req, pool);
+    QCOMPARE(m.seeds.size(), size_t(8));
+    QCOMPARE(m.replays, 5);
+    const auto verdict = [&m](const std::string &test) {
+        const MatrixTest *t = m.find(test);
+        return t && t->triage.triage ? std::string(triageName(*t->triage.triage)) : "none";
+    };
+    // decimal_places now drops trailing zeros: "5.30" has one decimal at head, at seed 2.
+    QCOMPARE(verdict(req.tests[0]), std::string("PATCH_BUG"));
+    QCOMPARE(m.find(req.tests[0])->triage.witnessSeed, std::optional<long long>(2));
+    // Seeds 5 and 6 draw a big job, whose jittered wait passes about half the replays. About
+    // one matrix in 200 draws all-or-nothing there (0/5 or 5/5 on both seeds, or 5/5 at head
+    // with 0/5 on the base): a second matrix of the test settles it.
+    std::string flaky = verdict(req.tests[1]);
+    if (flaky != "FLAKY_ORACLE") {
+        MatrixRequest again = req;
+        again.tests = {req.tests[1]};
+        const MatrixResult second = SeedMatrix::run(ctx, again, pool);
+        const MatrixTest *t = second.find(req.tests[1]);
+        flaky = t && t->triage.triage ? triageName(*t->triage.triage) : "none";
+    }
+    QCOMPARE(flaky, std::string("FLAKY_ORACLE"));
+    // "1,250.00" (seeds 5 and 7) is refused by both trees' parse_amount.
+    QCOMPARE(verdict(req.tests[2]), std::string("PRE_EXISTING"));
+    QCOMPARE(m.find(req.tests[2])->triage.witnessSeed, std::optional<long long>(5));
+    QCOMPARE(verdict(req.tests[3]), std::string("NO_SIGNAL"));
+}
+
 #include "tst_seedmatrix.moc"

@@ -86,11 +86,12 @@ SeedMatrixPanel::SeedMatrixPanel(QWidget *parent)
     bottomColumn->setContentsMargins(0, 0, 0, 0);
     bottomColumn->addWidget(m_triage);
     bottomColumn->addWidget(m_log, 1);
-    auto *split = new QSplitter(Qt::Vertical, this);
+    // Side by side: the dock is wide and short, and the heatmap wants every row of it.
+    auto *split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(top);
     split->addWidget(bottom);
     split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 1);
+    split->setStretchFactor(1, 2);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(split);

@@ -15,7 +15,7 @@ namespace pw::gui {
 
 // The Seed matrix panel: the heatmap with its legend, filter (verdict), sort and zoom; the
 // selected test's triage and the selected cell's log (its counts, its reproduction
-// command, the log of the pytest run that held it) below; Grant freeze for a PRE_EXISTING
+// command, the log of the pytest run that held it) beside it; Grant freeze for a PRE_EXISTING
 // row of a recorded matrix (disabled for any other, saying why) and Copy command for the
 // selected cell.
 class SeedMatrixPanel : public QWidget

@@ -1,3 +1,4 @@
+import random
 from decimal import Decimal
 
 import pytest
@@ -25,3 +26,16 @@ def test_decimal_places():
 
 def test_parse_packed_cents(packed_cents):
     assert parse_packed_cents(packed_cents) == [1999, 250, -125, 0]
+
+
+def test_decimal_places_counts_cents_as_written():
+    """Prices as the billing export writes them: always two decimals."""
+    for _ in range(3):
+        text = f"{random.randint(0, 999)}.{random.randint(0, 99):02d}"
+        assert decimal_places(text) == 2, text
+
+
+def test_parse_amount_reads_what_customers_type():
+    """Amounts as the order form receives them (some customers group thousands)."""
+    text = random.choice(["-4", "12.50", "1,250.00", "€ 3.10"])
+    assert parse_amount(text) > -10

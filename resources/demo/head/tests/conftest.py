@@ -1,9 +1,18 @@
 import json
+import random
 from pathlib import Path
 
 import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def seeded_random(request):
+    """Every test draws from random seeded 0, so that a plain run is repeatable; under
+    patchwitness (its pw_plugin) the run's seed is used instead."""
+    if not request.config.pluginmanager.has_plugin("pw_plugin"):
+        random.seed(0)
 
 
 @pytest.fixture

@@ -1,3 +1,5 @@
+import random
+
 import pytest
 
 from roundmath import RoundingCache
@@ -28,3 +30,11 @@ class TestRoundingCache:
     def test_rejects_empty_cache(self):
         with pytest.raises(ValueError):
             RoundingCache(maxsize=0)
+
+
+def test_bulk_job_fits_its_retry_budget():
+    """A bulk rounding job of random size; each retry waits a jittered back-off."""
+    size = random.choice([2, 3, 12])
+    jitter = random.SystemRandom()  # back-off jitter does not follow the test's seed
+    waited = sum(jitter.uniform(0, 1) for _ in range(size))
+    assert size < 8 or waited < size / 2
