@@ -3,6 +3,7 @@
 #include "dynamic/Attribution.h"
 #include "dynamic/CellsRecord.h"
 #include "dynamic/RunsDir.h"
+#include "dynamic/ShardMerge.h"
 #include "util/Error.h"
 #include "util/Files.h"
 #include "util/Format.h"
@@ -345,6 +346,16 @@ std::string serverText(const ReplayServerRun &run)
     return what + " seed" + (seeds.size() == 1 ? " " : "s ") + seedsText(seeds);
 }
 
+// The name part of a matrix's files: its test, or the first and how many more.
+std::string recordName(const MatrixResult &result)
+{
+    if (result.tests.empty())
+        return "matrix";
+    return result.tests.size() == 1
+               ? result.tests.front().test
+               : result.tests.front().test + "-and-" + std::to_string(result.tests.size() - 1);
+}
+
 } // namespace
 
 std::vector<uint32_t> MatrixRequest::seedsFor(const Config &config) const
@@ -379,7 +390,22 @@ MatrixResult SeedMatrix::run(const RunContext &ctx, const MatrixRequest &request
     result.replays = request.replays.value_or(ctx.config().replays);
     if (result.replays < 1)
         throw Error::input("matrix: --replays must be at least 1");
-    result.seeds = request.seedsFor(ctx.config());
+    const std::vector<uint32_t> allSeeds = request.seedsFor(ctx.config());
+    // The units of a shard are positions in allSeeds: this run holds `units`.
+    std::vector<int> units;
+    if (request.shard)
+        checkShardable(ctx, "matrix");
+    for (size_t s = 0; s < allSeeds.size(); ++s) {
+        if (request.shard && !request.shard->owns(s))
+            continue;
+        units.push_back(int(s));
+        result.seeds.push_back(allSeeds[s]);
+    }
+    if (result.seeds.empty())
+        throw Error::input("matrix --shard " + request.shard->name() +
+                           ": no seed is this shard's (" + std::to_string(allSeeds.size()) +
+                           " seed(s) for " + std::to_string(request.shard->count) + " shards)");
+    std::vector<ShardRun> shardRuns; // with request.shard: every replay, for the ledger
     const long long trials =
         (long long)request.tests.size() * (long long)result.seeds.size() * result.replays * 2;
     checkTrialBudget(ctx, "matrix",
@@ -476,6 +502,19 @@ MatrixResult SeedMatrix::run(const RunContext &ctx, const MatrixRequest &request
             tree.errors.assign(result.seeds.size(), result.replays);
             tree.runs.assign(result.seeds.size(), -1);
             tree.collected = false;
+            if (!request.shard)
+                continue;
+            for (size_t s = 0; s < result.seeds.size(); ++s)
+                for (int r = 0; r < result.replays; ++r) {
+                    NodeRun run;
+                    run.label = matrixRunLabel(arm, t.test);
+                    run.seed = result.seeds[s];
+                    run.index = r;
+                    run.outcome = Outcome::NotCollected;
+                    run.command = tree.commands[s];
+                    run.reason = "the tree has no " + t.test.substr(0, t.test.find("::"));
+                    shardRuns.push_back({units[s], run});
+                }
         }
     for (size_t a = 0; a < matrices.size(); ++a) {
         const ReplayMatrix &m = matrices[a];
@@ -508,6 +547,18 @@ MatrixResult SeedMatrix::run(const RunContext &ctx, const MatrixRequest &request
                         if (cell.outcome == Outcome::Fail && failHeld < 0)
                             failHeld = firstRun + cell.run;
                     }
+                    if (request.shard) {
+                        NodeRun run;
+                        run.label = matrixRunLabel(arm, t.test);
+                        run.seed = m.seeds[seed];
+                        run.index = r;
+                        run.outcome = cell.outcome;
+                        run.command = tree.commands[seed];
+                        if (cell.run >= 0)
+                            run.envDigest = result.runs[size_t(firstRun + cell.run)].envDigest;
+                        run.reason = cell.detail;
+                        shardRuns.push_back({units[seed], run});
+                    }
                     if (cell.outcome == Outcome::Fail)
                         ++f;
                     else if (cell.outcome == Outcome::HarnessError ||
@@ -531,20 +582,41 @@ MatrixResult SeedMatrix::run(const RunContext &ctx, const MatrixRequest &request
     result.envDigest = digests.size() == 1 ? *digests.begin() : std::string();
     if (digests.size() > 1)
         result.digestConflict = join(std::vector<std::string>(digests.begin(), digests.end()));
-    judge(result);
-    if (!result.baseCommit.empty() && !result.headCommit.empty()) {
-        result.portableCommand = "patchwitness-cli matrix";
-        for (const MatrixTest &t : result.tests)
-            result.portableCommand += " " + shellQuote(t.test);
-        result.portableCommand += " --base " + result.baseCommit + " --head " + result.headCommit +
-                                  " --seeds " + std::to_string(result.seeds.size()) +
-                                  " --replays " + std::to_string(result.replays);
+    if (!request.shard)
+        judge(result);
+    result.portableCommand = portableCommandOf(result);
+    if (request.shard) {
+        finishShard(ctx, *request.shard, request.shardOut, result, allSeeds, shardRuns);
+        return result;
     }
     if (!request.record || result.interrupted)
         return result;
+    record(result, ctx.runsDir(), recordDate(ctx));
+    return result;
+}
 
-    const std::string date = recordDate(ctx);
-    const std::string runsDir = ctx.runsDir();
+std::string SeedMatrix::portableCommandOf(const MatrixResult &result)
+{
+    if (result.baseCommit.empty() || result.headCommit.empty())
+        return {};
+    std::string command = "patchwitness-cli matrix";
+    for (const MatrixTest &t : result.tests)
+        command += " " + shellQuote(t.test);
+    command += " --base " + result.baseCommit + " --head " + result.headCommit;
+    bool range = true;
+    for (size_t s = 0; s < result.seeds.size(); ++s)
+        range = range && result.seeds[s] == uint32_t(s);
+    if (range) {
+        command += " --seeds " + std::to_string(result.seeds.size());
+    } else {
+        for (uint32_t seed : result.seeds)
+            command += " --seed " + std::to_string(seed);
+    }
+    return command + " --replays " + std::to_string(result.replays);
+}
+
+void SeedMatrix::record(MatrixResult &result, const std::string &runsDir, const std::string &date)
+{
     try {
         for (MatrixTest &t : result.tests) {
             for (Arm arm : {Arm::Base, Arm::Head})
@@ -553,16 +625,12 @@ MatrixResult SeedMatrix::run(const RunContext &ctx, const MatrixRequest &request
                     RunsDir::recordStem(date, t.test, std::string("seeds-") + armName(arm)),
                     ledgerOf(result, t, arm).format());
         }
-        const std::string name =
-            result.tests.size() == 1
-                ? result.tests.front().test
-                : result.tests.front().test + "-and-" + std::to_string(result.tests.size() - 1);
-        result.recordPath = RunsDir::writeNew(runsDir, RunsDir::recordStem(date, name, "matrix"),
-                                              formatRecord(result, date));
+        result.recordPath =
+            RunsDir::writeNew(runsDir, RunsDir::recordStem(date, recordName(result), "matrix"),
+                              formatRecord(result, date));
     } catch (const Error &e) {
         result.recordError = e.what();
     }
-    return result;
 }
 
 void SeedMatrix::judge(MatrixResult &result)

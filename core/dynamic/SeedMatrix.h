@@ -5,6 +5,7 @@
 #include "execution/RunContext.h"
 #include "execution/RunPool.h"
 #include "execution/RunProvenance.h"
+#include "execution/Shard.h"
 #include "ledger/RunEvidence.h"
 
 #include <cstdint>
@@ -112,6 +113,12 @@ struct MatrixRequest
     std::optional<std::vector<uint32_t>> seedList; // exactly these seeds (a cell's replay)
     std::optional<int> replays;                    // K; default config `replays`
     bool record = true;                            // write the ledgers and the record into runs/
+    // One CI job's part (`--shard i/n`): the units are the seeds (in seedsFor order, dealt
+    // round-robin), each shard runs every test at its seeds on both trees and writes a shard
+    // ledger (kind "matrix") instead of a triage; `merge` joins them. `shardOut`: the
+    // ledger's path (default: into runs/).
+    std::optional<Shard> shard;
+    std::string shardOut;
 
     // The seeds the matrix runs: seedList, else 0..seeds-1 (default config `seeds`). Throws
     // Error::input for fewer than one seed or a repeated one. The run and the heatmap's
@@ -171,6 +178,10 @@ struct MatrixResult
     std::string recordPath;      // the patchwitness.matrix/1 record, if written
     std::string recordError;     // why writing it (or a ledger) failed
     std::string portableCommand; // the matrix again from any checkout ("" unless commits)
+    // A shard's part of the matrix: `seeds` are the shard's, no test is triaged, and
+    // recordPath is the shard ledger.
+    std::optional<Shard> shard;
+    int mergedShards = 0; // merged from this many shard ledgers (mergeMatrix); 0: run here
 
     // "patchwitness-cli matrix 'T' --base <sha> --head <sha> --seed S --replays K" for one
     // cell of `test`, from any checkout; "" unless both trees are commits.
@@ -209,6 +220,12 @@ public:
 
     // The triage of each test from its cells (pure; `run` calls it).
     static void judge(MatrixResult &result);
+    // Each test's two compatible ledgers and the record (formatRecord, dated `date`) into
+    // `runsDir`, never overwriting: the paths in the result, or recordError.
+    static void record(MatrixResult &result, const std::string &runsDir, const std::string &date);
+    // "patchwitness-cli matrix T… --base <sha> --head <sha> --seeds N --replays K" (or
+    // "--seed S…" for a list that is not 0..N-1); "" unless both trees are commits.
+    static std::string portableCommandOf(const MatrixResult &result);
 
     // Schema patchwitness.matrix/1 (SPEC 11): seeds, replays, env_digest, base/head
     // {spec, commit}, tests[] {test, triage, witness_seed, flaky_seed, reason, message,

@@ -2,6 +2,7 @@
 
 #include "dynamic/CellsRecord.h"
 #include "util/Error.h"
+#include "util/Format.h"
 
 #include <algorithm>
 #include <map>
@@ -191,6 +192,181 @@ void finishShard(const RunContext &ctx, const Shard &shard, const std::string &o
     }
 }
 
+std::string matrixRunLabel(Arm arm, const std::string &test)
+{
+    return std::string(armName(arm)) + " " + test;
+}
+
+void finishShard(const RunContext &ctx, const Shard &shard, const std::string &out, MatrixResult &r,
+                 const std::vector<uint32_t> &allSeeds, std::vector<ShardRun> runs)
+{
+    r.shard = shard;
+    const std::string why =
+        "shard " + shard.name() + ": no triage until merged (patchwitness-cli merge)";
+    for (MatrixTest &t : r.tests) {
+        t.triage = TriageResult();
+        t.reason =
+            r.interrupted ? "shard " + shard.name() + " interrupted: no shard ledger written" : why;
+        t.triage.message = t.reason;
+    }
+    if (r.interrupted)
+        return;
+    ShardLedger l = ledgerOf(ctx, shard, "matrix", int(allSeeds.size()));
+    std::string tests, seeds;
+    for (const MatrixTest &t : r.tests)
+        tests += (tests.empty() ? "" : "\n") + t.test;
+    for (uint32_t seed : allSeeds)
+        seeds += (seeds.empty() ? "" : ",") + std::to_string(seed);
+    l.setParameter("tests", tests);
+    l.setParameter("seeds", seeds);
+    l.setParameter("replays", r.replays);
+    std::stable_sort(runs.begin(), runs.end(),
+                     [](const ShardRun &a, const ShardRun &b) { return a.unit < b.unit; });
+    l.runs = std::move(runs);
+    const std::string name =
+        r.tests.size() == 1 ? r.tests.front().test
+                            : r.tests.front().test + "-and-" + std::to_string(r.tests.size() - 1);
+    try {
+        r.recordPath = l.write(ctx.runsDir(), name, "matrix", out);
+    } catch (const Error &e) {
+        r.recordError = e.what();
+    }
+}
+
+MatrixResult mergeMatrix(const ShardSet &set)
+{
+    requireKind(set, "matrix");
+    const ShardLedger &first = set.first();
+    MatrixResult r;
+    std::vector<std::string> tests;
+    {
+        const std::string text = first.stringParameter("tests");
+        size_t at = 0;
+        while (at <= text.size()) {
+            const size_t end = std::min(text.find('\n', at), text.size());
+            if (end > at)
+                tests.push_back(text.substr(at, end - at));
+            at = end + 1;
+        }
+    }
+    const std::string seedsText = first.stringParameter("seeds");
+    for (size_t at = 0; at < seedsText.size();) {
+        const size_t end = std::min(seedsText.find(',', at), seedsText.size());
+        const std::string item = seedsText.substr(at, end - at);
+        if (item.empty() || item.size() > 9 ||
+            !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            throw Error::input(first.file + ": parameters.seeds: \"" + item +
+                               "\" is not a seed (the seeds, comma-separated)");
+        r.seeds.push_back(uint32_t(std::stoul(item)));
+        at = end + 1;
+    }
+    r.replays = int(first.integerParameter("replays"));
+    if (tests.empty() || r.seeds.empty() || r.replays < 1)
+        throw Error::input(first.file + ": parameters: a matrix needs tests, seeds and replays (" +
+                           first.parametersText() + ")");
+    if (first.units != int(r.seeds.size()))
+        throw Error::input(first.file + ": units: " + std::to_string(first.units) + " is not the " +
+                           std::to_string(r.seeds.size()) + " seeds of parameters.seeds");
+    r.baseSpec = first.baseSpec;
+    r.headSpec = first.headSpec;
+    r.baseCommit = first.baseCommit;
+    r.headCommit = first.headCommit;
+    const size_t n = r.seeds.size();
+    std::map<std::string, size_t> row; // label → (test, arm) slot
+    for (const std::string &test : tests) {
+        MatrixTest t;
+        t.test = test;
+        for (Arm arm : {Arm::Base, Arm::Head}) {
+            MatrixTree &tree = t.tree(arm);
+            // A seed no shard given ran is no evidence: every replay of it unobserved.
+            tree.fails.assign(n, 0);
+            tree.errors.assign(n, r.replays);
+            tree.runs.assign(n, -1);
+            tree.commands.assign(n, std::string());
+            tree.collected = false;
+            row[matrixRunLabel(arm, test)] = r.tests.size() * 2 + (arm == Arm::Base ? 0 : 1);
+        }
+        r.tests.push_back(std::move(t));
+    }
+    std::set<std::string> digests;
+    for (const ShardLedger &l : set.shards) {
+        const std::set<int> ran(l.ran.begin(), l.ran.end());
+        // (slot, unit) → the replays seen, each once.
+        std::map<std::pair<size_t, int>, std::vector<bool>> seen;
+        for (size_t i = 0; i < l.runs.size(); ++i) {
+            const ShardRun &sr = l.runs[i];
+            const auto slot = row.find(sr.run.label);
+            if (slot == row.end())
+                badRun(l, i, "label",
+                       "\"" + sr.run.label +
+                           "\" is not \"base TEST\" or \"head TEST\" of this matrix");
+            if (!ran.count(sr.unit))
+                badRun(l, i, "unit", std::to_string(sr.unit) + " is not one of this shard's units");
+            if (sr.run.seed != r.seeds[size_t(sr.unit)])
+                badRun(l, i, "seed",
+                       std::to_string(sr.run.seed) + " is not the seed " +
+                           std::to_string(r.seeds[size_t(sr.unit)]) + " of unit " +
+                           std::to_string(sr.unit));
+            if (sr.run.index < 0 || sr.run.index >= r.replays)
+                badRun(l, i, "index",
+                       std::to_string(sr.run.index) + " is not a replay 0.." +
+                           std::to_string(r.replays - 1));
+            std::vector<bool> &replays = seen[{slot->second, sr.unit}];
+            replays.resize(size_t(r.replays), false);
+            if (replays[size_t(sr.run.index)])
+                badRun(l, i, "index",
+                       "a second replay " + std::to_string(sr.run.index) + " of " + sr.run.label +
+                           " at unit " + std::to_string(sr.unit));
+            replays[size_t(sr.run.index)] = true;
+        }
+        for (const int unit : l.ran)
+            for (const auto &[label, slot] : row) {
+                const auto it = seen.find({slot, unit});
+                const size_t have =
+                    it == seen.end()
+                        ? 0
+                        : size_t(std::count(it->second.begin(), it->second.end(), true));
+                if (have != size_t(r.replays))
+                    throw Error::input(l.file + ": runs: unit " + std::to_string(unit) + " has " +
+                                       std::to_string(have) + " replay(s) of " + label + ", not " +
+                                       std::to_string(r.replays));
+            }
+        // Counted once the ledger holds together.
+        std::set<std::pair<size_t, int>> reset;
+        for (const ShardRun &sr : l.runs) {
+            const size_t slot = row[sr.run.label];
+            MatrixTree &tree = r.tests[slot / 2].tree(slot % 2 == 0 ? Arm::Base : Arm::Head);
+            const size_t s = size_t(sr.unit);
+            if (reset.insert({slot, sr.unit}).second)
+                tree.errors[s] = 0;
+            const NodeRun &run = sr.run;
+            if (run.outcome == Outcome::Fail) {
+                ++tree.fails[s];
+                if (tree.detail.empty())
+                    tree.detail = "seed " + std::to_string(run.seed) + ": " +
+                                  (run.reason.empty() ? std::string("call failed") : run.reason);
+            } else if (!run.evidence()) {
+                ++tree.errors[s];
+                if (run.outcome == Outcome::HarnessError && tree.problem.empty())
+                    tree.problem = "seed " + std::to_string(run.seed) + ": " +
+                                   (run.reason.empty() ? std::string("harness error") : run.reason);
+            }
+            tree.collected = tree.collected || run.outcome != Outcome::NotCollected;
+            if (tree.commands[s].empty())
+                tree.commands[s] = run.command;
+            if (!run.envDigest.empty())
+                digests.insert(run.envDigest);
+        }
+    }
+    r.envDigest = digests.size() == 1 ? *digests.begin() : std::string();
+    if (digests.size() > 1)
+        r.digestConflict = join(std::vector<std::string>(digests.begin(), digests.end()));
+    r.mergedShards = int(set.shards.size());
+    SeedMatrix::judge(r);
+    r.portableCommand = SeedMatrix::portableCommandOf(r);
+    return r;
+}
+
 AttributionResult mergeAttribution(const ShardSet &set)
 {
     requireKind(set, "attribution");
@@ -349,9 +525,14 @@ MergedSweep mergeSweep(const ShardSet &set, const std::string &runsDir, const st
             }
         }
         merged.cells = std::move(r);
+    } else if (set.first().kind == "matrix") {
+        MatrixResult r = mergeMatrix(set);
+        if (record)
+            SeedMatrix::record(r, runsDir, recorded);
+        merged.matrix = std::move(r);
     } else {
         throw Error::input(set.first().file + ": kind: \"" + set.first().kind +
-                           "\" is not a sweep merge knows (attribution, cells)");
+                           "\" is not a sweep merge knows (attribution, cells, matrix)");
     }
     return merged;
 }

@@ -2,6 +2,7 @@
 
 #include "dynamic/Attribution.h"
 #include "dynamic/ReproCells.h"
+#include "dynamic/SeedMatrix.h"
 #include "dynamic/ShardLedger.h"
 
 #include <optional>
@@ -26,6 +27,16 @@ void finishShard(const RunContext &ctx, const Shard &shard, const std::string &o
                  AttributionResult &result);
 void finishShard(const RunContext &ctx, const Shard &shard, const std::string &out,
                  ReproCellsResult &result);
+// A matrix shard (SeedMatrix::run with request.shard): no test triaged ("shard i/n: no
+// triage until merged"), and unless interrupted the ledger — kind "matrix", parameters
+// tests (one per line), seeds (all of the matrix's, comma-separated) and replays, one run per
+// replay labelled matrixRunLabel, its unit the seed's position in `allSeeds` — written to
+// `out` or into runs/.
+void finishShard(const RunContext &ctx, const Shard &shard, const std::string &out,
+                 MatrixResult &result, const std::vector<uint32_t> &allSeeds,
+                 std::vector<ShardRun> runs);
+// "head tests/t.py::test_a": a matrix shard run's tree and test.
+std::string matrixRunLabel(Arm arm, const std::string &test);
 
 // The whole sweep's result rebuilt from its shards and judged (Attribution::judge,
 // ReproCells::attribute) as the unsharded run would have been; with shards missing (a
@@ -33,16 +44,23 @@ void finishShard(const RunContext &ctx, const Shard &shard, const std::string &o
 // or a run that does not fit its sweep (naming the file and the field).
 AttributionResult mergeAttribution(const ShardSet &set);
 ReproCellsResult mergeCells(const ShardSet &set);
+// The whole matrix from its shards, triaged as the unsharded run would have been; the
+// seeds of missing shards (a partial merge) are no evidence (NEEDS_MANUAL_REVIEW names
+// them). Throws Error::input for a run that does not fit (its label, unit, seed or replay),
+// a unit without every replay of every test on both trees, or a replay given twice.
+MatrixResult mergeMatrix(const ShardSet &set);
 
 // The merged sweep: one of the two, by the set's kind.
 struct MergedSweep
 {
     std::optional<AttributionResult> attribution;
     std::optional<ReproCellsResult> cells;
+    std::optional<MatrixResult> matrix;
 };
-// mergeAttribution or mergeCells by the set's kind. With `runsDir` (a complete set only: a
-// partial merge is no evidence) it also writes the sweep's evidence record as the
-// unsharded run would — attribution with a verdict, cells of a collected node — dated
+// mergeAttribution, mergeCells or mergeMatrix by the set's kind. With `runsDir` (a complete
+// set only: a partial merge is no evidence) it also writes the sweep's evidence record as
+// the unsharded run would — attribution with a verdict, cells of a collected node, a
+// matrix's ledgers and record — dated
 // `recorded`; a write that fails is the result's recordError. Throws Error::input for a
 // kind merge does not know. (The CLI's `merge` and the workbench's Merge shard ledgers.)
 MergedSweep mergeSweep(const ShardSet &set, const std::string &runsDir,

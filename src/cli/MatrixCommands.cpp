@@ -3,6 +3,7 @@
 #include "Cli.h"
 #include "CliSupport.h"
 #include "RunOptions.h"
+#include "ShardCommands.h"
 #include "dynamic/CellsRecord.h"
 #include "dynamic/FrozenRun.h"
 #include "dynamic/SeedMatrix.h"
@@ -37,6 +38,44 @@ std::string strip(const std::vector<int> &fails, const std::vector<int> &errors)
     return out;
 }
 
+int triageExit(const core::TriageResult &t)
+{
+    if (!t.triage)
+        return ExitInternal;
+    switch (*t.triage) {
+    case core::Triage::PatchBug:
+        return ExitBlock;
+    case core::Triage::FlakyOracle:
+    case core::Triage::NeedsManualReview:
+        return ExitReview;
+    case core::Triage::PreExisting:
+    case core::Triage::NoSignal:
+        return ExitPass;
+    }
+    return ExitReview;
+}
+
+// "0..7" for a run of seeds, else "1, 3, 5".
+std::string seedList(const std::vector<uint32_t> &seeds)
+{
+    bool range = seeds.size() > 2;
+    for (size_t i = 1; i < seeds.size() && range; ++i)
+        range = seeds[i] == seeds[i - 1] + 1;
+    if (range)
+        return std::to_string(seeds.front()) + ".." + std::to_string(seeds.back());
+    std::string out;
+    for (uint32_t seed : seeds)
+        out += (out.empty() ? "" : ", ") + std::to_string(seed);
+    return out;
+}
+
+std::string revisionText(const std::string &spec, const std::string &commit)
+{
+    return commit.empty() || commit == spec ? spec : spec + " (" + core::shortId(commit, 10) + ")";
+}
+
+} // namespace
+
 // The exit code of a whole matrix: interrupted 4; any PATCH_BUG 1; any FLAKY_ORACLE or
 // NEEDS_MANUAL_REVIEW 2; a test without triage 4; else 0 (PRE_EXISTING, NO_SIGNAL).
 int matrixExit(const core::MatrixResult &r)
@@ -64,28 +103,6 @@ int matrixExit(const core::MatrixResult &r)
     return review ? ExitReview : none ? ExitInternal : ExitPass;
 }
 
-int triageExit(const core::TriageResult &t)
-{
-    if (!t.triage)
-        return ExitInternal;
-    switch (*t.triage) {
-    case core::Triage::PatchBug:
-        return ExitBlock;
-    case core::Triage::FlakyOracle:
-    case core::Triage::NeedsManualReview:
-        return ExitReview;
-    case core::Triage::PreExisting:
-    case core::Triage::NoSignal:
-        return ExitPass;
-    }
-    return ExitReview;
-}
-
-std::string revisionText(const std::string &spec, const std::string &commit)
-{
-    return commit.empty() || commit == spec ? spec : spec + " (" + core::shortId(commit, 10) + ")";
-}
-
 std::string matrixText(const std::string &repoRoot, const core::MatrixResult &r)
 {
     std::string t = "seed matrix: " + std::to_string(r.tests.size()) + " test(s) × " +
@@ -94,10 +111,15 @@ std::string matrixText(const std::string &repoRoot, const core::MatrixResult &r)
                     " and head " + revisionText(r.headSpec, r.headCommit) + "\n";
     t += "env digest " +
          (r.envDigest.empty() ? std::string("(differs between runs)") : r.envDigest) + ", " +
-         r.provenance.interpreterLine() + ", " + std::to_string(r.serverRuns) +
-         " fork-server runs, " + core::formatSeconds(double(r.durationMs) / 1000.0) + "\n";
-    t += "cells: one per seed " + std::to_string(r.seeds.front()) + ".." +
-         std::to_string(r.seeds.back()) + ", '.' no failure, digit = fails out of " +
+         (r.mergedShards > 0
+              ? "merged from " + std::to_string(r.mergedShards) + " shard ledger(s)"
+              : r.provenance.interpreterLine() + ", " + std::to_string(r.serverRuns) +
+                    " fork-server runs, " + core::formatSeconds(double(r.durationMs) / 1000.0)) +
+         "\n";
+    if (r.shard)
+        t += "shard " + r.shard->name() + " of the matrix: seeds " + seedList(r.seeds) +
+             "; no triage until merged (patchwitness-cli merge, with every shard's ledger)\n";
+    t += "cells: one per seed " + seedList(r.seeds) + ", '.' no failure, digit = fails out of " +
          std::to_string(r.replays) + ", '?' not all evidence\n";
     for (const core::MatrixTest &test : r.tests) {
         t += "\n" + test.triage.line() + "\n";
@@ -128,7 +150,8 @@ std::string matrixText(const std::string &repoRoot, const core::MatrixResult &r)
     for (const std::string &restart : r.restarts)
         t += "note: a fork server restarted in a fresh copy: " + restart + "\n";
     if (!r.recordPath.empty())
-        t += "\nrecord: " + relativeTo(repoRoot, r.recordPath) + "\n";
+        t += std::string(r.shard ? "\nshard ledger: " : "\nrecord: ") +
+             relativeTo(repoRoot, r.recordPath) + "\n";
     if (r.interrupted)
         t += "\ninterrupted: no triage, nothing recorded\n";
     return t;
@@ -144,10 +167,9 @@ std::string matrixJson(const std::string &repoRoot, const core::MatrixResult &r,
                 test["ledgers"][arm] = relativeTo(repoRoot, test["ledgers"][arm]);
     doc["record"] =
         r.recordPath.empty() ? ordered_json() : ordered_json(relativeTo(repoRoot, r.recordPath));
+    doc["shard"] = r.shard ? ordered_json(r.shard->name()) : ordered_json();
     return doc.dump(2) + "\n";
 }
-
-} // namespace
 
 int matrixCommand(const QStringList &arguments, FILE *out, FILE *err)
 {
@@ -183,6 +205,8 @@ int matrixCommand(const QStringList &arguments, FILE *out, FILE *err)
     const QCommandLineOption noRecord =
         option("no-record", "Do not write the ledgers and the record.");
     p.addOptions({seeds, seed, replays, noRecord});
+    const ShardOptions sharding; // --shard i/n, --out
+    sharding.addTo(p);
 
     int exitCode = ExitPass;
     const std::optional<core::RunRequest> runRequest =
@@ -221,6 +245,8 @@ int matrixCommand(const QStringList &arguments, FILE *out, FILE *err)
             return exitCode;
     }
     request.record = !p.isSet(noRecord);
+    if (!sharding.apply(p, "matrix", err, &request.shard, &request.shardOut, &exitCode))
+        return exitCode;
 
     const InterruptGuard guard;
     const core::RunContext context = core::RunContext::open(guard.stopping(*runRequest));
@@ -240,6 +266,8 @@ int matrixCommand(const QStringList &arguments, FILE *out, FILE *err)
         printText(err, "patchwitness-cli: matrix: interrupted\n");
         return ExitInternal;
     }
+    if (result.shard) // one job's part of the matrix: its ledger, no triage
+        return failureExit("matrix", false, result.recordError, err);
     if (!result.recordError.empty())
         printText(err, "patchwitness-cli: matrix: " + result.recordError + "\n");
     const int code = matrixExit(result);

@@ -3,6 +3,7 @@
 #include "AttributeCommands.h"
 #include "Cli.h"
 #include "CliSupport.h"
+#include "MatrixCommands.h"
 #include "RunOptions.h"
 #include "dynamic/CellsRecord.h"
 #include "dynamic/ShardMerge.h"
@@ -218,6 +219,13 @@ int mergeCommand(const QStringList &arguments, FILE *out, FILE *err)
         recordError = r.recordError;
         report = attributionReport(repoRoot, r, asJson, notAsked);
         exitCode = attributionExitCode(r);
+    } else if (merged.matrix) {
+        const core::MatrixResult &r = *merged.matrix;
+        recordError = r.recordError;
+        report = asJson ? matrixJson(repoRoot, r, recorded) : matrixText(repoRoot, r);
+        exitCode = matrixExit(r);
+        if (!r.recordError.empty())
+            exitCode = ExitInternal;
     } else {
         const core::ReproCellsResult &r = *merged.cells;
         recordError = r.recordError;

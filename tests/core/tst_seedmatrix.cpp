@@ -10,6 +10,7 @@
 #include "RunFixtures.h"
 #include "TestSupport.h"
 #include "dynamic/SeedMatrix.h"
+#include "dynamic/ShardMerge.h"
 #include "repo/DemoRepository.h"
 #include "util/Error.h"
 #include "util/Files.h"
@@ -133,6 +134,7 @@ private Q_SLOTS:
 
     void cliMatrixAndTriage();
     void demoPatchHasEveryVerdict();
+    void shardsMergeIntoTheMatrix();
     void cliUsageErrors_data();
     void cliUsageErrors();
 
@@ -580,6 +582,35 @@ void TestSeedMatrix::cliMatrixAndTriage()
     const std::string headLedger = doc["tests"][0]["ledgers"]["head"].get<std::string>();
     QVERIFY2(baseLedger.rfind(".patchwitness/runs/", 0) == 0, baseLedger.c_str()); // from the repo
 
+    // Two CI jobs' shards, then merge: the same verdict and exit code as one matrix.
+    QStringList shards;
+    for (const char *i : {"1", "2"}) {
+        const QString file = QString::fromStdString(m_scratch->path().toStdString()) +
+                             QStringLiteral("/cli-shard-%1.json").arg(QLatin1String(i));
+        const Shell part =
+            shell(PW_CLI_PATH,
+                  QStringList{
+                      QStringLiteral("matrix"), QString::fromStdString(kPatchBug),
+                      QStringLiteral("--seeds"), QStringLiteral("6"), QStringLiteral("--replays"),
+                      QStringLiteral("2"), QStringLiteral("--shard"),
+                      QStringLiteral("%1/2").arg(QLatin1String(i)), QStringLiteral("--out"), file} +
+                      common);
+        QVERIFY2(part.exitCode == 0, qPrintable(part.out));
+        QVERIFY2(part.out.contains(QStringLiteral("no triage until merged")), qPrintable(part.out));
+        shards << file;
+    }
+    const Shell merged = shell(PW_CLI_PATH, QStringList{QStringLiteral("merge")} + shards);
+    QVERIFY2(merged.exitCode == 1, qPrintable(merged.out));
+    QVERIFY2(merged.out.contains(QLatin1String("PATCH_BUG   witness seed=5 (2/2 patched, 0/2 "
+                                               "baseline)")) &&
+                 merged.out.contains(QLatin1String("merged from 2 shard ledger(s)")),
+             qPrintable(merged.out));
+    const Shell outOnly =
+        shell(PW_CLI_PATH, QStringList{QStringLiteral("matrix"), QString::fromStdString(kPatchBug),
+                                       QStringLiteral("--out"), QStringLiteral("x.json")} +
+                               common);
+    QCOMPARE(outOnly.exitCode, 3);
+
     // triage on what matrix wrote: the same verdict, the seeds' line.
     r = shell(PW_CLI_PATH,
               {QStringLiteral("triage"), QString::fromStdString(m_repo->root() + "/" + baseLedger),
@@ -716,6 +747,79 @@ void TestSeedMatrix::demoPatchHasEveryVerdict()
     QCOMPARE(verdict(req.tests[2]), std::string("PRE_EXISTING"));
     QCOMPARE(m.find(req.tests[2])->triage.witnessSeed, std::optional<long long>(5));
     QCOMPARE(verdict(req.tests[3]), std::string("NO_SIGNAL"));
+}
+
+// matrix --shard i/n: the units are the seeds; each shard runs every test at its seeds on
+// both trees and writes a ledger, and the merge triages what the unsharded matrix did.
+void TestSeedMatrix::shardsMergeIntoTheMatrix()
+{
+    QTemporaryDir out;
+    MatrixRequest req;
+    req.tests = {kPatchBug, kPre, kStable, kAdded};
+    req.seeds = 6;
+    req.replays = 4;
+    std::vector<pw::core::ShardLedger> ledgers;
+    RunPool pool(2);
+    for (int i = 1; i <= 2; ++i) {
+        MatrixRequest part = req;
+        part.shard = pw::core::Shard{i, 2};
+        part.shardOut = out.filePath(QStringLiteral("shard-%1.json").arg(i)).toStdString();
+        const MatrixResult r = SeedMatrix::run(*m_ctx, part, pool);
+        QVERIFY(r.shard);
+        QCOMPARE(r.seeds,
+                 (i == 1 ? std::vector<uint32_t>{0, 2, 4} : std::vector<uint32_t>{1, 3, 5}));
+        QCOMPARE(r.recordPath, part.shardOut);
+        for (const MatrixTest &t : r.tests) // a shard triages nothing
+            QVERIFY2(!t.triage.triage &&
+                         t.reason.find("no triage until merged") != std::string::npos,
+                     t.reason.c_str());
+        ledgers.push_back(pw::core::ShardLedger::read(part.shardOut));
+    }
+    QCOMPARE(ledgers[0].kind, std::string("matrix"));
+    const std::vector<pw::core::ShardLedger> both = ledgers;
+    const MatrixResult merged = pw::core::mergeMatrix(pw::core::ShardSet::gather(both));
+    QCOMPARE(merged.mergedShards, 2);
+    QCOMPARE(merged.seeds.size(), size_t(6));
+    // Cell for cell, verdict for verdict, what the matrix run in one piece found.
+    for (const std::string &test : req.tests) {
+        const MatrixTest *whole = m_matrix.find(test);
+        const MatrixTest *parts = merged.find(test);
+        QVERIFY(whole && parts);
+        for (Arm arm : {Arm::Base, Arm::Head}) {
+            QCOMPARE(parts->tree(arm).fails, whole->tree(arm).fails);
+            QCOMPARE(parts->tree(arm).errors, whole->tree(arm).errors);
+            QCOMPARE(parts->tree(arm).collected, whole->tree(arm).collected);
+            QCOMPARE(parts->tree(arm).commands, whole->tree(arm).commands);
+        }
+        QCOMPARE(parts->triage.triage, whole->triage.triage);
+        QCOMPARE(parts->triage.witnessSeed, whole->triage.witnessSeed);
+    }
+    QCOMPARE(merged.envDigest, m_matrix.envDigest);
+
+    // A partial merge: the missing shard's seeds are no evidence, and a verdict that
+    // speaks for every seed cannot be given.
+    const MatrixResult partial = pw::core::mergeMatrix(pw::core::ShardSet::gather({ledgers[0]}));
+    QCOMPARE(partial.find(kStable)->head.errors, (std::vector<int>{0, 4, 0, 4, 0, 4}));
+    QCOMPARE(partial.find(kStable)->triage.triage, std::optional(Triage::NeedsManualReview));
+
+    // A ledger that lost a replay does not merge as complete.
+    pw::core::ShardLedger short1 = ledgers[0];
+    short1.runs.pop_back();
+    try {
+        pw::core::mergeMatrix(pw::core::ShardSet::gather({short1, ledgers[1]}));
+        QFAIL("a ledger without every replay merged");
+    } catch (const pw::core::Error &e) {
+        QVERIFY2(std::string(e.what()).find("has 3 replay(s) of") != std::string::npos, e.what());
+    }
+    // One with another test's label does not either.
+    pw::core::ShardLedger other = ledgers[1];
+    other.runs.front().run.label = "head tests/test_else.py::test_x";
+    QVERIFY_EXCEPTION_THROWN(pw::core::mergeMatrix(pw::core::ShardSet::gather({ledgers[0], other})),
+                             pw::core::Error);
+    // More shards than seeds: a shard with no seed is refused before anything runs.
+    MatrixRequest tooMany = req;
+    tooMany.shard = pw::core::Shard{7, 7};
+    QVERIFY_EXCEPTION_THROWN(SeedMatrix::run(*m_ctx, tooMany, pool), pw::core::Error);
 }
 
 #include "tst_seedmatrix.moc"

@@ -178,6 +178,8 @@ bool RunDesk::mergeShards(const QStringList &files)
     }
     if (merged.attribution)
         showAttribution(*merged.attribution);
+    else if (merged.matrix)
+        showMatrix(*merged.matrix);
     else
         showCells(*merged.cells);
     return true;
