@@ -26,7 +26,16 @@ std::string fraction(int fails, int replays)
     return std::to_string(fails) + "/" + std::to_string(replays);
 }
 
-// "0..19", "3", "0, 4, 9": a list of seeds as messages name it.
+std::vector<long long> keysOf(const std::map<long long, int> &seeds)
+{
+    std::vector<long long> keys;
+    for (const auto &[seed, fails] : seeds)
+        keys.push_back(seed);
+    return keys;
+}
+
+} // namespace
+
 std::string seedsText(const std::vector<long long> &seeds)
 {
     if (seeds.empty())
@@ -41,16 +50,6 @@ std::string seedsText(const std::vector<long long> &seeds)
         out += (out.empty() ? "" : ", ") + std::to_string(s);
     return out;
 }
-
-std::vector<long long> keysOf(const std::map<long long, int> &seeds)
-{
-    std::vector<long long> keys;
-    for (const auto &[seed, fails] : seeds)
-        keys.push_back(seed);
-    return keys;
-}
-
-} // namespace
 
 // ---- the compatible ledger -------------------------------------------------------------
 

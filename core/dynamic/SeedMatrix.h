@@ -104,6 +104,10 @@ TriageResult triageCells(const std::vector<TriageCell> &cells, int baseReplays, 
 // triage ("no seed in common: base has 0..19, patched 20..39").
 TriageResult triage(const SeedLedger &base, const SeedLedger &patched);
 
+// "0..19" for a run of seeds, else "3" or "0, 4, 9"; "none" for no seed: a list of seeds
+// as messages name it.
+std::string seedsText(const std::vector<long long> &seeds);
+
 // ---- the matrix run ------------------------------------------------------------------
 
 struct MatrixRequest

@@ -151,26 +151,41 @@ std::string QuarantineLedger::append(const std::string &text, const QuarantineEn
     return tomltext::appendBlock(text, format(entry));
 }
 
-std::string QuarantineLedger::renew(const std::string &text, const std::string &origin,
-                                    const std::string &test, const Renewal &renewal)
+namespace {
+
+// The [[quarantine]] table of `test` in `root`: refused when it is an inline table (edited
+// by hand only), nullptr when there is none.
+const toml::table *freezeTable(const toml::table &root, const std::string &origin,
+                               const std::string &test)
 {
-    const toml::table root = tomltext::parse(text, origin);
-    for (const toml::table *t : tomltext::arrayOfTables(root, kTable, origin)) {
+    for (const toml::table *t : tomltext::arrayOfTables(root, QuarantineLedger::kTable, origin)) {
         const toml::node *name = t->get("test");
         if (!name || !name->is_string() || name->as_string()->get() != test)
             continue;
         if (t->is_inline())
             throw Error::input(tomltext::where(origin, t->source().begin) + ": the freeze of " +
                                test + " is an inline table; edit it by hand");
-        using namespace tomltext;
-        return setKeys(text, *t,
-                       {{"expires", dateText(renewal.expires)},
-                        {"last_reproduced", dateText(renewal.lastReproduced)},
-                        {"renewed", dateText(renewal.renewed)},
-                        {"renewed_by", quoted(renewal.by)}},
-                       origin);
+        return t;
     }
-    throw Error::input(origin + ": no freeze for " + test + " to renew");
+    return nullptr;
+}
+
+} // namespace
+
+std::string QuarantineLedger::renew(const std::string &text, const std::string &origin,
+                                    const std::string &test, const Renewal &renewal)
+{
+    const toml::table root = tomltext::parse(text, origin);
+    const toml::table *t = freezeTable(root, origin, test);
+    if (!t)
+        throw Error::input(origin + ": no freeze for " + test + " to renew");
+    using namespace tomltext;
+    return setKeys(text, *t,
+                   {{"expires", dateText(renewal.expires)},
+                    {"last_reproduced", dateText(renewal.lastReproduced)},
+                    {"renewed", dateText(renewal.renewed)},
+                    {"renewed_by", quoted(renewal.by)}},
+                   origin);
 }
 
 std::string QuarantineLedger::pinEvidence(const std::string &text, const std::string &origin,
@@ -178,38 +193,30 @@ std::string QuarantineLedger::pinEvidence(const std::string &text, const std::st
 {
     const QuarantineLedger ledger = parse(text, origin);
     const QuarantineEntry *entry = ledger.find(test);
-    if (!entry)
-        throw Error::input(origin + ": no freeze for " + test + " to back with evidence");
     const toml::table root = tomltext::parse(text, origin);
-    for (const toml::table *t : tomltext::arrayOfTables(root, kTable, origin)) {
-        const toml::node *name = t->get("test");
-        if (!name || !name->is_string() || name->as_string()->get() != test)
-            continue;
-        if (t->is_inline())
-            throw Error::input(tomltext::where(origin, t->source().begin) + ": the freeze of " +
-                               test + " is an inline table; edit it by hand");
-        using namespace tomltext;
-        std::vector<KeyEdit> edits;
-        const auto pin = [&edits](const char *key, const std::optional<std::string> &value) {
-            if (value)
-                edits.push_back({key, quoted(*value)});
-        };
-        const toml::table *evidence = t->get_as<toml::table>("evidence");
-        if (evidence && !evidence->is_inline()) { // [quarantine.evidence]: its own keys
-            pin("record", pins.record);
-            pin("record_sha256", pins.recordSha256);
-            pin("cells", pins.cells);
-            pin("cells_sha256", pins.cellsSha256);
-            return setKeys(text, *evidence, edits, origin);
-        }
-        FreezeEvidence merged = entry->evidence.value_or(FreezeEvidence());
-        merged.record = pins.record;
-        merged.recordSha256 = pins.recordSha256;
-        merged.cells = pins.cells;
-        merged.cellsSha256 = pins.cellsSha256;
-        return setKeys(text, *t, {{"evidence", evidenceText(merged)}}, origin);
+    const toml::table *t = entry ? freezeTable(root, origin, test) : nullptr;
+    if (!t)
+        throw Error::input(origin + ": no freeze for " + test + " to back with evidence");
+    using namespace tomltext;
+    std::vector<KeyEdit> edits;
+    const auto pin = [&edits](const char *key, const std::optional<std::string> &value) {
+        if (value)
+            edits.push_back({key, quoted(*value)});
+    };
+    const toml::table *evidence = t->get_as<toml::table>("evidence");
+    if (evidence && !evidence->is_inline()) { // [quarantine.evidence]: its own keys
+        pin("record", pins.record);
+        pin("record_sha256", pins.recordSha256);
+        pin("cells", pins.cells);
+        pin("cells_sha256", pins.cellsSha256);
+        return setKeys(text, *evidence, edits, origin);
     }
-    throw Error::input(origin + ": no freeze for " + test + " to back with evidence");
+    FreezeEvidence merged = entry->evidence.value_or(FreezeEvidence());
+    merged.record = pins.record;
+    merged.recordSha256 = pins.recordSha256;
+    merged.cells = pins.cells;
+    merged.cellsSha256 = pins.cellsSha256;
+    return setKeys(text, *t, {{"evidence", evidenceText(merged)}}, origin);
 }
 
 } // namespace pw::core

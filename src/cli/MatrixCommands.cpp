@@ -55,18 +55,9 @@ int triageExit(const core::TriageResult &t)
     return ExitReview;
 }
 
-// "0..7" for a run of seeds, else "1, 3, 5".
 std::string seedList(const std::vector<uint32_t> &seeds)
 {
-    bool range = seeds.size() > 2;
-    for (size_t i = 1; i < seeds.size() && range; ++i)
-        range = seeds[i] == seeds[i - 1] + 1;
-    if (range)
-        return std::to_string(seeds.front()) + ".." + std::to_string(seeds.back());
-    std::string out;
-    for (uint32_t seed : seeds)
-        out += (out.empty() ? "" : ", ") + std::to_string(seed);
-    return out;
+    return core::seedsText(std::vector<long long>(seeds.begin(), seeds.end()));
 }
 
 std::string revisionText(const std::string &spec, const std::string &commit)
