@@ -1,5 +1,6 @@
 #include "audit/LedgerGate.h"
 
+#include "ledger/EvidenceFiles.h"
 #include "ledger/LedgerDate.h"
 #include "ledger/LedgerSet.h"
 #include "ledger/LedgerSnapshot.h"
@@ -452,11 +453,18 @@ CountingLedgers CountingLedgers::compute(const CountingLedgersInput &in)
             if (!e.evidence)
                 continue;
             for (const std::optional<std::string> &file : {e.evidence->record, e.evidence->cells}) {
-                if (!file || evidence->count(*file))
+                // Only files of evidence/ are read (the validator names any other path);
+                // one that cannot be read is as good as gone.
+                if (!file || evidence->count(*file) || !EvidenceFiles::isEvidencePath(*file))
                     continue;
-                (*evidence)[*file] = in.ledgerPrefix.empty()
-                                         ? readWholeFile(in.ledgerDir + "/" + *file)
-                                         : readLedgerAt(in.repo, in.head, in.ledgerPrefix + *file);
+                try {
+                    (*evidence)[*file] =
+                        in.ledgerPrefix.empty()
+                            ? readWholeFile(in.ledgerDir + "/" + *file)
+                            : readLedgerAt(in.repo, in.head, in.ledgerPrefix + *file);
+                } catch (const Error &) {
+                    (*evidence)[*file] = std::nullopt;
+                }
             }
         }
     }

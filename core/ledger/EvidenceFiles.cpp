@@ -23,16 +23,21 @@ EvidenceCopy EvidenceFiles::plan(const std::string &ledgerDir, const std::string
     const std::filesystem::path dir = std::filesystem::path(ledgerDir) / FreezeEvidence::kDir;
     // The record's own name when it is free or holds these bytes; else one that names
     // them (a record of the same name with other content is another run's evidence).
-    for (const std::string &candidate :
-         {name.string(),
-          name.stem().string() + "-" + copy.sha256.substr(0, 12) + name.extension().string()}) {
+    // Another file is never overwritten: past the hashed name, a counter.
+    for (int n = 0;; ++n) {
+        const std::string candidate = n == 0
+                                          ? name.string()
+                                          : name.stem().string() + "-" + copy.sha256.substr(0, 12) +
+                                                (n == 1 ? std::string() : "-" + std::to_string(n)) +
+                                                name.extension().string();
         const std::optional<std::string> there = readWholeFile((dir / candidate).string());
+        std::error_code ec;
+        const bool taken = there || std::filesystem::exists(dir / candidate, ec);
         copy.path = std::string(FreezeEvidence::kDir) + "/" + candidate;
         copy.present = there && *there == copy.bytes;
-        if (!there || copy.present)
+        if (!taken || copy.present)
             return copy;
     }
-    return copy; // both taken by other bytes: the hashed name is that file's, overwritten
 }
 
 std::vector<EvidenceCopy> EvidenceFiles::planFor(const std::string &ledgerDir,
@@ -58,16 +63,49 @@ std::vector<EvidenceCopy> EvidenceFiles::planFor(const std::string &ledgerDir,
     return copies;
 }
 
-void EvidenceFiles::write(const std::string &ledgerDir, const std::vector<EvidenceCopy> &copies)
+std::vector<std::string> EvidenceFiles::write(const std::string &ledgerDir,
+                                              const std::vector<EvidenceCopy> &copies)
 {
+    std::vector<std::string> created;
     for (const EvidenceCopy &copy : copies) {
-        if (copy.present)
-            continue;
         const std::string target = (std::filesystem::path(ledgerDir) / copy.path).string();
+        // As it is now, not as it was when planned: a copy deleted since is written again.
+        const std::optional<std::string> there = readWholeFile(target);
+        if (there && *there == copy.bytes)
+            continue;
+        if (there) {
+            remove(created);
+            throw Error::input(target + ": another file took the evidence's name since the "
+                                        "freeze was planned: nothing was written, try again");
+        }
         std::string why;
-        if (!writeFileAtomically(target, copy.bytes, /*createDirs=*/true, &why))
+        if (!writeFileAtomically(target, copy.bytes, /*createDirs=*/true, &why)) {
+            remove(created);
             throw Error::input(target + ": cannot write the freeze's evidence: " + why);
+        }
+        created.push_back(target);
     }
+    return created;
+}
+
+void EvidenceFiles::remove(const std::vector<std::string> &created)
+{
+    for (const std::string &file : created) {
+        std::error_code ec;
+        std::filesystem::remove(file, ec);
+    }
+}
+
+bool EvidenceFiles::isEvidencePath(const std::string &path)
+{
+    const std::string prefix = std::string(FreezeEvidence::kDir) + "/";
+    if (!path.starts_with(prefix) || path.size() == prefix.size() ||
+        path.find('\\') != std::string::npos || path.find('\0') != std::string::npos)
+        return false;
+    for (const std::filesystem::path &part : std::filesystem::path(path))
+        if (part == ".." || part == ".")
+            return false;
+    return true;
 }
 
 std::function<std::optional<std::string>(const std::string &)>
@@ -79,6 +117,8 @@ EvidenceFiles::reader(const std::string &ledgerDir, std::vector<EvidenceCopy> pe
     return [ledgerDir, waiting](const std::string &path) -> std::optional<std::string> {
         if (const auto it = waiting->find(path); it != waiting->end())
             return it->second;
+        if (!isEvidencePath(path))
+            return std::nullopt;
         return readWholeFile((std::filesystem::path(ledgerDir) / path).string());
     };
 }

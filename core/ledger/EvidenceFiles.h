@@ -37,9 +37,17 @@ public:
     // record is the freeze's evidence) or cannot be read.
     static std::vector<EvidenceCopy> planFor(const std::string &ledgerDir,
                                              const FreezeCase &evidence, QuarantineEntry &entry);
-    // Writes the copies that are not present yet, each atomically (creating evidence/).
-    // Throws Error::input naming the file and why when one cannot be written.
-    static void write(const std::string &ledgerDir, const std::vector<EvidenceCopy> &copies);
+    // Writes the copies the directory does not hold yet (looked at again now), each
+    // atomically (creating evidence/); returns the files it created, for remove() when the
+    // ledger write that follows is refused. Throws Error::input naming the file and why
+    // when one cannot be written (what it had created is removed again).
+    static std::vector<std::string> write(const std::string &ledgerDir,
+                                          const std::vector<EvidenceCopy> &copies);
+    // Removes files write() created (their freeze was not written after all).
+    static void remove(const std::vector<std::string> &created);
+    // Whether `path` names a file inside the ledger directory's evidence/: relative,
+    // "evidence/<…>", no component "..", no backslash. Only such paths are ever read.
+    static bool isEvidencePath(const std::string &path);
     // ValidationContext::readLedgerFile over `ledgerDir` on disk, with `pending` (copies a
     // freeze is about to write) served first.
     static std::function<std::optional<std::string>(const std::string &)>

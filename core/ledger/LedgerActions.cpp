@@ -144,7 +144,18 @@ std::string LedgerActions::attachEvidence(const std::string &text, const std::st
         throw Error::input("the freeze of " + test + ": " + evidence.reason());
     const std::string result = QuarantineLedger::pinEvidence(text, origin, test, pins);
     const QuarantineLedger after = QuarantineLedger::parse(result, origin);
-    const QuarantineEntry &pinned = *after.find(test);
+    const QuarantineEntry *written = after.find(test);
+    // An evidence table written as dotted keys (evidence.base_fail = 3) is neither inline
+    // nor a section of its own: the pins would not land in it.
+    if (!written || !written->evidence || written->evidence->record != pins.record ||
+        written->evidence->recordSha256 != pins.recordSha256)
+        throw Error::input(origin + ":" + std::to_string(entry->info.lineOf("evidence")) + ": " +
+                           test +
+                           ": the freeze's evidence is written in a form --attach cannot edit; "
+                           "add record = \"" +
+                           pins.record.value_or("") + "\" and record_sha256 = \"" +
+                           pins.recordSha256.value_or("") + "\" to it by hand");
+    const QuarantineEntry &pinned = *written;
     // The rule's word on the entry as it stands, and the files' own checks; the entry's
     // other problems (an expiry, a guard) are not this action's to judge.
     std::vector<LedgerProblem> problems;

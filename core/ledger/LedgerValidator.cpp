@@ -1,5 +1,6 @@
 #include "ledger/LedgerValidator.h"
 
+#include "ledger/EvidenceFiles.h"
 #include "ledger/LedgerDate.h"
 #include "ledger/RunEvidence.h"
 #include "util/Files.h"
@@ -174,9 +175,7 @@ void checkEvidenceFiles(Problems &p, const ValidationContext &context, const Qua
         }
         const std::string &path = *f.path;
         const std::string prefix = std::string(FreezeEvidence::kDir) + "/";
-        const bool inside = path.starts_with(prefix) && path.size() > prefix.size() &&
-                            path.find("..") == std::string::npos &&
-                            path.find('\\') == std::string::npos;
+        const bool inside = EvidenceFiles::isEvidencePath(path);
         if (!inside) {
             p.add(f.field, "bad-value",
                   "\"" + path + "\" is not a file of the ledger directory's " + prefix +

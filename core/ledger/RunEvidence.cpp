@@ -570,7 +570,8 @@ FreezeCase FreezeCase::judge(const std::string &test,
                    attributionName + " says PRE_EXISTING but records " +
                        count(attribution->baseFail) + " base and " + count(attribution->headFail) +
                        " head failure(s): a freeze needs the failure on both trees",
-                   "evidence.base_fail");
+                   attribution->baseFail.value_or(0) < 1 ? "evidence.base_fail"
+                                                         : "evidence.head_fail");
     if (!attribution->witnessSeed)
         return set(Stance::Refused,
                    attributionName + " names no witness seed: a freeze is bound to a seed that "
@@ -579,8 +580,12 @@ FreezeCase FreezeCase::judge(const std::string &test,
     const auto among = [](long long seed, const std::optional<std::vector<long long>> &seeds) {
         return !seeds || std::find(seeds->begin(), seeds->end(), seed) != seeds->end();
     };
-    if (!among(*attribution->witnessSeed, attribution->headFailingSeeds) ||
-        !among(*attribution->witnessSeed, attribution->seeds))
+    if (!among(*attribution->witnessSeed, attribution->seeds))
+        return set(Stance::Refused,
+                   attributionName + ": witness seed " + std::to_string(*attribution->witnessSeed) +
+                       " is not one of the seeds that ran",
+                   "witness_seed");
+    if (!among(*attribution->witnessSeed, attribution->headFailingSeeds))
         return set(Stance::Refused,
                    attributionName + ": witness seed " + std::to_string(*attribution->witnessSeed) +
                        " is not among the seeds that failed at head",

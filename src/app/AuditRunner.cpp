@@ -136,9 +136,15 @@ void loadLedgers(const core::PreparedReview &review, AuditOutcome &out)
                     continue;
                 for (const std::optional<std::string> &file :
                      {e.evidence->record, e.evidence->cells}) {
-                    const std::string path = where.prefix + file.value_or("");
-                    if (file && review.repo().entry(review.head(), path))
-                        (*files)[*file] = review.repo().readFile(review.head(), path);
+                    if (!file || !core::EvidenceFiles::isEvidencePath(*file))
+                        continue; // the validator names the path; nothing else is read
+                    const std::string path = where.prefix + *file;
+                    try {
+                        if (review.repo().entry(review.head(), path))
+                            (*files)[*file] = review.repo().readFile(review.head(), path);
+                    } catch (const core::Error &) {
+                        // unreadable: as good as gone (the validator says "missing")
+                    }
                 }
             }
         ctx.readLedgerFile = [files](const std::string &file) -> std::optional<std::string> {

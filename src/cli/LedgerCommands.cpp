@@ -404,9 +404,14 @@ int attachEvidence(const Workspace &ws, const QCommandLineParser &p, const Commo
         core::LedgerStore::openForUpdate(ws.path(core::QuarantineLedger::kFileName));
     const std::string text = actions.attachEvidence(store.loaded(), store.path(), test, evidence,
                                                     pins.evidence.value_or(core::FreezeEvidence()));
-    core::EvidenceFiles::write(ws.dir, copies);
+    const std::vector<std::string> created = core::EvidenceFiles::write(ws.dir, copies);
+    try {
+        store.write(text);
+    } catch (...) {
+        core::EvidenceFiles::remove(created); // no entry points to them
+        throw;
+    }
     reportEvidence(out, ws, copies);
-    store.write(text);
     printText(out, "backed the freeze of " + test + " with " +
                        relativeTo(ws.dir, evidence.attribution()->file) + " (" + store.path() +
                        ")\n");
@@ -649,9 +654,14 @@ int freezeCommand(const QStringList &args, FILE *out, FILE *err)
     const std::string text = actions.freeze(store.loaded(), store.path(), e, &evidence);
     // Under the ledger directory's lock: the evidence first, so that no entry ever points
     // to a file that is not there.
-    core::EvidenceFiles::write(ws.dir, copies);
+    const std::vector<std::string> created = core::EvidenceFiles::write(ws.dir, copies);
+    try {
+        store.write(text);
+    } catch (...) {
+        core::EvidenceFiles::remove(created); // no entry points to them
+        throw;
+    }
     reportEvidence(out, ws, copies);
-    store.write(text);
     if (!e.opened)
         e.opened = ws.today;
     if (!e.verdict)

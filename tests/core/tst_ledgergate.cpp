@@ -645,6 +645,15 @@ void TstLedgerGate::freezeEvidenceIsReadFromTheReviewedTree()
                  std::string::npos,
              evidenceProblem(c).c_str());
 
+    // A pin outside evidence/ is a problem of the entry, never a failed audit.
+    const QString escaping = QString(pinned).replace(
+        QStringLiteral("\"evidence/r.json\""), QStringLiteral("\"evidence/../../../x.json\""));
+    const GateReport escaped = audit({{q, escaping}, {ev, QString::fromStdString(record)}}, {});
+    QVERIFY(std::any_of(escaped.findings.begin(), escaped.findings.end(),
+                        [](const Finding &f) { return f.code == "LEDGER:bad-value"; }));
+    c = counting();
+    QVERIFY(!c.validFreeze("tests/test_calc.py::test_add"));
+
     audit(base, {{ev, QVariant()}});
     c = counting();
     QVERIFY(!c.validFreeze("tests/test_calc.py::test_add"));

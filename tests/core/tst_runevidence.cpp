@@ -3,6 +3,7 @@
 // (unknown fields kept), the newest record for a test picked from runs/ (broken and
 // foreign files skipped), a freeze filled only where it lacks a value, and runs/ listed file
 // by file for the Ledgers panel (readRunRecords: what each holds, what keeps it from being read).
+#include "ledger/EvidenceFiles.h"
 #include "ledger/QuarantineLedger.h"
 #include "ledger/RunEvidence.h"
 #include "ledger/RunRecords.h"
@@ -597,6 +598,18 @@ void TstRunEvidence::freezeRuleWantsWhatTheRecordMeasured()
     notRun.headFailingSeeds.reset(); // an older record: the seeds run decide
     notRun.witnessSeed = 7;
     QVERIFY(FreezeCase::judge(test, notRun, std::nullopt).refused());
+    QVERIFY2(FreezeCase::judge(test, notRun, std::nullopt)
+                     .reason()
+                     .find("is not one of the seeds "
+                           "that ran") != std::string::npos,
+             FreezeCase::judge(test, notRun, std::nullopt).reason().c_str());
+
+    // Only files of evidence/ are evidence paths; a ".." inside a name is a name.
+    QVERIFY(EvidenceFiles::isEvidencePath("evidence/2026-12-01-tests_t.py_test_a-a..b.json"));
+    for (const char *outside :
+         {"evidence/../quarantine.toml", "evidence/", "runs/r.json", "/etc/passwd",
+          "evidence/./r.json", "evidence\\r.json", "evidence/a/../../x.json"})
+        QVERIFY2(!EvidenceFiles::isEvidencePath(outside), outside);
 
     // Filled from the record, nothing contradicts it; typed values that differ do.
     const FreezeCase allowed = FreezeCase::judge(test, r, std::nullopt);

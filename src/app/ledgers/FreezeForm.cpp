@@ -75,7 +75,8 @@ QStringList items(const QString &text)
 
 FreezeForm::FreezeForm(const FreezeSeed &seed, const LedgerFormContext &context, QWidget *parent)
     : LedgerForm(parent), m_ui(std::make_unique<Ui::FreezeForm>()),
-      m_evidence(seed.evidence.value_or(core::FreezeCase())), m_evidenceFiles(seed.evidenceFiles)
+      m_evidence(seed.evidence.value_or(core::FreezeCase())), m_evidenceFiles(seed.evidenceFiles),
+      m_evidenceBlocker(seed.evidenceBlocker)
 {
     if (seed.entry.evidence && seed.entry.evidence->record)
         m_pins = seed.entry.evidence;
@@ -309,6 +310,15 @@ std::vector<core::LedgerProblem> FreezeForm::problems(const std::string &loaded,
         p.file = origin;
         p.entry = e.id();
     }
+    if (!m_evidenceBlocker.isEmpty()) {
+        core::LedgerProblem p;
+        p.file = origin;
+        p.entry = e.id();
+        p.field = "evidence";
+        p.rule = "evidence";
+        p.message = "no freeze: " + m_evidenceBlocker.toStdString();
+        out.push_back(std::move(p));
+    }
     std::vector<core::LedgerProblem> more = actions.problemsOf(loaded, origin, e, &m_evidence);
     out.insert(out.end(), more.begin(), more.end());
     return out;
@@ -323,6 +333,8 @@ std::string FreezeForm::draft(const std::string &loaded, const std::string &,
 std::string FreezeForm::apply(const std::string &loaded, const std::string &origin,
                               const core::LedgerActions &actions) const
 {
+    if (!m_evidenceBlocker.isEmpty())
+        throw core::Error::input("no freeze: " + m_evidenceBlocker.toStdString());
     std::vector<core::LedgerProblem> unreadable;
     const core::QuarantineEntry e = entry(&unreadable);
     if (!unreadable.empty())

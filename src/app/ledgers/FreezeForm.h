@@ -30,6 +30,9 @@ struct FreezeSeed
     // The records the freeze rests on, on their way into evidence/ (EvidenceFiles::planFor):
     // the entry written points to them, and Write copies them first.
     std::vector<core::EvidenceCopy> evidenceFiles;
+    // Why the records cannot be copied (a run that was not recorded, a record that cannot be
+    // read): the freeze has no evidence to point to, and the form refuses it.
+    QString evidenceBlocker;
 };
 
 // Grant freeze (quarantine.toml): a test failing before the patch too (PRE_EXISTING) is
@@ -64,6 +67,7 @@ private:
     std::unique_ptr<Ui::FreezeForm> m_ui;
     core::FreezeCase m_evidence; // the seed's, else one that judges the typed values only
     std::vector<core::EvidenceCopy> m_evidenceFiles; // the seed's
+    QString m_evidenceBlocker;                       // the seed's
     std::optional<core::FreezeEvidence> m_pins;      // their paths and sha256
     bool m_guardsOffered = false; // guards were filled in (from the seed or one lookup)
 };

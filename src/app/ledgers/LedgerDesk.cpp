@@ -380,8 +380,9 @@ FreezeSeed LedgerDesk::freezeSeed(const QString &test, const QString &recordFile
             seed.evidenceFiles =
                 core::EvidenceFiles::planFor(m_ledgerDir.toStdString(), evidence, e);
         } catch (const core::Error &error) {
+            seed.evidenceBlocker = QString::fromStdString(error.what());
             seed.evidenceNote += (seed.evidenceNote.isEmpty() ? QString() : QStringLiteral(" ")) +
-                                 QString::fromStdString(error.what());
+                                 seed.evidenceBlocker;
         }
     }
     if (!e.baselineSha && m_report.base.commit)
