@@ -264,6 +264,16 @@ MatrixResult mergeMatrix(const ShardSet &set)
     if (tests.empty() || r.seeds.empty() || r.replays < 1)
         throw Error::input(first.file + ": parameters: a matrix needs tests, seeds and replays (" +
                            first.parametersText() + ")");
+    // What no matrix run writes: a ledger edited or made by hand is refused, not trusted.
+    constexpr long long kMostReplays = 10000;
+    if (first.integerParameter("replays") > kMostReplays)
+        throw Error::input(first.file + ": parameters.replays: " +
+                           std::to_string(first.integerParameter("replays")) + " is more than " +
+                           std::to_string(kMostReplays) + " replays per seed");
+    if (std::set<std::string>(tests.begin(), tests.end()).size() != tests.size())
+        throw Error::input(first.file + ": parameters.tests: a test is given twice");
+    if (std::set<uint32_t>(r.seeds.begin(), r.seeds.end()).size() != r.seeds.size())
+        throw Error::input(first.file + ": parameters.seeds: a seed is given twice");
     if (first.units != int(r.seeds.size()))
         throw Error::input(first.file + ": units: " + std::to_string(first.units) + " is not the " +
                            std::to_string(r.seeds.size()) + " seeds of parameters.seeds");

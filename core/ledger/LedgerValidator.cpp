@@ -222,6 +222,12 @@ void checkEvidenceFiles(Problems &p, const ValidationContext &context, const Qua
             readable = false;
         }
     }
+    if (ev.cells && !ev.record) {
+        p.add("evidence.record", "missing-field",
+              "evidence.cells pins a cells record, but no record pins the attribution or matrix "
+              "record the freeze rests on");
+        return;
+    }
     if (!context.readLedgerFile || !readable || !record)
         return;
     if (cells && e.test && cells->test != *e.test) {

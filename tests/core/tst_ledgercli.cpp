@@ -388,6 +388,18 @@ void TstLedgerCli::evidenceFilesAreChecked()
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.out.contains(QLatin1String("the four cells say it is a broken test")),
              qPrintable(r.out));
+
+    // A cells pin alone backs nothing: the record the freeze rests on is pinned too.
+    const std::string record =
+        "record = \"evidence/hand-test_a.json\", record_sha256 = \"" + pinned + "\", ";
+    QVERIFY(text.find(record) != std::string::npos);
+    text.replace(text.find(record), record.size(), "");
+    QVERIFY(pw::core::writeFileAtomically(path, text));
+    r = check();
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.out.contains(QLatin1String("evidence.record: evidence.cells pins a cells record, "
+                                          "but no record pins")),
+             qPrintable(r.out));
 }
 
 // A seed matrix's record backs a freeze as an attribution record does: its PRE_EXISTING row

@@ -816,6 +816,25 @@ void TestSeedMatrix::shardsMergeIntoTheMatrix()
     other.runs.front().run.label = "head tests/test_else.py::test_x";
     QVERIFY_EXCEPTION_THROWN(pw::core::mergeMatrix(pw::core::ShardSet::gather({ledgers[0], other})),
                              pw::core::Error);
+    // Parameters no matrix run writes: refused, not trusted.
+    std::vector<pw::core::ShardLedger> huge = ledgers, twice = ledgers;
+    const auto set = [](std::vector<pw::core::ShardLedger> &list, const std::string &name,
+                        const std::string &json) {
+        for (pw::core::ShardLedger &l : list)
+            for (auto &[key, value] : l.parameters)
+                if (key == name)
+                    value = json;
+    };
+    set(huge, "replays", "100000");
+    set(twice, "tests", nlohmann::json(kPatchBug + "\n" + kPatchBug).dump());
+    for (const auto *bad : {&huge, &twice}) {
+        try {
+            pw::core::mergeMatrix(pw::core::ShardSet::gather(*bad));
+            QFAIL("a matrix ledger with impossible parameters merged");
+        } catch (const pw::core::Error &e) {
+            QVERIFY2(std::string(e.what()).find("parameters.") != std::string::npos, e.what());
+        }
+    }
     // More shards than seeds: a shard with no seed is refused before anything runs.
     MatrixRequest tooMany = req;
     tooMany.shard = pw::core::Shard{7, 7};
