@@ -446,32 +446,13 @@ CountingLedgers CountingLedgers::compute(const CountingLedgersInput &in)
             context.patchedFiles.insert(f.newPath);
     }
     // The freezes' evidence files as the reviewed head has them (a patch that edits one
-    // is caught by its sha256), read here so that the validator holds no repository.
-    auto evidence = std::make_shared<std::map<std::string, std::optional<std::string>>>();
-    if (out.m_counting.quarantine) {
-        for (const QuarantineEntry &e : out.m_counting.quarantine->entries) {
-            if (!e.evidence)
-                continue;
-            for (const std::optional<std::string> &file : {e.evidence->record, e.evidence->cells}) {
-                // Only files of evidence/ are read (the validator names any other path);
-                // one that cannot be read is as good as gone.
-                if (!file || evidence->count(*file) || !EvidenceFiles::isEvidencePath(*file))
-                    continue;
-                try {
-                    (*evidence)[*file] =
-                        in.ledgerPrefix.empty()
-                            ? readWholeFile(in.ledgerDir + "/" + *file)
-                            : readLedgerAt(in.repo, in.head, in.ledgerPrefix + *file);
-                } catch (const Error &) {
-                    (*evidence)[*file] = std::nullopt;
-                }
-            }
-        }
-    }
-    context.readLedgerFile = [evidence](const std::string &file) -> std::optional<std::string> {
-        const auto it = evidence->find(file);
-        return it == evidence->end() ? std::nullopt : it->second;
-    };
+    // is caught by its sha256).
+    context.readLedgerFile = EvidenceFiles::pinnedReader(
+        out.m_counting.quarantine ? &*out.m_counting.quarantine : nullptr,
+        [&in](const std::string &file) {
+            return in.ledgerPrefix.empty() ? readWholeFile(in.ledgerDir + "/" + file)
+                                           : readLedgerAt(in.repo, in.head, in.ledgerPrefix + file);
+        });
     out.m_validator = std::make_shared<const LedgerValidator>(std::move(context));
 
     LedgerSet entriesOnly = out.m_counting;

@@ -345,16 +345,6 @@ std::string serverText(const ReplayServerRun &run)
     return what + " seed" + (seeds.size() == 1 ? " " : "s ") + seedsText(seeds);
 }
 
-// The name part of a matrix's files: its test, or the first and how many more.
-std::string recordName(const MatrixResult &result)
-{
-    if (result.tests.empty())
-        return "matrix";
-    return result.tests.size() == 1
-               ? result.tests.front().test
-               : result.tests.front().test + "-and-" + std::to_string(result.tests.size() - 1);
-}
-
 } // namespace
 
 std::vector<uint32_t> MatrixRequest::seedsFor(const Config &config) const
@@ -594,6 +584,15 @@ MatrixResult SeedMatrix::run(const RunContext &ctx, const MatrixRequest &request
     return result;
 }
 
+std::string SeedMatrix::fileName(const MatrixResult &result)
+{
+    if (result.tests.empty())
+        return "matrix";
+    return result.tests.size() == 1
+               ? result.tests.front().test
+               : result.tests.front().test + "-and-" + std::to_string(result.tests.size() - 1);
+}
+
 std::string SeedMatrix::portableCommandOf(const MatrixResult &result)
 {
     if (result.baseCommit.empty() || result.headCommit.empty())
@@ -625,7 +624,7 @@ void SeedMatrix::record(MatrixResult &result, const std::string &runsDir, const 
                     ledgerOf(result, t, arm).format());
         }
         result.recordPath =
-            RunsDir::writeNew(runsDir, RunsDir::recordStem(date, recordName(result), "matrix"),
+            RunsDir::writeNew(runsDir, RunsDir::recordStem(date, fileName(result), "matrix"),
                               formatRecord(result, date));
     } catch (const Error &e) {
         result.recordError = e.what();

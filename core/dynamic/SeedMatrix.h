@@ -238,6 +238,9 @@ public:
     // portable command)}, interpreter, restarts, interrupted, duration_ms, recorded.
     static std::string formatRecord(const MatrixResult &result, const std::string &recorded);
     // (A freeze reads this record through AttributionRecord::ofMatrixRecord.)
+    // The name part of a matrix's files (record, shard ledger): its test, or the first and
+    // how many more ("tests/t.py::test_a-and-3").
+    static std::string fileName(const MatrixResult &result);
     // The compatible ledger of one test on one tree.
     static SeedLedger ledgerOf(const MatrixResult &result, const MatrixTest &test, Arm arm);
 };

@@ -223,11 +223,8 @@ void finishShard(const RunContext &ctx, const Shard &shard, const std::string &o
     std::stable_sort(runs.begin(), runs.end(),
                      [](const ShardRun &a, const ShardRun &b) { return a.unit < b.unit; });
     l.runs = std::move(runs);
-    const std::string name =
-        r.tests.size() == 1 ? r.tests.front().test
-                            : r.tests.front().test + "-and-" + std::to_string(r.tests.size() - 1);
     try {
-        r.recordPath = l.write(ctx.runsDir(), name, "matrix", out);
+        r.recordPath = l.write(ctx.runsDir(), SeedMatrix::fileName(r), "matrix", out);
     } catch (const Error &e) {
         r.recordError = e.what();
     }

@@ -63,10 +63,17 @@ std::vector<EvidenceCopy> EvidenceFiles::planFor(const std::string &ledgerDir,
     return copies;
 }
 
-std::vector<std::string> EvidenceFiles::write(const std::string &ledgerDir,
-                                              const std::vector<EvidenceCopy> &copies)
+void EvidenceFiles::writeBefore(const std::string &ledgerDir,
+                                const std::vector<EvidenceCopy> &copies,
+                                const std::function<void()> &writeLedger)
 {
     std::vector<std::string> created;
+    const auto removeCreated = [&created] {
+        for (const std::string &file : created) {
+            std::error_code ec;
+            std::filesystem::remove(file, ec);
+        }
+    };
     for (const EvidenceCopy &copy : copies) {
         const std::string target = (std::filesystem::path(ledgerDir) / copy.path).string();
         // As it is now, not as it was when planned: a copy deleted since is written again.
@@ -74,25 +81,22 @@ std::vector<std::string> EvidenceFiles::write(const std::string &ledgerDir,
         if (there && *there == copy.bytes)
             continue;
         if (there) {
-            remove(created);
+            removeCreated();
             throw Error::input(target + ": another file took the evidence's name since the "
                                         "freeze was planned: nothing was written, try again");
         }
         std::string why;
         if (!writeFileAtomically(target, copy.bytes, /*createDirs=*/true, &why)) {
-            remove(created);
+            removeCreated();
             throw Error::input(target + ": cannot write the freeze's evidence: " + why);
         }
         created.push_back(target);
     }
-    return created;
-}
-
-void EvidenceFiles::remove(const std::vector<std::string> &created)
-{
-    for (const std::string &file : created) {
-        std::error_code ec;
-        std::filesystem::remove(file, ec);
+    try {
+        writeLedger();
+    } catch (...) {
+        removeCreated(); // no entry points to them
+        throw;
     }
 }
 
@@ -106,6 +110,31 @@ bool EvidenceFiles::isEvidencePath(const std::string &path)
         if (part == ".." || part == ".")
             return false;
     return true;
+}
+
+std::function<std::optional<std::string>(const std::string &)> EvidenceFiles::pinnedReader(
+    const QuarantineLedger *ledger,
+    const std::function<std::optional<std::string>(const std::string &)> &read)
+{
+    auto files = std::make_shared<std::map<std::string, std::optional<std::string>>>();
+    if (ledger)
+        for (const QuarantineEntry &e : ledger->entries) {
+            if (!e.evidence)
+                continue;
+            for (const std::optional<std::string> &file : {e.evidence->record, e.evidence->cells}) {
+                if (!file || files->count(*file) || !isEvidencePath(*file))
+                    continue; // any other path is the validator's to name, never read
+                try {
+                    (*files)[*file] = read(*file);
+                } catch (const Error &) {
+                    (*files)[*file] = std::nullopt;
+                }
+            }
+        }
+    return [files](const std::string &file) -> std::optional<std::string> {
+        const auto it = files->find(file);
+        return it == files->end() ? std::nullopt : it->second;
+    };
 }
 
 std::function<std::optional<std::string>(const std::string &)>

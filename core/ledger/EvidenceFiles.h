@@ -38,13 +38,12 @@ public:
     static std::vector<EvidenceCopy> planFor(const std::string &ledgerDir,
                                              const FreezeCase &evidence, QuarantineEntry &entry);
     // Writes the copies the directory does not hold yet (looked at again now), each
-    // atomically (creating evidence/); returns the files it created, for remove() when the
-    // ledger write that follows is refused. Throws Error::input naming the file and why
-    // when one cannot be written (what it had created is removed again).
-    static std::vector<std::string> write(const std::string &ledgerDir,
-                                          const std::vector<EvidenceCopy> &copies);
-    // Removes files write() created (their freeze was not written after all).
-    static void remove(const std::vector<std::string> &created);
+    // atomically (creating evidence/), then calls `writeLedger`: no entry ever points to a
+    // file that is not there. When a copy cannot be written (Error::input naming the file
+    // and why) or `writeLedger` throws, the copies it created are removed again and the
+    // exception goes on: nothing points to them.
+    static void writeBefore(const std::string &ledgerDir, const std::vector<EvidenceCopy> &copies,
+                            const std::function<void()> &writeLedger);
     // Whether `path` names a file inside the ledger directory's evidence/: relative,
     // "evidence/<…>", no component "..", no backslash. Only such paths are ever read.
     static bool isEvidencePath(const std::string &path);
@@ -52,6 +51,13 @@ public:
     // freeze is about to write) served first.
     static std::function<std::optional<std::string>(const std::string &)>
     reader(const std::string &ledgerDir, std::vector<EvidenceCopy> pending = {});
+    // ValidationContext::readLedgerFile over the evidence files `ledger`'s freezes pin, read
+    // now through `read` (a path relative to the ledger directory; nullopt: none) so that
+    // the validator holds no repository. Only evidence paths are read; one whose read
+    // throws Error is as good as gone.
+    static std::function<std::optional<std::string>(const std::string &)>
+    pinnedReader(const QuarantineLedger *ledger,
+                 const std::function<std::optional<std::string>(const std::string &)> &read);
 };
 
 } // namespace pw::core

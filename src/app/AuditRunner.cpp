@@ -129,28 +129,14 @@ void loadLedgers(const core::PreparedReview &review, AuditOutcome &out)
     if (where.onDisk()) {
         ctx.readLedgerFile = core::EvidenceFiles::reader(where.dir);
     } else if (!where.prefix.empty()) {
-        auto files = std::make_shared<std::map<std::string, std::string>>();
-        if (out.ledgers.quarantine)
-            for (const core::QuarantineEntry &e : out.ledgers.quarantine->entries) {
-                if (!e.evidence)
-                    continue;
-                for (const std::optional<std::string> &file :
-                     {e.evidence->record, e.evidence->cells}) {
-                    if (!file || !core::EvidenceFiles::isEvidencePath(*file))
-                        continue; // the validator names the path; nothing else is read
-                    const std::string path = where.prefix + *file;
-                    try {
-                        if (review.repo().entry(review.head(), path))
-                            (*files)[*file] = review.repo().readFile(review.head(), path);
-                    } catch (const core::Error &) {
-                        // unreadable: as good as gone (the validator says "missing")
-                    }
-                }
-            }
-        ctx.readLedgerFile = [files](const std::string &file) -> std::optional<std::string> {
-            const auto it = files->find(file);
-            return it == files->end() ? std::nullopt : std::optional(it->second);
-        };
+        ctx.readLedgerFile = core::EvidenceFiles::pinnedReader(
+            out.ledgers.quarantine ? &*out.ledgers.quarantine : nullptr,
+            [&](const std::string &file) -> std::optional<std::string> {
+                const std::string path = where.prefix + file;
+                if (!review.repo().entry(review.head(), path))
+                    return std::nullopt;
+                return review.repo().readFile(review.head(), path);
+            });
     }
     std::vector<core::LedgerProblem> problems = core::LedgerValidator(ctx).check(out.ledgers);
     out.ledgerProblems.insert(out.ledgerProblems.end(), problems.begin(), problems.end());

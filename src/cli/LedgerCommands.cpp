@@ -404,13 +404,7 @@ int attachEvidence(const Workspace &ws, const QCommandLineParser &p, const Commo
         core::LedgerStore::openForUpdate(ws.path(core::QuarantineLedger::kFileName));
     const std::string text = actions.attachEvidence(store.loaded(), store.path(), test, evidence,
                                                     pins.evidence.value_or(core::FreezeEvidence()));
-    const std::vector<std::string> created = core::EvidenceFiles::write(ws.dir, copies);
-    try {
-        store.write(text);
-    } catch (...) {
-        core::EvidenceFiles::remove(created); // no entry points to them
-        throw;
-    }
+    core::EvidenceFiles::writeBefore(ws.dir, copies, [&] { store.write(text); });
     reportEvidence(out, ws, copies);
     printText(out, "backed the freeze of " + test + " with " +
                        relativeTo(ws.dir, evidence.attribution()->file) + " (" + store.path() +
@@ -652,15 +646,8 @@ int freezeCommand(const QStringList &args, FILE *out, FILE *err)
     core::LedgerStore store =
         core::LedgerStore::openForUpdate(ws.path(core::QuarantineLedger::kFileName));
     const std::string text = actions.freeze(store.loaded(), store.path(), e, &evidence);
-    // Under the ledger directory's lock: the evidence first, so that no entry ever points
-    // to a file that is not there.
-    const std::vector<std::string> created = core::EvidenceFiles::write(ws.dir, copies);
-    try {
-        store.write(text);
-    } catch (...) {
-        core::EvidenceFiles::remove(created); // no entry points to them
-        throw;
-    }
+    // Under the ledger directory's lock: the evidence first.
+    core::EvidenceFiles::writeBefore(ws.dir, copies, [&] { store.write(text); });
     reportEvidence(out, ws, copies);
     if (!e.opened)
         e.opened = ws.today;

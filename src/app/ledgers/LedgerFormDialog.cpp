@@ -227,17 +227,11 @@ void LedgerFormDialog::accept()
         return;
     try {
         const std::string text = m_form->apply(m_store->loaded(), origin(), m_actions);
-        // The evidence first, so that no entry ever points to a file that is not there.
-        const std::vector<std::string> created =
-            core::EvidenceFiles::write(m_context.ledgerDir.toStdString(), m_form->companionFiles());
-        try {
-            m_store->write(text, std::chrono::seconds(3));
-        } catch (...) {
-            core::EvidenceFiles::remove(created); // no entry points to them: nothing written
-            throw;
-        }
-        // (The ledger's write above holds the directory's lock from the re-read through the
-        // rename; another writer holding it for longer than 3 s is a refusal.)
+        // The evidence first; the ledger's write holds the directory's lock from the re-read
+        // through the rename (another writer holding it for longer than 3 s is a refusal).
+        core::EvidenceFiles::writeBefore(m_context.ledgerDir.toStdString(),
+                                         m_form->companionFiles(),
+                                         [&] { m_store->write(text, std::chrono::seconds(3)); });
     } catch (const core::Error &e) {
         // Refused: the file changed on disk, another writer held the lock, or writing failed.
         // Nothing was written and the fields stay as typed.
